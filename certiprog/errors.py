@@ -1,0 +1,25 @@
+"""certiprog's exceptions: every one names what was wrong and how to fix it."""
+
+
+class CertiprogError(Exception):
+    """Base class of every error raised by certiprog."""
+
+
+class InputError(CertiprogError, ValueError):
+    """Bad data handed to a public function (NaN, wrong shape, empty class, ...)."""
+
+
+class ShapeError(CertiprogError, ValueError):
+    """Expressions whose shapes cannot be combined."""
+
+
+class DCPError(CertiprogError, TypeError):
+    """A construction that is not convex (or not affine where it must be)."""
+
+
+class BackendError(CertiprogError, RuntimeError):
+    """A backend or solver is missing, unlicensed or failed to run."""
+
+
+class ModelError(CertiprogError, ValueError):
+    """A model that cannot be compiled (duplicate names, no objective, ...)."""

@@ -1,0 +1,28 @@
+"""The declarative IR: variables, parameters, affine expressions, atoms, constraints, models."""
+from .atoms import (
+    abs_,
+    hinge,
+    max_entries,
+    norm1,
+    norm2,
+    norm_inf,
+    pnorm,
+    pos,
+    psd_factor,
+    quad_form,
+    quad_over_lin,
+    sum_squares,
+)
+from .cones import Cone
+from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
+from .expression import Expression, Parameter, Variable, as_expression, hstack, matmul, vstack
+from .forall import ForAll
+from .index_sets import IndexSet, LqEllipsoid, OracleSet, PointCloud
+from .model import Model, Objective, maximize, minimize
+
+__all__ = [
+    "Cone", "Constraint", "Equality", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
+    "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowerCone3D", "PSD", "SOC", "Variable",
+    "abs_", "as_expression", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",
+    "norm2", "norm_inf", "pnorm", "pos", "psd_factor", "quad_form", "quad_over_lin", "sum_squares", "vstack",
+]

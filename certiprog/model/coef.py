@@ -1,0 +1,85 @@
+"""Coefficients that may depend on Parameters, evaluated lazily.
+
+An affine expression stores, per variable, a sparse coefficient matrix. When a
+Parameter enters the expression the coefficient becomes a `Lazy` node: a small
+tree whose leaves are constant matrices and Parameter values. Compiling a model
+records the structure once; a parameter change only re-evaluates these trees.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class Lazy:
+    """A deferred value: ``fn(*evaluated args)``; args may be Lazy themselves."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, *args):
+        self.fn = fn
+        self.args = args
+
+    def evaluate(self, cache: dict):
+        key = id(self)
+        if key not in cache:
+            cache[key] = self.fn(*(evaluate(a, cache) for a in self.args))
+        return cache[key]
+
+
+class ParamLeaf(Lazy):
+    """The current value of a Parameter, flattened in C order."""
+
+    __slots__ = ("param",)
+
+    def __init__(self, param):
+        self.param = param
+
+    def evaluate(self, cache: dict):
+        return self.param.flat_value()
+
+
+def evaluate(c, cache: dict | None = None):
+    """Value of a coefficient: constants pass through, Lazy nodes are computed."""
+    if isinstance(c, Lazy):
+        return c.evaluate({} if cache is None else cache)
+    return c
+
+
+def is_lazy(c) -> bool:
+    return isinstance(c, Lazy)
+
+
+def lmap(fn, *args):
+    """Apply ``fn`` now if every argument is concrete, else defer it."""
+    if any(isinstance(a, Lazy) for a in args):
+        return Lazy(fn, *args)
+    return fn(*args)
+
+
+def to_csr(m) -> sp.csr_matrix:
+    if sp.issparse(m):
+        return m.tocsr()
+    return sp.csr_matrix(np.atleast_2d(np.asarray(m, dtype=float)))
+
+
+def add(a, b):
+    """Sum of two coefficient matrices or constant vectors."""
+    return lmap(lambda x, y: x + y, a, b)
+
+
+def select_rows(c, idx: np.ndarray):
+    if isinstance(c, Lazy):
+        return Lazy(lambda m: m[idx], c)
+    return c[idx]
+
+
+def left_mul(M, c):
+    """``M @ c`` where M is a (possibly lazy) matrix and c a coefficient."""
+    return lmap(lambda m, x: _as_csr_or_array(m @ x), M, c)
+
+
+def _as_csr_or_array(m):
+    if sp.issparse(m):
+        return m.tocsr()
+    return np.asarray(m)

@@ -1,0 +1,204 @@
+"""Constraints. Each reduces to cone blocks ``s(x) in K`` with ``s`` affine.
+
+Sign convention (one for every backend): a constraint is written ``s(x) in K``
+and its dual ``z`` lies in the dual cone ``K*``; the Lagrangian of the
+minimisation form is ``f(x) - <z, s(x)>``. Hence
+
+* ``lhs <= rhs``:  s = rhs - lhs >= 0, dual z >= 0 (the usual multiplier);
+* ``lhs == rhs``:  s = lhs - rhs  = 0, dual z free;
+* ``SOC(t, x)``:   s = (t, x), dual in the second-order cone;
+* ``PSD(X)``:      s = X, dual a PSD matrix;
+* for ``maximize f`` the duals are those of ``minimize -f``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import DCPError, ShapeError
+from .cones import Cone
+from .expression import as_expression, hstack
+
+
+class Constraint:
+    """Base class; ``name`` is set when the constraint is added to a Model."""
+
+    def __init__(self):
+        self.name: str | None = None
+
+    @property
+    def variables(self) -> list:
+        seen = {}
+        for e in self.expressions():
+            seen.update(dict.fromkeys(e.variables))
+        return list(seen)
+
+    def expressions(self) -> list:
+        return []
+
+    def blocks(self) -> list:
+        """List of ``(Cone, s)`` with ``s`` a flat Expression of ``cone.rows`` entries."""
+        return []
+
+    def dual_shape(self) -> tuple:
+        return ()
+
+    def violation(self, values: dict) -> float:
+        """Largest violation (distance to the cone) at numeric variable values."""
+        from .cones import distance_to_cone
+
+        worst = 0.0
+        for cone, s in self.blocks():
+            worst = max(worst, distance_to_cone(cone, s.value_at(values).reshape(-1)))
+        return worst
+
+    def __repr__(self):
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class Inequality(Constraint):
+    """``lhs <= rhs`` elementwise, with lhs convex and rhs concave."""
+
+    def __init__(self, lhs, rhs):
+        super().__init__()
+        lhs, rhs = as_expression(lhs), as_expression(rhs)
+        try:
+            self.shape = np.broadcast_shapes(lhs.shape, rhs.shape)
+        except ValueError as exc:
+            raise ShapeError(f"cannot compare shapes {lhs.shape} and {rhs.shape}") from exc
+        self.lhs, self.rhs = lhs.broadcast_to(self.shape), rhs.broadcast_to(self.shape)
+        s = self.rhs - self.lhs
+        if s.curvature not in ("constant", "affine", "concave"):
+            raise DCPError(
+                "constraint `lhs <= rhs` needs a convex lhs and a concave rhs "
+                f"(here rhs - lhs is {s.curvature}); a convex atom may only appear on the "
+                "smaller side, e.g. `norm2(x) <= t`, not `t <= norm2(x)`"
+            )
+        self.s = s.flatten()
+
+    def expressions(self):
+        return [self.lhs, self.rhs]
+
+    def blocks(self):
+        return [(Cone("nonneg", self.s.size), self.s)]
+
+    def dual_shape(self):
+        return self.shape
+
+
+class Equality(Constraint):
+    """``lhs == rhs`` elementwise; both sides affine."""
+
+    def __init__(self, lhs, rhs):
+        super().__init__()
+        lhs, rhs = as_expression(lhs), as_expression(rhs)
+        if not (lhs.is_affine and rhs.is_affine):
+            raise DCPError("an equality constraint needs affine sides; a convex atom may only be bounded above")
+        try:
+            self.shape = np.broadcast_shapes(lhs.shape, rhs.shape)
+        except ValueError as exc:
+            raise ShapeError(f"cannot compare shapes {lhs.shape} and {rhs.shape}") from exc
+        self.lhs, self.rhs = lhs.broadcast_to(self.shape), rhs.broadcast_to(self.shape)
+        self.s = (self.lhs - self.rhs).flatten()
+
+    def expressions(self):
+        return [self.lhs, self.rhs]
+
+    def blocks(self):
+        return [(Cone("zero", self.s.size), self.s)]
+
+    def dual_shape(self):
+        return self.shape
+
+
+class SOC(Constraint):
+    """Second-order cone ``||x|| <= t``; with t of shape (k,) and x (k, n): k cones, row-wise."""
+
+    def __init__(self, t, x):
+        super().__init__()
+        t, x = as_expression(t), as_expression(x)
+        if not (t.is_affine and x.is_affine):
+            raise DCPError("SOC(t, x) needs affine t and x")
+        if t.size == 1 and x.ndim <= 1:
+            self.k, self.n = 1, x.size
+            self.s = hstack([t.reshape((1,)), x.flatten()])
+        elif x.ndim == 2 and t.size == x.shape[0]:
+            self.k, self.n = x.shape
+            self.s = hstack([t.reshape((self.k, 1)), x]).flatten()
+        else:
+            raise ShapeError(f"SOC: t of shape {t.shape} does not match x of shape {x.shape}")
+        self.t, self.x = t, x
+
+    def expressions(self):
+        return [self.t, self.x]
+
+    def blocks(self):
+        return [(Cone("soc", self.n + 1, self.k), self.s)]
+
+    def dual_shape(self):
+        return (self.n + 1,) if self.k == 1 else (self.k, self.n + 1)
+
+
+def svec_matrix(n: int) -> sp.csr_matrix:
+    """Map vec_C(X) to the scaled upper triangle (column-major, off-diagonals times sqrt 2)."""
+    rows, cols, vals = [], [], []
+    k = 0
+    r2 = np.sqrt(2.0) / 2.0
+    for j in range(n):
+        for i in range(j + 1):
+            if i == j:
+                rows.append(k), cols.append(i * n + i), vals.append(1.0)
+            else:
+                rows += [k, k]
+                cols += [i * n + j, j * n + i]
+                vals += [r2, r2]
+            k += 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(k, n * n))
+
+
+class PSD(Constraint):
+    """``X`` symmetric positive semidefinite (X affine and square)."""
+
+    def __init__(self, X):
+        super().__init__()
+        X = as_expression(X)
+        if not X.is_affine:
+            raise DCPError("PSD(X) needs an affine X")
+        if X.ndim != 2 or X.shape[0] != X.shape[1]:
+            raise ShapeError(f"PSD needs a square matrix expression, got shape {X.shape}")
+        self.X = X
+        self.n = X.shape[0]
+        self.s = X.flatten()._linear(svec_matrix(self.n), (self.n * (self.n + 1) // 2,))
+
+    def expressions(self):
+        return [self.X]
+
+    def blocks(self):
+        return [(Cone("psd", self.n * (self.n + 1) // 2), self.s)]
+
+    def dual_shape(self):
+        return (self.n, self.n)
+
+
+class PowerCone3D(Constraint):
+    """``x^alpha * y^(1-alpha) >= |z|``, x, y >= 0, elementwise over equal-size vectors."""
+
+    def __init__(self, x, y, z, alpha: float):
+        super().__init__()
+        x, y, z = (as_expression(a).flatten() for a in (x, y, z))
+        if not (x.size == y.size == z.size):
+            raise ShapeError("PowerCone3D: x, y, z must have equal sizes")
+        if not 0 < alpha < 1:
+            raise DCPError(f"PowerCone3D needs 0 < alpha < 1, got {alpha}")
+        self.alpha, self.k = float(alpha), x.size
+        self.s = hstack([x.reshape((self.k, 1)), y.reshape((self.k, 1)), z.reshape((self.k, 1))]).flatten()
+        self.parts = (x, y, z)
+
+    def expressions(self):
+        return list(self.parts)
+
+    def blocks(self):
+        return [(Cone("pow", 3, self.k, self.alpha), self.s)]
+
+    def dual_shape(self):
+        return (self.k, 3)

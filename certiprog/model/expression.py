@@ -1,0 +1,484 @@
+"""Vectorised expressions: Variables, Parameters and affine maps with convex atoms.
+
+An `Expression` of shape ``s`` (flattened in C order, ``size = prod(s)``) is
+
+    e = sum_v  C_v @ x_v  +  c  +  sum_k  S_k @ atom_k
+
+where ``x_v`` is the stacked vector of variable ``v``, ``C_v`` a sparse matrix
+(or a `Lazy` one when Parameters enter), ``c`` a constant vector and each
+``S_k`` a constant sparse matrix applying a convex atom's output. No scalar
+expression trees are ever built, so large models build in milliseconds.
+"""
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import DCPError, InputError, ShapeError
+from . import coef as cf
+
+_ids = itertools.count()
+
+
+def _shape(shape) -> tuple:
+    if shape is None:
+        return ()
+    if isinstance(shape, numbers.Integral):
+        return (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape) or len(shape) > 2:
+        raise ShapeError(f"shape {shape} is not supported: use (), (n,) or (m, n)")
+    return shape
+
+
+def _size(shape: tuple) -> int:
+    return int(np.prod(shape)) if shape else 1
+
+
+def as_constant_array(value, what: str = "constant") -> np.ndarray:
+    """A finite float64 array, or a clear InputError naming ``what``."""
+    if sp.issparse(value):
+        value = value.toarray()
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{what} must be numeric; got {type(value).__name__}") from exc
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{what} contains NaN or inf: remove or impute those entries first")
+    return arr
+
+
+class Expression:
+    """An affine map of the variables plus nonnegative combinations of convex atoms."""
+
+    __array_ufunc__ = None  # let numpy defer ``array @ expr`` to our reflected operators
+    __array_priority__ = 1000
+    __hash__ = object.__hash__
+
+    def __init__(self, shape, terms=None, const=None, nonlin=()):
+        self.shape = _shape(shape)
+        self.size = _size(self.shape)
+        self.terms = dict(terms or {})
+        self.const = np.zeros(self.size) if const is None else const
+        self.nonlin = tuple(nonlin)
+
+    # ------------------------------------------------------------------ info
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def variables(self) -> list:
+        """Variables this expression depends on (atoms' arguments included)."""
+        seen = dict.fromkeys(self.terms)
+        for _, atom in self.nonlin:
+            for a in atom.args:
+                seen.update(dict.fromkeys(a.variables))
+        return list(seen)
+
+    @property
+    def is_constant(self) -> bool:
+        return not self.terms and not self.nonlin
+
+    @property
+    def is_affine(self) -> bool:
+        return not self.nonlin
+
+    @property
+    def curvature(self) -> str:
+        """'constant', 'affine', 'convex', 'concave' or 'unknown' (DCP rules)."""
+        if not self.nonlin:
+            return "constant" if not self.terms else "affine"
+        signs = set()
+        for S, atom in self.nonlin:
+            data = S.data[S.data != 0]
+            pos, neg = bool(np.any(data > 0)), bool(np.any(data < 0))
+            if atom.curvature == "concave":
+                pos, neg = neg, pos
+            signs.update({"convex"} if pos else set())
+            signs.update({"concave"} if neg else set())
+        if len(signs) == 1:
+            return signs.pop()
+        return "unknown" if signs else "affine"
+
+    def value_at(self, values: dict) -> np.ndarray:
+        """Numeric value given ``values[variable] = array`` (atoms evaluated exactly)."""
+        out = np.array(cf.evaluate(self.const), dtype=float).reshape(-1).copy()
+        for v, c in self.terms.items():
+            out += cf.evaluate(c) @ v.flat(values[v])
+        for S, atom in self.nonlin:
+            out += S @ atom.numeric([a.value_at(values) for a in atom.args])
+        return out.reshape(self.shape)
+
+    @property
+    def value(self):
+        """Value from the variables' ``.value`` (set by the last solve)."""
+        vals = {}
+        for v in self.variables:
+            if v.value is None:
+                return None
+            vals[v] = v.value
+        return self.value_at(vals)
+
+    def __repr__(self):
+        return f"Expression(shape={self.shape}, curvature={self.curvature})"
+
+    # ------------------------------------------------------- structural ops
+    def _map_rows(self, fn_coef, fn_const, shape) -> "Expression":
+        """Apply one linear row map to every coefficient, the constant and the atoms."""
+        terms = {v: fn_coef(c) for v, c in self.terms.items()}
+        nonlin = tuple((fn_coef(S), a) for S, a in self.nonlin)
+        return Expression(shape, terms, fn_const(self.const), nonlin)
+
+    def _select(self, idx: np.ndarray, shape) -> "Expression":
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        return self._map_rows(
+            lambda c: cf.select_rows(c, idx),
+            lambda c: cf.lmap(lambda x: np.asarray(x).reshape(-1)[idx], c),
+            shape,
+        )
+
+    def _linear(self, M, shape) -> "Expression":
+        """``M @ self`` as a flattened linear map (M: constant or lazy sparse)."""
+        def on_coef(c):
+            return cf.left_mul(M, c)
+
+        def on_const(c):
+            return cf.lmap(lambda m, x: np.asarray(m @ np.asarray(x).reshape(-1)).reshape(-1), M, c)
+
+        out = Expression(shape, {v: on_coef(c) for v, c in self.terms.items()}, on_const(self.const))
+        if self.nonlin:
+            if cf.is_lazy(M):
+                raise DCPError("a Parameter may not multiply a convex atom: use a constant weight")
+            out.nonlin = tuple((sp.csr_matrix(M @ S), a) for S, a in self.nonlin)
+        return out
+
+    def broadcast_to(self, shape) -> "Expression":
+        shape = _shape(shape)
+        if shape == self.shape:
+            return self
+        try:
+            idx = np.broadcast_to(np.arange(self.size).reshape(self.shape), shape)
+        except ValueError as exc:
+            raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}") from exc
+        return self._select(idx.ravel(), shape)
+
+    def reshape(self, shape) -> "Expression":
+        shape = _shape(shape)
+        if _size(shape) != self.size:
+            raise ShapeError(f"cannot reshape size {self.size} into {shape}")
+        return Expression(shape, self.terms, self.const, self.nonlin)
+
+    def flatten(self) -> "Expression":
+        return self.reshape((self.size,))
+
+    @property
+    def T(self) -> "Expression":
+        if self.ndim < 2:
+            return self
+        idx = np.arange(self.size).reshape(self.shape).T
+        return self._select(idx.ravel(), idx.shape)
+
+    def __getitem__(self, key) -> "Expression":
+        idx = np.arange(self.size).reshape(self.shape)[key]
+        return self._select(np.asarray(idx).ravel(), np.shape(idx))
+
+    def sum(self, axis=None) -> "Expression":
+        if axis is None:
+            M = sp.csr_matrix(np.ones((1, self.size)))
+            return self._linear(M, ())
+        axis = axis % max(self.ndim, 1)
+        grid = np.arange(self.size).reshape(self.shape)
+        out_shape = tuple(s for k, s in enumerate(self.shape) if k != axis)
+        out_idx = np.indices(self.shape).take(
+            [k for k in range(self.ndim) if k != axis], axis=0
+        )
+        rows = np.ravel_multi_index(tuple(out_idx), out_shape) if out_shape else np.zeros(self.size, int)
+        M = sp.csr_matrix((np.ones(self.size), (np.ravel(rows), grid.ravel())), shape=(_size(out_shape), self.size))
+        return self._linear(M, out_shape)
+
+    def trace(self) -> "Expression":
+        if self.ndim != 2 or self.shape[0] != self.shape[1]:
+            raise ShapeError(f"trace needs a square matrix expression, got shape {self.shape}")
+        n = self.shape[0]
+        return self._select(np.arange(n) * (n + 1), (n,)).sum()
+
+    def diag(self) -> "Expression":
+        if self.ndim != 2 or self.shape[0] != self.shape[1]:
+            raise ShapeError(f"diag needs a square matrix expression, got shape {self.shape}")
+        n = self.shape[0]
+        return self._select(np.arange(n) * (n + 1), (n,))
+
+    # ------------------------------------------------------------ algebra
+    def __add__(self, other):
+        other = as_expression(other)
+        try:
+            shape = np.broadcast_shapes(self.shape, other.shape)
+        except ValueError as exc:
+            raise ShapeError(f"cannot add shapes {self.shape} and {other.shape}") from exc
+        a, b = self.broadcast_to(shape), other.broadcast_to(shape)
+        terms = dict(a.terms)
+        for v, c in b.terms.items():
+            terms[v] = cf.add(terms[v], c) if v in terms else c
+        return Expression(shape, terms, cf.add(a.const, b.const), a.nonlin + b.nonlin)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return self._map_rows(lambda c: cf.lmap(lambda x: -x, c), lambda c: cf.lmap(lambda x: -x, c), self.shape)
+
+    def __pos__(self):
+        return self
+
+    def __sub__(self, other):
+        return self + (-as_expression(other))
+
+    def __rsub__(self, other):
+        return as_expression(other) + (-self)
+
+    def __mul__(self, other):
+        other = as_expression(other)
+        if not self.is_constant and not other.is_constant:
+            raise DCPError(
+                "product of two expressions that both contain variables is not convex; "
+                "multiply by a constant or a Parameter instead"
+            )
+        var, const = (other, self) if self.is_constant else (self, other)
+        if not const.is_affine:
+            raise DCPError("cannot multiply by an atom")
+        try:
+            shape = np.broadcast_shapes(var.shape, const.shape)
+        except ValueError as exc:
+            raise ShapeError(f"cannot multiply shapes {self.shape} and {other.shape}") from exc
+        var = var.broadcast_to(shape)
+        cvals = const.broadcast_to(shape).const
+        if const.size == 1 and not cf.is_lazy(cvals):
+            scale = float(np.asarray(cvals).reshape(-1)[0])
+            return var._linear(sp.identity(var.size, format="csr") * scale, shape)
+        M = cf.lmap(lambda c: sp.diags(np.asarray(c, dtype=float).reshape(-1), format="csr"), cvals)
+        return var._linear(M, shape)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        other = as_expression(other)
+        if not other.is_constant:
+            raise DCPError("division by an expression with variables is not convex")
+        return self * Expression(other.shape, const=cf.lmap(lambda c: 1.0 / np.asarray(c, float), other.const))
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    # ------------------------------------------------------------ constraints
+    def __le__(self, other):
+        from .constraints import Inequality
+
+        return Inequality(self, as_expression(other))
+
+    def __ge__(self, other):
+        from .constraints import Inequality
+
+        return Inequality(as_expression(other), self)
+
+    def __eq__(self, other):
+        from .constraints import Equality
+
+        return Equality(self, as_expression(other))
+
+    def __rshift__(self, other):
+        from .constraints import PSD
+
+        return PSD(self - as_expression(other))
+
+    def __lshift__(self, other):
+        from .constraints import PSD
+
+        return PSD(as_expression(other) - self)
+
+    def __bool__(self):
+        raise DCPError("an Expression has no truth value; use it in a constraint")
+
+
+def as_expression(x) -> Expression:
+    """Wrap numbers, arrays and sparse matrices as constant expressions."""
+    if isinstance(x, Expression):
+        return x
+    arr = as_constant_array(x)
+    return Expression(arr.shape, const=arr.reshape(-1).copy())
+
+
+def _kron_left(A, n):
+    """vec_C(A @ X) = kron(A, I_n) vec_C(X) for X with n columns."""
+    return cf.lmap(lambda a: sp.kron(sp.csr_matrix(a), sp.identity(n), format="csr"), A)
+
+
+def _kron_right(B, m):
+    """vec_C(X @ B) = kron(I_m, B^T) vec_C(X) for X with m rows."""
+    return cf.lmap(lambda b: sp.kron(sp.identity(m), sp.csr_matrix(b).T, format="csr"), B)
+
+
+def matmul(a, b) -> Expression:
+    """Matrix product where one side is constant (or a Parameter)."""
+    a, b = as_expression(a), as_expression(b)
+    if not a.is_constant and not b.is_constant:
+        raise DCPError("matrix product of two expressions with variables is not convex")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError("use * for scalars; @ needs vectors or matrices")
+    if a.is_constant:
+        mat = cf.lmap(lambda c: np.asarray(c, float).reshape(a.shape), a.const)
+        if a.shape[-1] != b.shape[0]:
+            raise ShapeError(f"matmul: shapes {a.shape} and {b.shape} do not align")
+        out = a.shape[:-1] + b.shape[1:]
+        if b.ndim == 1:
+            M = cf.lmap(lambda m: sp.csr_matrix(np.atleast_2d(m)), mat)
+        else:
+            M = _kron_left(cf.lmap(np.atleast_2d, mat), b.shape[1])
+        return b._linear(M, out)
+    mat = cf.lmap(lambda c: np.asarray(c, float).reshape(b.shape), b.const)
+    if a.shape[-1] != b.shape[0]:
+        raise ShapeError(f"matmul: shapes {a.shape} and {b.shape} do not align")
+    out = a.shape[:-1] + b.shape[1:]
+    if a.ndim == 1:
+        M = cf.lmap(lambda m: sp.csr_matrix(np.asarray(m).reshape(b.shape[0], -1).T), mat)
+    else:
+        M = _kron_right(cf.lmap(lambda m: np.asarray(m).reshape(b.shape[0], -1), mat), a.shape[0])
+    return a._linear(M, out)
+
+
+def _sym_lift(n: int) -> sp.csr_matrix:
+    """Map from the n(n+1)/2 upper-triangle entries (column-major) to vec_C(X)."""
+    rows, cols = [], []
+    k = 0
+    for j in range(n):
+        for i in range(j + 1):
+            rows.append(i * n + j)
+            cols.append(k)
+            if i != j:
+                rows.append(j * n + i)
+                cols.append(k)
+            k += 1
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n * n, k))
+
+
+class Variable(Expression):
+    """A named block of decision variables: scalar, vector, matrix or symmetric matrix.
+
+    ``nonneg=True`` adds the sign domain; ``symmetric=True`` stores only the upper
+    triangle of a square matrix, so the variable is symmetric by construction.
+    """
+
+    def __init__(self, shape=(), name: str | None = None, *, nonneg: bool = False, symmetric: bool = False):
+        shape = _shape(shape)
+        self.id = next(_ids)
+        self.name = name or f"var{self.id}"
+        self.nonneg = bool(nonneg)
+        self.symmetric = bool(symmetric)
+        if symmetric:
+            if len(shape) != 2 or shape[0] != shape[1]:
+                raise ShapeError(f"symmetric variable {self.name!r} needs a square shape, got {shape}")
+            self.lift = _sym_lift(shape[0])
+        else:
+            self.lift = sp.identity(_size(shape), format="csr")
+        self.n_free = self.lift.shape[1]
+        self._val = None
+        super().__init__(shape, {self: self.lift}, np.zeros(_size(shape)))
+
+    @property
+    def value(self):
+        """The value set by the last solve (None before, or when no primal point exists)."""
+        return self._val
+
+    @value.setter
+    def value(self, v):
+        self._val = None if v is None else np.asarray(v, dtype=float).reshape(self.shape)
+
+    def flat(self, value) -> np.ndarray:
+        """Stacked (free-entry) vector of a value of this variable."""
+        arr = np.asarray(value, dtype=float)
+        if arr.shape != self.shape and arr.size != _size(self.shape):
+            raise ShapeError(f"value for {self.name!r} has shape {arr.shape}, expected {self.shape}")
+        arr = arr.reshape(-1)
+        if not self.symmetric:
+            return arr
+        n = self.shape[0]
+        iu = np.triu_indices(n)
+        full = arr.reshape(n, n)
+        order = np.lexsort((iu[0], iu[1]))
+        return full[iu[0][order], iu[1][order]]
+
+    def unflat(self, x: np.ndarray) -> np.ndarray:
+        return (self.lift @ x).reshape(self.shape)
+
+    def __repr__(self):
+        kind = "symmetric " if self.symmetric else ""
+        return f"Variable({self.name!r}, {kind}shape={self.shape}{', nonneg' if self.nonneg else ''})"
+
+
+class Parameter(Expression):
+    """A named constant whose value can change after the model is compiled."""
+
+    def __init__(self, shape=(), name: str | None = None, value=None, *, nonneg: bool = False):
+        shape = _shape(shape)
+        self.id = next(_ids)
+        self.name = name or f"param{self.id}"
+        self.nonneg = nonneg
+        self._value = None
+        super().__init__(shape, const=cf.ParamLeaf(self))
+        if value is not None:
+            self.value = value
+
+    @property
+    def value(self):
+        return self._value
+
+    @value.setter
+    def value(self, v):
+        arr = as_constant_array(v, f"value of parameter {self.name!r}")
+        if arr.shape != self.shape:
+            raise ShapeError(f"parameter {self.name!r} has shape {self.shape}; got a value of shape {arr.shape}")
+        if self.nonneg and np.any(arr < 0):
+            raise InputError(f"parameter {self.name!r} is declared nonneg; got a negative value")
+        self._value = arr
+
+    def flat_value(self) -> np.ndarray:
+        if self._value is None:
+            raise InputError(f"parameter {self.name!r} has no value: set `.value` before solving")
+        return self._value.reshape(-1)
+
+    def __repr__(self):
+        return f"Parameter({self.name!r}, shape={self.shape})"
+
+
+def hstack(exprs) -> Expression:
+    exprs = [as_expression(e) for e in exprs]
+    if all(e.ndim <= 1 for e in exprs):
+        return vstack([e.flatten() for e in exprs])
+    return vstack([e.T for e in exprs]).T
+
+
+def vstack(exprs) -> Expression:
+    """Stack along the first axis (vectors are concatenated)."""
+    exprs = [as_expression(e) for e in exprs]
+    if not exprs:
+        raise ShapeError("vstack needs at least one expression")
+    if all(e.ndim <= 1 for e in exprs):
+        shape = (sum(e.size for e in exprs),)
+    else:
+        cols = {e.shape[1] for e in exprs if e.ndim == 2}
+        if len(cols) != 1 or any(e.ndim != 2 for e in exprs):
+            raise ShapeError(f"vstack: incompatible shapes {[e.shape for e in exprs]}")
+        shape = (sum(e.shape[0] for e in exprs), cols.pop())
+    total = _size(shape)
+    out = Expression(shape, const=np.zeros(total))
+    offset = 0
+    for e in exprs:
+        place = sp.csr_matrix((np.ones(e.size), (np.arange(offset, offset + e.size), np.arange(e.size))), shape=(total, e.size))
+        out = out + e.flatten()._linear(place, (total,)).reshape(shape)
+        offset += e.size
+    return out

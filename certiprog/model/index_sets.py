@@ -1,0 +1,149 @@
+"""Index sets of semi-infinite constraints and their separation oracles.
+
+An index set U in R^D offers ``minimize_linear(a) -> (u*, a^T u*)``, the
+minimiser of a linear functional over U (the separation oracle for a
+constraint affine in u), and ``initial_points()``, the first cuts. Sets that
+admit an exact finite reformulation also offer ``generators()``.
+"""
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from ..errors import InputError
+from .expression import as_constant_array
+
+
+class IndexSet(abc.ABC):
+    """A compact set of points u in R^dim."""
+
+    dim: int
+
+    @abc.abstractmethod
+    def minimize_linear(self, a: np.ndarray) -> tuple[np.ndarray, float]:
+        """A point u* of the set minimising a^T u, and the minimum value."""
+
+    @abc.abstractmethod
+    def initial_points(self) -> np.ndarray:
+        """Points (k, dim) used as the first cuts."""
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n points of the set (used to check oracles by brute force)."""
+        raise InputError(f"{type(self).__name__} cannot be sampled")
+
+
+def dual_exponent(q: float) -> float:
+    """q* with 1/q + 1/q* = 1 (q = 1 -> inf, q = inf -> 1)."""
+    if q == 1:
+        return np.inf
+    if np.isinf(q):
+        return 1.0
+    return q / (q - 1.0)
+
+
+def lq_ball_minimizer(g: np.ndarray, q: float) -> np.ndarray:
+    """argmin_{||s||_q <= 1} g^T s in closed form (value -||g||_{q*})."""
+    g = np.asarray(g, dtype=float)
+    if not np.any(g):
+        return np.zeros_like(g)
+    if np.isinf(q):
+        return -np.sign(g)
+    if q == 1:
+        s = np.zeros_like(g)
+        j = int(np.argmax(np.abs(g)))
+        s[j] = -np.sign(g[j])
+        return s
+    p = dual_exponent(q)
+    m = np.abs(g) ** (p - 1.0)
+    return -np.sign(g) * m / np.linalg.norm(g, ord=p) ** (p - 1.0)
+
+
+class LqEllipsoid(IndexSet):
+    """{c + U diag(r) s : ||s||_q <= 1}, q >= 1 (inf allowed)."""
+
+    def __init__(self, center, basis, radii, q: float = 2.0):
+        c = as_constant_array(center, "center").reshape(-1)
+        U = as_constant_array(basis, "basis")
+        if U.ndim == 1:
+            U = U.reshape(-1, 1)
+        r = as_constant_array(radii, "radii").reshape(-1)
+        if U.shape[0] != c.size:
+            raise InputError(f"basis has {U.shape[0]} rows but the center has dimension {c.size}: pass basis as (D, m)")
+        if r.size != U.shape[1]:
+            raise InputError(f"radii has {r.size} entries but the basis has {U.shape[1]} columns")
+        if np.any(r < 0):
+            raise InputError("radii must be nonnegative")
+        q = float(q)
+        if not q >= 1:
+            raise InputError(f"q must be >= 1 (got {q}); the Lq ball is not convex otherwise")
+        self.center, self.basis, self.radii, self.q = c, U, r, q
+        self.dim = c.size
+        self.V = U * r  # columns v_j = r_j U_j
+
+    def minimize_linear(self, a):
+        a = np.asarray(a, dtype=float).reshape(-1)
+        g = self.V.T @ a
+        s = lq_ball_minimizer(g, self.q)
+        u = self.center + self.V @ s
+        return u, float(a @ u)
+
+    def initial_points(self):
+        return self.center.reshape(1, -1)
+
+    def generators(self) -> np.ndarray:
+        """Rows c, c + v_1, ..., c + v_m: the exact reformulation reads the constraint at these."""
+        return np.vstack([self.center, self.center + self.V.T])
+
+    def sample(self, n, rng):
+        m = self.V.shape[1]
+        s = rng.standard_normal((n, m))
+        norms = np.linalg.norm(s, ord=self.q, axis=1, keepdims=True)
+        s = s / np.maximum(norms, 1e-300) * rng.uniform(0, 1, (n, 1)) ** (1.0 / max(m, 1))
+        return self.center + s @ self.V.T
+
+
+class PointCloud(IndexSet):
+    """The convex hull of finitely many points (rows of ``points``)."""
+
+    def __init__(self, points):
+        X = as_constant_array(points, "points")
+        if X.ndim != 2 or X.shape[0] == 0:
+            raise InputError(f"points must be a non-empty (k, D) array; got shape {X.shape}")
+        self.points = X
+        self.dim = X.shape[1]
+
+    def minimize_linear(self, a):
+        vals = self.points @ np.asarray(a, float).reshape(-1)
+        j = int(np.argmin(vals))
+        return self.points[j].copy(), float(vals[j])
+
+    def initial_points(self):
+        centroid = self.points.mean(axis=0)
+        j = int(np.argmin(np.linalg.norm(self.points - centroid, axis=1)))
+        return self.points[j:j + 1].copy()
+
+    def sample(self, n, rng):
+        w = rng.dirichlet(np.ones(self.points.shape[0]), size=n)
+        return w @ self.points
+
+
+class OracleSet(IndexSet):
+    """A set known only through a user oracle ``oracle(a) -> u*`` (minimiser of a^T u)."""
+
+    def __init__(self, oracle, initial_points, dim: int | None = None):
+        P = as_constant_array(initial_points, "initial_points")
+        if P.ndim == 1:
+            P = P.reshape(1, -1)
+        self.oracle = oracle
+        self.points0 = P
+        self.dim = P.shape[1] if dim is None else int(dim)
+
+    def minimize_linear(self, a):
+        u = as_constant_array(self.oracle(np.asarray(a, float)), "oracle output").reshape(-1)
+        if u.size != self.dim:
+            raise InputError(f"the oracle returned a point of dimension {u.size}, expected {self.dim}")
+        return u, float(np.asarray(a).reshape(-1) @ u)
+
+    def initial_points(self):
+        return self.points0

@@ -1,0 +1,169 @@
+"""The Model: named variables, named constraints and one objective."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import DCPError, ModelError, ShapeError
+from .constraints import Constraint
+from .expression import Expression, Parameter, Variable, as_expression
+
+
+@dataclass(frozen=True)
+class Objective:
+    """``sense`` is 'minimize' or 'maximize'; ``expr`` a scalar expression."""
+
+    sense: str
+    expr: Expression
+
+    def __post_init__(self):
+        if self.expr.size != 1:
+            raise ShapeError(f"the objective must be scalar; got shape {self.expr.shape} (use .sum() or a norm)")
+        need = "convex" if self.sense == "minimize" else "concave"
+        if self.expr.curvature not in ("constant", "affine", need):
+            raise DCPError(
+                f"cannot {self.sense} a {self.expr.curvature} expression: "
+                f"{self.sense} needs a {need} objective (e.g. maximize -norm2(x), not norm2(x))"
+            )
+
+    @property
+    def sign(self) -> float:
+        """+1 for minimize, -1 for maximize: we always minimise sign * expr."""
+        return 1.0 if self.sense == "minimize" else -1.0
+
+
+def minimize(expr) -> Objective:
+    return Objective("minimize", as_expression(expr).reshape(()))
+
+
+def maximize(expr) -> Objective:
+    return Objective("maximize", as_expression(expr).reshape(()))
+
+
+class Model:
+    """A convex program: ``Model(minimize(f), [constraints], name=...)``.
+
+    Constraints are kept by name (``model.constraints[name]``); unnamed ones
+    get ``c0, c1, ...``. Changing a Parameter's value keeps the compiled
+    structure and only refills the numbers at the next solve.
+    """
+
+    def __init__(self, objective: Objective | None = None, constraints=(), name: str = "model"):
+        self.name = name
+        self.constraints: dict[str, Constraint] = {}
+        self.objective = objective
+        self.info: dict = {}  # formulation-specific extras (e.g. a paper's derived quantities)
+        self._version = 0
+        self._compiled = None
+        if isinstance(constraints, dict):
+            for k, c in constraints.items():
+                self.add(c, name=k)
+        else:
+            for c in constraints:
+                self.add(c)
+
+    # ------------------------------------------------------------- building
+    def add(self, constraint: Constraint, name: str | None = None) -> Constraint:
+        """Add a constraint under ``name`` (unique in the model) and return it."""
+        if not isinstance(constraint, Constraint):
+            raise ModelError(f"add() takes a constraint (e.g. `x >= 0`), got {type(constraint).__name__}")
+        name = name or constraint.name or f"c{len(self.constraints)}"
+        if name in self.constraints:
+            raise ModelError(f"a constraint named {name!r} already exists in model {self.name!r}")
+        constraint.name = name
+        self.constraints[name] = constraint
+        self._version += 1
+        return constraint
+
+    def remove(self, name: str) -> Constraint:
+        if name not in self.constraints:
+            raise ModelError(f"no constraint named {name!r}; have {list(self.constraints)}")
+        self._version += 1
+        return self.constraints.pop(name)
+
+    def minimize(self, expr) -> "Model":
+        self.objective = minimize(expr)
+        self._version += 1
+        return self
+
+    def maximize(self, expr) -> "Model":
+        self.objective = maximize(expr)
+        self._version += 1
+        return self
+
+    @property
+    def variables(self) -> dict[str, Variable]:
+        """User variables by name, in order of first appearance."""
+        found: dict[int, Variable] = {}
+        exprs = [self.objective.expr] if self.objective else []
+        for e in exprs:
+            found.update({v.id: v for v in e.variables})
+        for c in self.constraints.values():
+            found.update({v.id: v for v in c.variables})
+        out: dict[str, Variable] = {}
+        for v in found.values():
+            if v.name in out and out[v.name] is not v:
+                raise ModelError(f"two different variables are named {v.name!r}; give each a unique name")
+            out[v.name] = v
+        return out
+
+    def variable(self, name: str) -> Variable:
+        try:
+            return self.variables[name]
+        except KeyError:
+            raise ModelError(f"no variable named {name!r}; have {list(self.variables)}") from None
+
+    @property
+    def parameters(self) -> dict[str, Parameter]:
+        from .coef import Lazy, ParamLeaf
+
+        found: dict[str, Parameter] = {}
+
+        def walk(c):
+            if isinstance(c, ParamLeaf):
+                found[c.param.name] = c.param
+            elif isinstance(c, Lazy):
+                for a in c.args:
+                    walk(a)
+
+        for e in self._all_expressions():
+            walk(e.const)
+            for c in e.terms.values():
+                walk(c)
+            for _, atom in e.nonlin:
+                for a in atom.args:
+                    walk(a.const)
+                    for c in a.terms.values():
+                        walk(c)
+        return found
+
+    def _all_expressions(self):
+        if self.objective:
+            yield self.objective.expr
+        for c in self.constraints.values():
+            yield from c.expressions()
+
+    def __repr__(self):
+        return (
+            f"Model({self.name!r}: {self.objective.sense if self.objective else 'no objective'}, "
+            f"{len(self.variables)} variables, {len(self.constraints)} constraints)"
+        )
+
+    # ------------------------------------------------------------- solving
+    def compile(self, forall: str = "exact"):
+        """The standard conic form (cached until the model's structure changes)."""
+        from ..solvers.conic import compile_model
+
+        key = (self._version, forall)
+        if self._compiled is None or self._compiled[0] != key:
+            self._compiled = (key, compile_model(self, forall=forall))
+        return self._compiled[1]
+
+    def solve(self, backend: str = "clarabel", solver: str | None = None, **options):
+        """Solve on ``backend`` (see `certiprog.solvers.available_backends()`) and return a Solution.
+
+        ``forall='auto'|'exact'|'cutting_plane'`` picks how ForAll constraints are handled;
+        cutting-plane options: ``tol``, ``max_iter``, ``progress``.
+        """
+        from ..solvers import solve_model
+
+        return solve_model(self, backend=backend, solver=solver, **options)

@@ -1,0 +1,2 @@
+"""Backends: each module registers itself; importing this package registers them all."""
+from . import clarabel_backend, cvxpy_backend  # noqa: F401

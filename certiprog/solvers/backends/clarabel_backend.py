@@ -1,0 +1,77 @@
+"""Clarabel, called directly on certiprog's conic form (same form Clarabel reads: A x + s = b)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...errors import BackendError
+from ..registry import Backend, register
+from .common import apply_options, make_solution
+
+_STATUS = {
+    "Solved": "optimal", "AlmostSolved": "inaccurate",
+    "PrimalInfeasible": "infeasible", "AlmostPrimalInfeasible": "infeasible_inaccurate",
+    "DualInfeasible": "unbounded", "AlmostDualInfeasible": "unbounded_inaccurate",
+    "MaxIterations": "iteration_limit", "MaxTime": "time_limit",
+    "NumericalError": "numerical_error", "InsufficientProgress": "numerical_error",
+}
+
+
+def clarabel_cones(problem) -> list:
+    import clarabel
+
+    out = []
+    for c in problem.merged_cones():
+        if c.kind == "zero":
+            out.append(clarabel.ZeroConeT(c.rows))
+        elif c.kind == "nonneg":
+            out.append(clarabel.NonnegativeConeT(c.rows))
+        elif c.kind == "soc":
+            out += [clarabel.SecondOrderConeT(c.dim)] * c.count
+        elif c.kind == "psd":
+            out += [clarabel.PSDTriangleConeT(c.side)] * c.count
+        elif c.kind == "pow":
+            out += [clarabel.PowerConeT(c.alpha)] * c.count
+        else:
+            raise BackendError(f"clarabel backend: unsupported cone {c.kind!r}")
+    return out
+
+
+def solve_clarabel(problem, solver=None, options=None):
+    import clarabel
+
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    apply_options(settings, dict(options or {}), "clarabel")
+    P = sp.triu(problem.P, format="csc")
+    t0 = time.perf_counter()
+    if problem.m == 0:
+        # Clarabel needs at least one row: add the trivially satisfied 0 <= 1
+        A = sp.csc_matrix((1, problem.n))
+        b = np.ones(1)
+        import clarabel as _c
+
+        cones = [_c.NonnegativeConeT(1)]
+    else:
+        A, b, cones = problem.A, problem.b, clarabel_cones(problem)
+    res = clarabel.DefaultSolver(P, problem.q, A, b, cones, settings).solve()
+    elapsed = time.perf_counter() - t0
+    key = _STATUS.get(str(res.status).split(".")[-1], "numerical_error")
+    x, z, s = np.array(res.x), np.array(res.z)[: problem.m], np.array(res.s)[: problem.m]
+    cert = None
+    if key.startswith("infeasible"):
+        cert = z
+    elif key.startswith("unbounded"):
+        cert = x
+    return make_solution(problem, key, x, z, s, backend="clarabel", solver="clarabel",
+                         version=clarabel.__version__, iterations=int(res.iterations),
+                         solve_time=elapsed, certificate=cert, info={"solver_status": str(res.status)})
+
+
+register(Backend(
+    name="clarabel", solve=solve_clarabel, cones=frozenset({"zero", "nonneg", "soc", "psd", "pow"}),
+    duals=True, warm_start=False, licence=None, requires=("clarabel",),
+    solvers=lambda: ["clarabel"], default_solver="clarabel",
+))

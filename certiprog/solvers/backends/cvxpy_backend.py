@@ -1,0 +1,139 @@
+"""CVXPY, built from certiprog's conic form: one CVXPY constraint per conic block.
+
+Cones are emitted natively (``cp.SOC``, ``>> 0``, ``cp.PowCone3D``) so that every
+cone's full dual comes back; duals are mapped to certiprog's convention
+(CVXPY's equality multipliers have the opposite sign). Any installed CVXPY
+solver can be chosen with ``solver=``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...errors import BackendError
+from ...model.cones import svec
+from ..registry import Backend, register
+from .common import make_solution
+
+_STATUS = {
+    "optimal": "optimal", "optimal_inaccurate": "inaccurate",
+    "infeasible": "infeasible", "infeasible_inaccurate": "infeasible_inaccurate",
+    "unbounded": "unbounded", "unbounded_inaccurate": "unbounded_inaccurate",
+    "user_limit": "iteration_limit", "infeasible_or_unbounded": "infeasible",
+}
+
+
+def _smat_operator(n: int) -> sp.csr_matrix:
+    """Linear map from the scaled upper triangle to vec_F of the symmetric matrix."""
+    rows, cols, vals = [], [], []
+    k = 0
+    for j in range(n):
+        for i in range(j + 1):
+            if i == j:
+                rows.append(j * n + i), cols.append(k), vals.append(1.0)
+            else:
+                w = 1.0 / np.sqrt(2.0)
+                rows += [j * n + i, i * n + j]
+                cols += [k, k]
+                vals += [w, w]
+            k += 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(n * n, k))
+
+
+def build_cvxpy(problem):
+    """(cp.Problem, x, list of (block, cvxpy constraint)) for a ConicProblem."""
+    import cvxpy as cp
+
+    x = cp.Variable(problem.n, name="x")
+    A, b = problem.A.tocsr(), problem.b
+    cons = []
+    for blk in problem.blocks:
+        r = slice(blk.start, blk.stop)
+        s = b[r] - A[r] @ x if A[r].nnz else cp.Constant(b[r])
+        c = blk.cone
+        if c.kind == "zero":
+            con = s == 0
+        elif c.kind == "nonneg":
+            con = s >= 0
+        elif c.kind == "soc":
+            S = cp.reshape(s, (c.count, c.dim), order="C")
+            con = cp.SOC(S[:, 0], S[:, 1:], axis=1)
+        elif c.kind == "psd":
+            n = c.side
+            M = cp.reshape(_smat_operator(n) @ s, (n, n), order="F")
+            con = M >> 0
+        elif c.kind == "pow":
+            S = cp.reshape(s, (c.count, 3), order="C")
+            con = cp.PowCone3D(S[:, 0], S[:, 1], S[:, 2], c.alpha)
+        else:
+            raise BackendError(f"cvxpy backend: unsupported cone {c.kind!r}")
+        cons.append((blk, con))
+    obj = problem.q @ x + problem.r0
+    if problem.P.nnz:
+        obj = obj + 0.5 * cp.quad_form(x, cp.psd_wrap(problem.P))
+    return cp.Problem(cp.Minimize(obj), [c for _, c in cons]), x, cons
+
+
+def _dual_of(blk, con) -> np.ndarray:
+    c = blk.cone
+    dv = con.dual_value
+    if dv is None:
+        return np.full(c.rows, np.nan)
+    if c.kind == "zero":
+        return -np.asarray(dv, float).reshape(-1)
+    if c.kind == "nonneg":
+        return np.asarray(dv, float).reshape(-1)
+    if c.kind == "soc":
+        t, X = dv
+        return np.hstack([np.reshape(t, (c.count, 1)), np.reshape(X, (c.count, c.dim - 1))]).reshape(-1)
+    if c.kind == "psd":
+        return svec(np.asarray(dv, float))
+    if c.kind == "pow":
+        parts = [np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple)) else [np.reshape(dv, (c.count, 3))]
+        return np.hstack(parts).reshape(-1)
+    raise BackendError(f"cvxpy backend: no dual mapping for cone {c.kind!r}")
+
+
+def solve_cvxpy(problem, solver=None, options=None):
+    import cvxpy as cp
+
+    t0 = time.perf_counter()
+    prob, x, cons = build_cvxpy(problem)
+    t_build = time.perf_counter() - t0
+    solver = (solver or "CLARABEL").upper()
+    if solver not in cp.installed_solvers():
+        raise BackendError(f"CVXPY solver {solver!r} is not installed; installed: {cp.installed_solvers()}")
+    t1 = time.perf_counter()
+    try:
+        prob.solve(solver=solver, **dict(options or {}))
+        key = _STATUS.get(prob.status, "numerical_error")
+    except cp.error.SolverError as exc:
+        key = "numerical_error"
+        prob_err = str(exc)
+    else:
+        prob_err = None
+    elapsed = time.perf_counter() - t1
+    xv = x.value if x.value is not None else None
+    z = np.concatenate([_dual_of(blk, con) for blk, con in cons]) if cons and xv is not None else np.zeros(0)
+    s = problem.b - problem.A @ xv if xv is not None else None
+    stats = prob.solver_stats
+    info = {"cvxpy_build_time": t_build, "cvxpy_status": prob.status}
+    if prob_err:
+        info["error"] = prob_err
+    return make_solution(problem, key, xv, z, s, backend="cvxpy", solver=solver,
+                         version=cp.__version__, iterations=getattr(stats, "num_iters", None),
+                         solve_time=elapsed, info=info)
+
+
+def _solvers():
+    import cvxpy as cp
+
+    return list(cp.installed_solvers())
+
+
+register(Backend(
+    name="cvxpy", solve=solve_cvxpy, cones=frozenset({"zero", "nonneg", "soc", "psd", "pow"}),
+    duals=True, warm_start=True, licence=None, requires=("cvxpy",), solvers=_solvers, default_solver="CLARABEL",
+))

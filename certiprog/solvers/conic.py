@@ -1,0 +1,299 @@
+"""Compile a Model to the standard conic form
+
+    minimise   1/2 x^T P x + q^T x + r0
+    subject to s = b - A x,  s in K = K_1 x ... x K_p
+
+(the form Clarabel, SCS and MOSEK's conic interface read), keeping the columns
+of every variable and the rows of every constraint so that any backend's
+answer maps back by name. Compilation runs in two stages:
+
+1. `canonicalize` (structure, once): atoms become epigraph variables plus cone
+   constraints, quadratic objective atoms go to P, rows and columns are laid out;
+2. `Structure.assemble` (numbers, at every solve): coefficient matrices are
+   evaluated (Parameters read here) and stacked into sparse A, P.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import DCPError, ModelError
+from ..model import coef as cf
+from ..model.cones import Cone
+from ..model.constraints import Constraint, Equality, Inequality
+from ..model.expression import Expression, Variable
+from ..model.forall import ForAll
+
+
+@dataclass
+class Block:
+    """Rows ``s = expr`` in ``cone``; ``owner`` is a constraint name; ``primary`` marks its own rows."""
+
+    owner: str
+    cone: Cone
+    s: Expression
+    primary: bool
+    start: int = 0
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.cone.rows
+
+
+@dataclass
+class QuadTerm:
+    """``weight * F(x)^T Q F(x)`` in the objective (Q None means identity)."""
+
+    weight: float
+    F: Expression
+    Q: object = None
+
+
+@dataclass
+class ConicProblem:
+    """Numeric conic data plus the maps back to names."""
+
+    P: sp.csc_matrix
+    q: np.ndarray
+    r0: float
+    A: sp.csc_matrix
+    b: np.ndarray
+    cones: list
+    sense: float
+    columns: dict  # variable name -> (Variable, start, stop)
+    blocks: list  # Block objects with row ranges
+    structure: "Structure"
+    times: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[1]
+
+    @property
+    def m(self) -> int:
+        return self.A.shape[0]
+
+    def objective_value(self, x: np.ndarray) -> float:
+        """The user's objective (sense restored) at the stacked primal vector x."""
+        return self.sense * float(0.5 * x @ (self.P @ x) + self.q @ x + self.r0)
+
+    def rows_of(self, name: str, primary_only: bool = True) -> list:
+        out = [blk for blk in self.blocks if blk.owner == name and (blk.primary or not primary_only)]
+        if not out:
+            raise ModelError(f"no constraint named {name!r}; have {sorted({b.owner for b in self.blocks})}")
+        return out
+
+    def x_of(self, values: dict) -> np.ndarray:
+        """Stacked primal vector from ``{name: value}`` of user variables (aux columns left 0)."""
+        x = np.zeros(self.n)
+        for name, (v, a, b) in self.columns.items():
+            if name in values:
+                x[a:b] = v.flat(values[name])
+        return x
+
+    def merged_cones(self) -> list:
+        """Cones with consecutive zero / nonneg blocks merged (fewer, larger cones for solvers)."""
+        out: list[Cone] = []
+        for c in self.cones:
+            if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
+                out[-1] = Cone(c.kind, out[-1].dim + c.rows)
+            elif c.kind in ("zero", "nonneg"):
+                out.append(Cone(c.kind, c.rows))
+            else:
+                out.append(c)
+        return out
+
+    def append(self, name: str, constraint: Constraint) -> "ConicProblem":
+        """A new problem with an affine constraint's rows appended; structure and columns reused."""
+        new_blocks = []
+        row = self.m
+        for cone, s in constraint.blocks():
+            if not s.is_affine:
+                raise DCPError("only affine constraints (cuts) can be appended to a compiled problem")
+            new_blocks.append(Block(name, cone, s, True, row))
+            row += cone.rows
+        A_new, b_new = _assemble_rows(new_blocks, self.columns, self.n, self.m, {})
+        return ConicProblem(
+            self.P, self.q, self.r0, sp.vstack([self.A, A_new], format="csc"), np.concatenate([self.b, b_new]),
+            self.cones + [blk.cone for blk in new_blocks], self.sense, self.columns, self.blocks + new_blocks,
+            self.structure, dict(self.times),
+        )
+
+
+def _offset_rows(blocks: list, start: int) -> int:
+    for blk in blocks:
+        blk.start = start
+        start += blk.cone.rows
+    return start
+
+
+def _assemble_rows(blocks, columns, n, row0, cache):
+    """Sparse A and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const)."""
+    rows, cols, vals = [], [], []
+    m = sum(blk.cone.rows for blk in blocks)
+    b = np.zeros(m)
+    col_of = {v.id: start for v, start, _ in columns.values()}
+    for blk in blocks:
+        r = blk.start - row0
+        for v, c in blk.s.terms.items():
+            M = cf.evaluate(c, cache)
+            M = M.tocoo() if sp.issparse(M) else sp.coo_matrix(M)
+            rows.append(M.row + r)
+            cols.append(M.col + col_of[v.id])
+            vals.append(-M.data)
+        b[r:r + blk.cone.rows] = np.asarray(cf.evaluate(blk.s.const, cache), float).reshape(-1)
+    if rows:
+        A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m, n))
+    else:
+        A = sp.csc_matrix((m, n))
+    return A, b
+
+
+class Structure:
+    """Result of canonicalisation: columns, row blocks, objective pieces. Reused across parameter changes."""
+
+    def __init__(self, model, forall: str):
+        t0 = time.perf_counter()
+        if model.objective is None:
+            raise ModelError(f"model {model.name!r} has no objective: call model.minimize(...) or model.maximize(...)")
+        self.model = model
+        self.sense = model.objective.sign
+        self.user_vars = list(model.variables.values())
+        self.aux_vars: list[Variable] = []
+        self.blocks: list[Block] = []
+        self.quad: list[QuadTerm] = []
+        self.cutting_plane: list[ForAll] = []
+        self._n_aux = 0
+        for name, con in model.constraints.items():
+            if isinstance(con, ForAll) and (forall == "cutting_plane" or not con.has_exact_form):
+                self.cutting_plane.append(con)
+                continue
+            for cone, s in con.blocks():
+                self._add_block(name, cone, s, primary=True)
+        for v in self.user_vars:
+            if v.nonneg:
+                self._add_block(f"{v.name}>=0", Cone("nonneg", v.size), Expression(v.shape, {v: v.lift}).flatten(), False)
+        self.objective = self._objective(model.objective.sign * model.objective.expr)
+        known = {v.id for v in self.user_vars + self.aux_vars}
+        for blk in self.blocks:  # variables created inside atoms' epigraphs (e.g. pnorm's |e| bounds)
+            for v in blk.s.terms:
+                if v.id not in known:
+                    known.add(v.id)
+                    self.aux_vars.append(v)
+        self.columns = {}
+        col = 0
+        for v in self.user_vars + self.aux_vars:
+            name = v.name if v.name not in self.columns else f"{v.name}#{v.id}"
+            self.columns[name] = (v, col, col + v.n_free)
+            col += v.n_free
+        self.n = col
+        self.m = _offset_rows(self.blocks, 0)
+        self.time = time.perf_counter() - t0
+
+    # --------------------------------------------------- canonicalisation
+    def _aux(self, shape, label: str) -> Variable:
+        self._n_aux += 1
+        v = Variable(shape, name=f"_{label}{self._n_aux}")
+        self.aux_vars.append(v)
+        return v
+
+    def _replace_atoms(self, e: Expression, owner: str) -> Expression:
+        """Substitute each atom by an epigraph variable t with atom <= t (cones added under owner/...)."""
+        if not e.nonlin:
+            return e
+        out = Expression(e.shape, e.terms, e.const)
+        for S, atom in e.nonlin:
+            t = self._aux(atom.shape, atom.name)
+            for con in atom.epigraph(t):
+                for cone, s in con.blocks():
+                    self._add_block(f"{owner}/{atom.name}", cone, s, primary=False)
+            out = out + Expression(e.shape, {t: S @ t.lift})
+        return out
+
+    def _add_block(self, owner: str, cone: Cone, s: Expression, primary: bool):
+        s = self._replace_atoms(s.flatten(), owner)
+        self.blocks.append(Block(owner, cone, s, primary))
+
+    def _objective(self, f: Expression) -> Expression:
+        aff = Expression((), f.terms, f.const)
+        for S, atom in f.nonlin:
+            w = float(S.toarray().reshape(-1)[0]) if atom.size == 1 else None
+            quad = atom.quadratic() if w is not None else None
+            if quad is None:
+                aff = aff + self._replace_atoms(Expression((), nonlin=((S, atom),)), "_objective")
+                continue
+            F, Q = quad
+            if Q is None and not _is_selection(F):
+                u = self._aux(F.shape, "sq")
+                self._add_block("_objective/sum_squares", Cone("zero", F.size), (u - F).flatten(), False)
+                F = u.flatten() if u.ndim else u
+            self.quad.append(QuadTerm(w, F.flatten(), Q))
+        return aff
+
+    # -------------------------------------------------------- assembly
+    def assemble(self) -> ConicProblem:
+        """Evaluate all coefficients (current Parameter values) into numeric conic data."""
+        t0 = time.perf_counter()
+        cache: dict = {}
+        A, b = _assemble_rows(self.blocks, self.columns, self.n, 0, cache)
+        col_of = {v.id: start for v, start, _ in self.columns.values()}
+        q = np.zeros(self.n)
+        for v, c in self.objective.terms.items():
+            M = cf.evaluate(c, cache)
+            row = np.asarray(M.toarray() if sp.issparse(M) else M).reshape(-1)
+            q[col_of[v.id]:col_of[v.id] + row.size] += row
+        r0 = float(np.asarray(cf.evaluate(self.objective.const, cache)).reshape(-1)[0])
+        P = sp.csc_matrix((self.n, self.n))
+        for term in self.quad:
+            C, g = _full_matrix(term.F, col_of, self.n, cache)
+            if term.Q is None:
+                QC, Qg = C, g
+            else:
+                Q = cf.evaluate(term.Q, cache)
+                QC, Qg = sp.csr_matrix(Q @ C), Q @ g
+            P = P + 2.0 * term.weight * (C.T @ QC)
+            q += 2.0 * term.weight * np.asarray(C.T @ Qg).reshape(-1)
+            r0 += term.weight * float(g @ Qg)
+        P = sp.csc_matrix((P + P.T) / 2.0)
+        prob = ConicProblem(
+            P, q, r0, A, b, [blk.cone for blk in self.blocks], self.sense, self.columns, list(self.blocks), self,
+        )
+        prob.times = {"canonicalize": self.time, "assemble": time.perf_counter() - t0}
+        return prob
+
+
+def _is_selection(F: Expression) -> bool:
+    """True when every row of F's coefficients has at most one nonzero (a scaled selection of variables)."""
+    if len(F.terms) == 0:
+        return True
+    per_row = np.zeros(F.size)
+    for c in F.terms.values():
+        if cf.is_lazy(c):
+            return False
+        per_row += np.diff(sp.csr_matrix(c).indptr)
+    return bool(np.all(per_row <= 1))
+
+
+def _full_matrix(F: Expression, col_of: dict, n: int, cache) -> tuple:
+    rows, cols, vals = [], [], []
+    for v, c in F.terms.items():
+        M = sp.coo_matrix(cf.evaluate(c, cache))
+        rows.append(M.row)
+        cols.append(M.col + col_of[v.id])
+        vals.append(M.data)
+    if rows:
+        C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(F.size, n))
+    else:
+        C = sp.csr_matrix((F.size, n))
+    g = np.asarray(cf.evaluate(F.const, cache), float).reshape(-1)
+    return C, g
+
+
+def compile_model(model, forall: str = "exact") -> Structure:
+    """Canonicalise ``model`` (structure only; call ``.assemble()`` for numbers)."""
+    if forall not in ("exact", "cutting_plane", "auto"):
+        raise ModelError(f"forall must be 'auto', 'exact' or 'cutting_plane'; got {forall!r}")
+    return Structure(model, "exact" if forall == "auto" else forall)
