@@ -31,12 +31,17 @@ class Objective:
         return 1.0 if self.sense == "minimize" else -1.0
 
 
+def _scalar(expr) -> Expression:
+    e = as_expression(expr)
+    return e.reshape(()) if e.size == 1 else e
+
+
 def minimize(expr) -> Objective:
-    return Objective("minimize", as_expression(expr).reshape(()))
+    return Objective("minimize", _scalar(expr))
 
 
 def maximize(expr) -> Objective:
-    return Objective("maximize", as_expression(expr).reshape(()))
+    return Objective("maximize", _scalar(expr))
 
 
 class Model:
@@ -149,11 +154,15 @@ class Model:
         )
 
     # ------------------------------------------------------------- solving
-    def compile(self, forall: str = "exact"):
-        """The standard conic form (cached until the model's structure changes)."""
+    def compile(self, forall: str = "auto"):
+        """The canonicalised structure (cached until the model's structure changes); ``.assemble()`` gives numbers.
+
+        ``forall``: 'auto' (= 'exact': ForAll with an exact form compiled, others left to cutting planes)
+        or 'cutting_plane' (every ForAll left to cutting planes).
+        """
         from ..solvers.conic import compile_model
 
-        key = (self._version, forall)
+        key = (self._version, "exact" if forall == "auto" else forall)
         if self._compiled is None or self._compiled[0] != key:
             self._compiled = (key, compile_model(self, forall=forall))
         return self._compiled[1]
