@@ -141,6 +141,14 @@ class Model:
                         walk(c)
         return found
 
+    def derived(self, solution) -> dict:
+        """Quantities a formulation derives from a solution (a paper's b*, bound, recovered matrix, ...).
+
+        A formulation registers ``model.info['derive'] = fn(model, solution) -> dict``; {} otherwise.
+        """
+        fn = self.info.get("derive")
+        return {} if fn is None or not solution.ok else dict(fn(self, solution))
+
     def _all_expressions(self):
         if self.objective:
             yield self.objective.expr

@@ -1,0 +1,1 @@
+"""The convex core of each paper, built as certiprog Models (formulations never import backends)."""
