@@ -253,7 +253,7 @@ class QuadForm(Atom):
 
     name = "quad_form"
 
-    def __init__(self, x, Q):
+    def __init__(self, x, Q, assume_psd: bool = False):
         super().__init__(x)
         x = self.args[0]
         if x.ndim > 1:
@@ -267,13 +267,20 @@ class QuadForm(Atom):
             Qs = Q.tocsr().astype(float) if sp.issparse(Q) else as_constant_array(Q, "Q")
             if Qs.shape != (n, n):
                 raise ShapeError(f"quad_form: Q has shape {Qs.shape}, expected {(n, n)}")
-            dense = Qs.toarray() if sp.issparse(Qs) else Qs
-            if not np.all(np.isfinite(dense)):
+            vals = Qs.data if sp.issparse(Qs) else Qs
+            if not np.all(np.isfinite(vals)):
                 raise InputError("quad_form: Q contains NaN or inf")
-            if n <= 2000:
-                psd_factor(dense, "Q of quad_form")  # validate symmetric PSD
-            elif (abs(Qs - Qs.T) > 1e-9).nnz if sp.issparse(Qs) else not np.allclose(Qs, Qs.T):
-                raise InputError("Q of quad_form is not symmetric")
+            dense = Qs if assume_psd else (Qs.toarray() if sp.issparse(Qs) else Qs)
+            asym = (abs(Qs - Qs.T) > 1e-9 * max(1.0, abs(Qs).max())).nnz if sp.issparse(Qs) else not np.allclose(Qs, Qs.T)
+            if asym:
+                raise InputError("Q of quad_form is not symmetric: pass (Q + Q.T) / 2 if that is what you mean")
+            if not assume_psd:
+                if n > 3000:
+                    raise InputError(
+                        f"quad_form: checking a {n} x {n} Q for PSD needs a dense eigendecomposition; "
+                        "pass assume_psd=True if Q is PSD by construction"
+                    )
+                psd_factor(dense, "Q of quad_form")
             self.Q = Qs
         self.shape = ()
 
@@ -346,5 +353,6 @@ def quad_over_lin(e, y) -> Expression:
     return QuadOverLin(e, y).expr()
 
 
-def quad_form(x, Q) -> Expression:
-    return QuadForm(x, Q).expr()
+def quad_form(x, Q, assume_psd: bool = False) -> Expression:
+    """x^T Q x; Q is checked symmetric PSD unless ``assume_psd`` (for Q PSD by construction)."""
+    return QuadForm(x, Q, assume_psd).expr()

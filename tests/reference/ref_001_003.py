@@ -22,7 +22,7 @@ Conventions (paper 003)
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 import cvxpy as cp
 import numpy as np
