@@ -47,13 +47,8 @@ def solve_clarabel(problem, solver=None, options=None):
     apply_options(settings, dict(options or {}), "clarabel")
     P = sp.triu(problem.P, format="csc")
     t0 = time.perf_counter()
-    if problem.m == 0:
-        # Clarabel needs at least one row: add the trivially satisfied 0 <= 1
-        A = sp.csc_matrix((1, problem.n))
-        b = np.ones(1)
-        import clarabel as _c
-
-        cones = [_c.NonnegativeConeT(1)]
+    if problem.m == 0:  # Clarabel needs at least one row: add the trivially satisfied 0 <= 1
+        A, b, cones = sp.csc_matrix((1, problem.n)), np.ones(1), [clarabel.NonnegativeConeT(1)]
     else:
         A, b, cones = problem.A, problem.b, clarabel_cones(problem)
     res = clarabel.DefaultSolver(P, problem.q, A, b, cones, settings).solve()

@@ -112,6 +112,8 @@ def solve_cvxpy(problem, solver=None, options=None):
     except cp.error.SolverError as exc:
         key = "numerical_error"
         prob_err = str(exc)
+    except Exception as exc:  # a solver's own failure (e.g. MOSEK without a licence): say which and why
+        raise BackendError(f"CVXPY solver {solver} could not run: {type(exc).__name__}: {exc}") from exc
     else:
         prob_err = None
     elapsed = time.perf_counter() - t1
