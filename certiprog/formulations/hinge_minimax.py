@@ -58,7 +58,9 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     ``model.derived(sol)`` gives ``w``, ``b`` (0 without bias), ``gamma``, ``hinge`` (sum of hinge losses),
     ``reg`` (``||w||^2`` or ``||w||``), ``objective`` (recomputed), ``constraint_value``
     (``gamma sqrt(w^T Σ w) + w^T mu + b``, <= 0 up to tolerance), ``worst_case_fp`` (the Cantelli bound on the
-    background false-positive rate of ``w``, <= delta) and ``delta``.
+    background false-positive rate of ``w``, <= delta), ``delta`` and ``trivial``: True when the optimum is
+    (numerically) ``w = 0`` -- every score ``|w^T x_i| <= 1e-6``; the rule then accepts everything, the solution is
+    uninformative and ``worst_case_fp`` is reported as 1 (0 if ``b < 0``), not the Cantelli ratio of solver noise.
     """
     X = validate.matrix(X_pos, "X_pos", min_rows=1)
     m, d = X.shape
@@ -87,9 +89,14 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
         hinge_v = float(np.maximum(0.0, 1.0 - (X @ wv + bv)).sum())
         reg_v = float(wv @ wv) if squared_reg else float(np.linalg.norm(wv))
         s = float(np.sqrt(max(wv @ Sigma @ wv, 0.0)))
+        # w = 0 is always feasible (objective m). Numerically zero scores (|w^T x_i| <= 1e-6 against the hinge's
+        # margin 1) mean the classifier is the constant sign(b) rule: accept everything (b >= 0), a worst-case
+        # false-positive rate of 1 -- the Cantelli ratio of a ~1e-9 w would be solver noise.
+        trivial = bool(np.max(np.abs(X @ wv)) <= 1e-6)
+        wc = (1.0 if bv >= -1e-6 else 0.0) if trivial else worst_case_fp(wv, mu, Sigma, bv)
         return dict(w=wv, b=bv, gamma=gamma, hinge=hinge_v, reg=reg_v, objective=float(lam * reg_v + hinge_v),
-                    constraint_value=float(gamma * s + wv @ mu + bv),
-                    worst_case_fp=worst_case_fp(wv, mu, Sigma, bv), delta=delta)
+                    constraint_value=float(gamma * s + wv @ mu + bv), worst_case_fp=wc, delta=delta,
+                    trivial=trivial)
 
     model.info.update(derive=derive, paper="000", problem="hinge-minimax eq. (8)", m=m, d=d, lam=lam,
                       delta=delta, gamma=gamma, bias=bool(bias), squared_reg=bool(squared_reg))

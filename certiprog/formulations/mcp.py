@@ -34,7 +34,8 @@ from ..errors import InputError
 from ..model import ForAll, LqEllipsoid, Model, Variable, minimize, sum_squares
 from . import validate
 
-__all__ = ["mcp", "mcp_bracket", "mcp_iteration_bound", "manifold_norm_bound"]
+__all__ = ["mcp", "mcp_bracket", "mcp_iteration_bound", "manifold_norm_bound", "manifold_margins",
+           "achieved_violation"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -148,10 +149,10 @@ def mcp(centers, bases, radii, labels, q=2, C=None) -> Model:
         if C is not None or sol.history:
             out["manifold_margins"] = manifold_margins(wv, model_)
         if sol.history:  # a cutting-plane solution: report the certified interval at the achieved violation
-            viol = float(sol.info.get("max_violation", np.nan))
+            viol = achieved_violation(sol)
             out["max_violation"] = viol
-            if np.isfinite(viol) and viol < 1:
-                out["bracket"] = mcp_bracket(sol, max(viol, 0.0), C=C, P=P)
+            if C is not None or viol < 1:
+                out["bracket"] = mcp_bracket(sol, viol, C=C, P=P)
         return out
 
     model.info.update(derive=derive, paper="001", P=P, N=N, q=q, C=C, labels=y, sets=sets,
@@ -163,7 +164,7 @@ def manifold_margins(w, model: Model) -> np.ndarray:
     """min_{x in M_p} y_p <w, x> for every manifold of an `mcp` model (closed-form Lq oracle)."""
     y = model.info["labels"]
     wv = np.asarray(w, float).reshape(-1)
-    return np.array([y[p] * S.minimize_linear(y[p] * wv)[1] for p, S in enumerate(model.info["sets"])])
+    return np.array([S.minimize_linear(y[p] * wv)[1] for p, S in enumerate(model.info["sets"])])
 
 
 def manifold_norm_bound(centers, bases, radii, q=2) -> float:
@@ -188,10 +189,26 @@ def manifold_norm_bound(centers, bases, radii, q=2) -> float:
 
 
 # ------------------------------------------------------------------ certificates
+def achieved_violation(solution) -> float:
+    """max_p (1 - min_{x in M_p} y_p<w, x> - xi_p)_+ : the absolute worst violation of an `mcp` solution.
+
+    Computed with the closed-form oracle from the solution's own model (exact, unlike the cutting-plane solver's
+    *relative* ``info['max_violation']``, which equals it only when below 1). NaN if the model is not an `mcp`.
+    """
+    model = getattr(getattr(getattr(solution, "problem", None), "structure", None), "model", None)
+    if model is None or model.info.get("paper") != "001":
+        return float("nan")
+    w = np.asarray(solution.value("w"), float)
+    xi = np.zeros(model.info["P"]) if model.info["C"] is None else np.asarray(solution.value("xi"), float)
+    return float(max(0.0, np.max(1.0 - manifold_margins(w, model) - xi)))
+
+
 def _delta(delta, solution):
     d = validate.scalar(delta, "delta", low=0.0)
-    viol = float(getattr(solution, "info", {}).get("max_violation", np.nan))
-    if np.isfinite(viol) and viol > d * (1 + 1e-9) + 1e-12:
+    viol = achieved_violation(solution)
+    if not np.isfinite(viol):
+        viol = float(getattr(solution, "info", {}).get("max_violation", np.nan))
+    if np.isfinite(viol) and viol > d * (1 + 1e-9) + 1e-8:
         raise InputError(f"delta = {d} is smaller than the solution's achieved worst violation {viol:.3g}: "
                          "the bracket is only valid for delta >= that violation")
     return d
@@ -202,16 +219,19 @@ def mcp_bracket(solution, delta, C=None, P=None) -> tuple:
 
     ``solution`` is a cutting-plane solution of `mcp` whose every manifold constraint holds up to ``delta``
     (``model.solve(forall='cutting_plane', tol=delta)`` with delta < 1: its relative and absolute violations
-    then coincide; the achieved ``solution.info['max_violation']`` may be used as delta).
+    then coincide; `achieved_violation(solution)` is the smallest valid delta).
 
     * hard margin (``C=None``), Cor. 3: ||w_MCP||^2 <= ||w*||^2 <= ||w_MCP||^2 / (1 - delta)^2, i.e. the same
       factor on F = 1/2||w||^2 (needs delta < 1);
+    An ``iteration_limit`` solution is accepted too: the bracket holds at any delta >= its achieved violation
+    (`achieved_violation`), which is checked whenever the solution comes from an `mcp` model.
+
     * manifold slack (C > 0), Cor. 5 / eq. (3.30): F_MCP <= F* <= F_MCP + P C delta (P inferred from ``xi``
       when not given).
     The lower end is the master problem's value (a relaxation); allow ~1e-6 relative slack for the interior-point
     solver's tolerance when checking.
     """
-    if not solution.ok:
+    if solution.x is None or not (solution.ok or solution.status.termination == "iteration_limit"):
         raise InputError(f"the solution has status {solution.status}; a bracket needs a primal point")
     d = _delta(delta, solution)
     F = float(solution.objective)
@@ -241,7 +261,7 @@ def mcp_iteration_bound(solution, delta, L, C=None, F_star=None) -> float:
     d = validate.scalar(delta, "delta", low=0.0, low_open=True)
     L = validate.scalar(L, "L", low=0.0, low_open=True)
     if F_star is None:  # the bracket's upper end at the achieved violation is a valid stand-in for F*
-        F_star = mcp_bracket(solution, max(float(solution.info.get("max_violation", 0.0)), 0.0), C=C)[1]
+        F_star = mcp_bracket(solution, achieved_violation(solution), C=C)[1]
     F_star = validate.scalar(F_star, "F_star", low=0.0)
     if C is None:
         return 2.0 * L ** 2 * F_star / d ** 2

@@ -22,7 +22,7 @@ class ForAll(Constraint):
         if not isinstance(index_set, IndexSet):
             raise ShapeError("ForAll needs an IndexSet (LqEllipsoid, PointCloud, OracleSet, ...)")
         self.index_set, self.fn = index_set, fn
-        probe = self.instantiate(index_set.initial_points())
+        probe = self._probe = self.instantiate(index_set.initial_points())
         if not probe.s.is_affine:
             raise DCPError("ForAll: fn(u) must be affine in the variables (a linear inequality)")
 
@@ -48,10 +48,10 @@ class ForAll(Constraint):
 
     @property
     def variables(self):
-        return self.instantiate(self.index_set.initial_points()).variables
+        return self._probe.variables
 
     def expressions(self):
-        return self.instantiate(self.index_set.initial_points()).expressions()
+        return self._probe.expressions()
 
     @property
     def has_exact_form(self) -> bool:

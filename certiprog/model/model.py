@@ -147,7 +147,7 @@ class Model:
         A formulation registers ``model.info['derive'] = fn(model, solution) -> dict``; {} otherwise.
         """
         fn = self.info.get("derive")
-        return {} if fn is None or not solution.ok else dict(fn(self, solution))
+        return {} if fn is None or solution.x is None else dict(fn(self, solution))
 
     def _all_expressions(self):
         if self.objective:

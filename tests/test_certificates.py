@@ -1,0 +1,223 @@
+"""Certificates (issue 3): KKT verdicts, rigorous optimality intervals, dual recovery. Seeded."""
+import dataclasses
+import json
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from certiprog import PSD, InputError, Model, Variable, maximize, minimize, norm2, sum_squares
+from certiprog.certificates import Certificate, check, optimality_interval, recover_duals
+
+SCS_OPTS = dict(eps_abs=1e-10, eps_rel=1e-10, max_iters=200_000)
+BACKENDS = [("clarabel", None, {}), ("cvxpy", "CLARABEL", {}), ("cvxpy", "SCS", SCS_OPTS)]
+
+
+# --------------------------------------------------------------------------- random models + cvxpy references
+def _rows(rng, n, k):
+    x0 = rng.uniform(-0.5, 0.5, n)
+    G = rng.normal(size=(k, n))
+    return G, G @ x0 + rng.uniform(0.1, 1.0, k), x0
+
+
+def make_lp(seed):
+    rng = np.random.default_rng(seed)
+    n = 6
+    c = rng.normal(size=n)
+    G, h, _ = _rows(rng, n, 8)
+    x = Variable(n, "x")
+    m = Model(minimize(c @ x), name="lp")
+    m.add(G @ x <= h, "rows"), m.add(x <= 1, "ub"), m.add(x >= -1, "lb")
+    y = cp.Variable(n)
+    ref = cp.Problem(cp.Minimize(c @ y), [G @ y <= h, y <= 1, y >= -1])
+    return m, ref
+
+
+def make_qp(seed):
+    rng = np.random.default_rng(seed)
+    n = 5
+    F, g, c = rng.normal(size=(7, n)), rng.normal(size=7), rng.normal(size=n)
+    G, h, x0 = _rows(rng, n, 6)
+    x = Variable(n, "x")
+    m = Model(minimize(sum_squares(F @ x - g) + c @ x), name="qp")
+    m.add(G @ x <= h, "rows"), m.add(x.sum() == x0.sum(), "budget")
+    y = cp.Variable(n)
+    ref = cp.Problem(cp.Minimize(cp.sum_squares(F @ y - g) + c @ y), [G @ y <= h, cp.sum(y) == x0.sum()])
+    return m, ref
+
+
+def make_socp(seed):
+    rng = np.random.default_rng(seed)
+    n = 5
+    F, g, c = rng.normal(size=(4, n)), rng.normal(size=4), rng.normal(size=n)
+    G, h, _ = _rows(rng, n, 4)
+    x = Variable(n, "x")
+    m = Model(minimize(c @ x + norm2(F @ x - g)), name="socp")
+    m.add(norm2(x) <= 2, "ball"), m.add(G @ x <= h, "rows")
+    y = cp.Variable(n)
+    ref = cp.Problem(cp.Minimize(c @ y + cp.norm2(F @ y - g)), [cp.norm2(y) <= 2, G @ y <= h])
+    return m, ref
+
+
+def make_sdp(seed):
+    rng = np.random.default_rng(seed)
+    k = 3
+    B = rng.normal(size=(k, k))
+    C = (B + B.T) / 2
+    X = Variable((k, k), "X", symmetric=True)
+    m = Model(maximize(-(C * X).sum()), name="sdp")
+    m.add(X.trace() == 1, "trace"), m.add(PSD(X), "psd")
+    Y = cp.Variable((k, k), symmetric=True)
+    ref = cp.Problem(cp.Maximize(-cp.trace(C @ Y)), [cp.trace(Y) == 1, Y >> 0])
+    return m, ref, -np.linalg.eigvalsh(C)[0]
+
+
+def _reference(ref):
+    ref.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert ref.status == "optimal"
+    return ref.value
+
+
+MAKERS = {"lp": make_lp, "qp": make_qp, "socp": make_socp, "sdp": make_sdp}
+_CACHE = {}
+
+
+def case(kind, seed=0):
+    """(model, clarabel solution, independent reference optimum), cached."""
+    key = (kind, seed)
+    if key not in _CACHE:
+        out = MAKERS[kind](seed)
+        m, ref = out[0], out[1]
+        opt = _reference(ref)
+        if kind == "sdp":
+            assert abs(opt - out[2]) < 1e-7  # and the closed form agrees
+        _CACHE[key] = (m, m.solve(backend="clarabel"), opt)
+    return _CACHE[key]
+
+
+# --------------------------------------------------------------------------- certified solutions
+@pytest.mark.parametrize("kind", list(MAKERS))
+@pytest.mark.parametrize("backend,solver,opts", BACKENDS, ids=lambda v: str(v) if not isinstance(v, dict) else "")
+def test_solutions_certify(kind, backend, solver, opts):
+    for seed in (0, 1):
+        m, _, opt = case(kind, seed)
+        sol = m.solve(backend=backend, solver=solver, **opts)
+        cert = check(m, sol, interval=(backend == "clarabel"))
+        assert cert.verdict == "certified", (kind, backend, solver, str(cert))
+        assert abs(cert.primal_objective - opt) <= 1e-5 * (1 + abs(opt))
+        assert {b.owner for b in cert.blocks} >= set(m.constraints)
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_interval_contains_optimum_and_is_tight(kind):
+    for seed in (0, 1, 2):
+        m, sol, opt = case(kind, seed)
+        cert = check(m, sol)
+        lo, hi = cert.interval
+        slack = 1e-8 * (1 + abs(opt))  # the reference itself is only accurate to ~1e-10
+        assert lo - slack <= opt <= hi + slack, (kind, seed, lo, opt, hi, cert.interval_notes)
+        assert hi - lo <= 1e-6 * (1 + abs(opt)), (kind, seed, hi - lo, cert.interval_notes)
+
+
+def test_interval_needs_a_bound_or_says_why():
+    rng = np.random.default_rng(3)
+    F, g = rng.normal(size=(6, 3)), rng.normal(size=6)
+    x = Variable(3, "x")
+    m = Model(minimize(norm2(F @ x - g)))  # unconstrained: nothing bounds x
+    sol = m.solve()
+    cert = check(m, sol)
+    assert cert.verdict == "certified"
+    if cert.interval[0] == -np.inf:
+        assert any("x_bound" in n for n in cert.interval_notes)
+    opt = np.linalg.norm(F @ np.linalg.lstsq(F, g, rcond=None)[0] - g)
+    lo, hi = check(m, sol, x_bound=100.0).interval
+    assert lo <= opt <= hi and hi - lo < 1e-5
+
+
+def test_scs_interval_is_valid():
+    m, _, opt = case("socp", 0)
+    sol = m.solve(backend="cvxpy", solver="SCS")  # default (loose) SCS tolerances
+    cert = check(m, sol)
+    lo, hi = cert.interval
+    assert lo <= opt + 1e-8 and opt - 1e-8 <= hi
+
+
+# --------------------------------------------------------------------------- perturbations
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(list(MAKERS)), which=st.sampled_from(["x", "z"]),
+       seed=st.integers(0, 2**31 - 1), size=st.floats(1e-4, 1e1))
+def test_perturbed_solutions_are_not_certified(kind, which, seed, size):
+    m, sol, opt = case(kind)
+    rng = np.random.default_rng(seed)
+    v = getattr(sol, which)
+    d = rng.normal(size=v.size)
+    pert = v + size * (1 + np.linalg.norm(v)) * d / np.linalg.norm(d)
+    bad = dataclasses.replace(sol, **{which: pert})
+    cert = check(sol.problem, bad, interval=False)
+    assert cert.verdict != "certified", (kind, which, size, str(cert))
+    # the interval stays rigorous whatever the (bad) input
+    if size < 1:
+        lo, hi = optimality_interval(sol.problem, bad.x, bad.z).lower, np.inf
+        if which == "x":
+            hi = optimality_interval(sol.problem, bad.x, bad.z).upper
+        slack = 1e-8 * (1 + abs(opt))
+        assert lo - slack <= opt <= hi + slack
+
+
+# --------------------------------------------------------------------------- infeasible / unbounded
+def test_infeasible_and_unbounded_verdicts():
+    x = Variable(3, "x")
+    inf = Model(minimize(x.sum()))
+    inf.add(x >= 1, "lb"), inf.add(x.sum() <= 0, "cap")
+    cert = check(inf, inf.solve())
+    assert cert.verdict == "certified_infeasible" and cert.kind == "infeasibility"
+    assert cert.farkas["no feasible x with ||x|| below"] > 1e6
+    cert = check(inf, inf.solve(backend="cvxpy"))  # no Farkas certificate from this backend
+    assert cert.verdict == "failed"
+
+    y = Variable(2, "y")
+    unb = Model(minimize(y[0] - y[1]))
+    unb.add(y[1] <= 1, "cap")
+    cert = check(unb, unb.solve())
+    assert cert.verdict == "certified_unbounded"
+
+    # a claimed-optimal point of an infeasible problem is not certified
+    sol = inf.solve()
+    fake = dataclasses.replace(sol, status=case("lp")[1].status, x=np.zeros(3), z=np.zeros(4), certificate=None)
+    assert check(inf, fake).verdict == "failed"
+
+
+# --------------------------------------------------------------------------- dual recovery
+@pytest.mark.parametrize("kind", list(MAKERS))
+def test_recovered_duals_certify(kind):
+    for seed in (0, 1):
+        m, sol, opt = case(kind, seed)
+        no_duals = dataclasses.replace(sol, z=None)
+        cert = check(m, no_duals)
+        assert cert.duals_recovered and cert.verdict == "certified", str(cert)
+        lo, hi = cert.interval
+        assert lo - 1e-8 <= opt <= hi + 1e-8
+        z = recover_duals(sol.problem, sol.x)
+        assert z.shape == sol.z.shape
+
+
+# --------------------------------------------------------------------------- API
+def test_certificate_output_and_errors():
+    m, sol, _ = case("qp")
+    cert = check(m, sol)
+    assert isinstance(cert, Certificate) and "verdict: certified" in str(cert) and "budget" in cert.summary()
+    d = json.loads(json.dumps(cert.to_json()))
+    assert d["verdict"] == "certified" and len(d["interval"]) == 2
+    with pytest.raises(InputError):
+        check("not a model", sol)
+    with pytest.raises(InputError):
+        check(m, sol, tol=1e-2, tol_inaccurate=1e-4)
+    other, _, _ = case("qp", 1)
+    with pytest.raises(InputError):
+        check(other, sol)  # a different problem than the one solved
+    with pytest.raises(InputError):
+        optimality_interval(sol.problem, sol.x[:-1], sol.z)
+    loose = check(m, sol, tol=1e-14, tol_inaccurate=1e-2)
+    assert loose.verdict == "inaccurate"
