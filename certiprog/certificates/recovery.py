@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..model.cones import distance_to_cone, project
+from ..model.cones import project
 
 
 def _active_rows(problem, s, thr) -> np.ndarray:

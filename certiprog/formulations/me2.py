@@ -31,7 +31,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import BackendError, InputError
 from ..model import Model, Variable, maximize, minimize, sum_squares
 from . import validate
 
@@ -199,8 +199,9 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str = 
 
     ``mu`` and ``lam`` may be scalars or one value per positive (the paper tunes them per local model);
     ``B`` is a scalar (B = 4 in the paper). ``method='primal'`` solves `me2_primal`, ``'dual'`` solves
-    `me2_dual` and recovers (M, R) in closed form. Returns a list of ``(center, M, R)``, one per positive.
-    Raises `certiprog.errors.BackendError`-style errors from the backend; a non-optimal solve raises InputError.
+    `me2_dual` and recovers (M, R) in closed form; ``backend`` and ``**options`` go to ``Model.solve``.
+    Returns a list of ``(center, M, R)``, one per positive. Problem 2 is always feasible and bounded, so a
+    solve that does not end optimal raises `certiprog.errors.BackendError` naming the local model.
     """
     P = validate.matrix(X_pos, "X_pos", min_rows=1)
     X = validate.matrix(X_neg, "X_neg", min_rows=1, cols=P.shape[1])
@@ -215,7 +216,7 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str = 
         model = build(X, P[j], mus[j], lams[j], B)
         sol = model.solve(backend=backend, **options)
         if not sol.ok:
-            raise InputError(f"ME2 local model {j} did not solve to optimality (status {sol.status}); "
+            raise BackendError(f"ME2 local model {j} did not solve to optimality (status {sol.status}); "
                              "check the scale of X_pos / X_neg and of mu, lam")
         der = model.derived(sol)
         models.append((P[j].copy(), der["M"], der["R"]))

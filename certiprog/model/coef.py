@@ -58,9 +58,12 @@ def lmap(fn, *args):
 
 
 def to_csr(m) -> sp.csr_matrix:
+    """CSR of a sparse or dense matrix; a dense one keeps every entry (fast, and a fixed pattern)."""
     if sp.issparse(m):
         return m.tocsr()
-    return sp.csr_matrix(np.atleast_2d(np.asarray(m, dtype=float)))
+    a = np.atleast_2d(np.asarray(m, dtype=float))
+    r, c = a.shape
+    return sp.csr_matrix((a.ravel(), np.tile(np.arange(c, dtype=np.int32), r), np.arange(0, r * c + 1, c)), shape=(r, c))
 
 
 def add(a, b):

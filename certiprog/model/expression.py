@@ -336,7 +336,7 @@ def matmul(a, b) -> Expression:
             raise ShapeError(f"matmul: shapes {a.shape} and {b.shape} do not align")
         out = a.shape[:-1] + b.shape[1:]
         if b.ndim == 1:
-            M = cf.lmap(lambda m: sp.csr_matrix(np.atleast_2d(m)), mat)
+            M = cf.lmap(cf.to_csr, mat)
         else:
             M = _kron_left(cf.lmap(np.atleast_2d, mat), b.shape[1])
         return b._linear(M, out)
@@ -345,7 +345,7 @@ def matmul(a, b) -> Expression:
         raise ShapeError(f"matmul: shapes {a.shape} and {b.shape} do not align")
     out = a.shape[:-1] + b.shape[1:]
     if a.ndim == 1:
-        M = cf.lmap(lambda m: sp.csr_matrix(np.asarray(m).reshape(b.shape[0], -1).T), mat)
+        M = cf.lmap(lambda m: cf.to_csr(np.asarray(m).reshape(b.shape[0], -1).T), mat)
     else:
         M = _kron_right(cf.lmap(lambda m: np.asarray(m).reshape(b.shape[0], -1), mat), a.shape[0])
     return a._linear(M, out)

@@ -131,25 +131,28 @@ def _offset_rows(blocks: list, start: int) -> int:
 
 
 def _assemble_rows(blocks, columns, n, row0, cache):
-    """Sparse A and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const)."""
-    rows, cols, vals = [], [], []
+    """Sparse A and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const).
+
+    Each block becomes one full-width CSR (columns shifted to the variable's offset); the
+    blocks are stacked and converted to CSC once, with no triplet sort.
+    """
     m = sum(blk.cone.rows for blk in blocks)
     b = np.zeros(m)
     col_of = {v.id: start for v, start, _ in columns.values()}
+    parts = []
     for blk in blocks:
         r = blk.start - row0
+        rows = blk.cone.rows
+        acc = None
         for v, c in blk.s.terms.items():
-            M = cf.evaluate(c, cache)
-            M = M.tocoo() if sp.issparse(M) else sp.coo_matrix(M)
-            rows.append(M.row + r)
-            cols.append(M.col + col_of[v.id])
-            vals.append(-M.data)
-        b[r:r + blk.cone.rows] = np.asarray(cf.evaluate(blk.s.const, cache), float).reshape(-1)
-    if rows:
-        A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m, n))
-    else:
-        A = sp.csc_matrix((m, n))
-    return A, b
+            M = cf.to_csr(cf.evaluate(c, cache))
+            placed = sp.csr_matrix((-M.data, M.indices + col_of[v.id], M.indptr), shape=(rows, n))
+            acc = placed if acc is None else acc + placed
+        parts.append(acc if acc is not None else sp.csr_matrix((rows, n)))
+        b[r:r + rows] = np.asarray(cf.evaluate(blk.s.const, cache), float).reshape(-1)
+    if not parts:
+        return sp.csc_matrix((0, n)), b
+    return sp.vstack(parts, format="csr").tocsc(), b
 
 
 class Structure:
