@@ -34,7 +34,7 @@ def demo_instances() -> list[tuple[str, object]]:
     idx = rng.choice(len(X), 200, replace=False)
     return [
         ("004 mpm (Pima)", mpm(X1, X0)),
-        ("000 hinge_minimax (Pima)", hinge_minimax(X1, mu0, S0, lam=0.1, delta=0.2)),
+        ("000 hinge_minimax (Pima)", hinge_minimax(X1, mu0, S0, lam=0.1, delta=0.3, bias=True)),
         ("000 background_risk (Pima)", background_risk(W, mu0, S0)),
         ("001 mcp hard (ellipsoids)", mcp(cen, bas, rad, lab, q=2)),
         ("001 mcp slack (ellipsoids)", mcp(cen, bas, 3 * rad, lab, q=2, C=1.0)),

@@ -16,19 +16,16 @@ import numpy as np
 from ..errors import ModelError
 from ..model.cones import smat
 
-TERMINATIONS = (
-    "optimal", "inaccurate", "infeasible", "unbounded", "iteration_limit", "time_limit", "numerical_error",
-    "converged",
-)
 
 
 @dataclass(frozen=True)
 class Status:
     """Three parts: why the solver stopped, and what is known of the primal and of the dual.
 
-    termination: optimal | inaccurate | infeasible | unbounded | iteration_limit | time_limit | numerical_error
-    primal, dual: feasible | infeasible | unknown (``inaccurate`` terminations give feasible/infeasible
-    only to the reduced accuracy).
+    termination: optimal | inaccurate | infeasible | unbounded | infeasible_or_unbounded | iteration_limit |
+    time_limit | numerical_error
+    primal, dual: feasible | infeasible | infeasible_inaccurate (infeasibility detected to reduced accuracy) |
+    unknown.
     """
 
     termination: str

@@ -13,6 +13,7 @@ STATUS = {
     "infeasible_inaccurate": Status("infeasible", "infeasible_inaccurate", "unknown"),
     "unbounded": Status("unbounded", "unknown", "infeasible"),
     "unbounded_inaccurate": Status("unbounded", "unknown", "infeasible_inaccurate"),
+    "infeasible_or_unbounded": Status("infeasible_or_unbounded", "unknown", "unknown"),
     "iteration_limit": Status("iteration_limit", "unknown", "unknown"),
     "time_limit": Status("time_limit", "unknown", "unknown"),
     "numerical_error": Status("numerical_error", "unknown", "unknown"),

@@ -21,7 +21,7 @@ _STATUS = {
     "optimal": "optimal", "optimal_inaccurate": "inaccurate",
     "infeasible": "infeasible", "infeasible_inaccurate": "infeasible_inaccurate",
     "unbounded": "unbounded", "unbounded_inaccurate": "unbounded_inaccurate",
-    "user_limit": "iteration_limit", "infeasible_or_unbounded": "infeasible",
+    "user_limit": "iteration_limit", "infeasible_or_unbounded": "infeasible_or_unbounded",
 }
 
 
