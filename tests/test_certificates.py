@@ -221,3 +221,28 @@ def test_certificate_output_and_errors():
         optimality_interval(sol.problem, sol.x[:-1], sol.z)
     loose = check(m, sol, tol=1e-14, tol_inaccurate=1e-2)
     assert loose.verdict == "inaccurate"
+
+
+def test_cutting_plane_certificate_reports_oracle_violation():
+    """Issue 3 item 4: a cutting-plane solution's certificate reports the worst violation over the whole set."""
+    from certiprog import ForAll, LqEllipsoid, Model, Variable, minimize, sum_squares
+    from certiprog.certificates import check
+
+    rng = np.random.default_rng(4)
+    w = Variable(5, "w")
+    model = Model(minimize(sum_squares(w)))
+    for p in range(3):
+        y = 1.0 if p % 2 == 0 else -1.0
+        S = LqEllipsoid(y * (2 + rng.random(5)), np.linalg.qr(rng.standard_normal((5, 2)))[0], [0.8, 0.5], q=2)
+        model.add(ForAll(S, lambda u, y=y: y * (w @ u) >= 1), name=f"m{p}")
+    exact = model.solve()
+    done = model.solve(forall="cutting_plane", tol=1e-8, max_iter=100)
+    early = model.solve(forall="cutting_plane", tol=1e-12, max_iter=1)
+    c_done, c_early = check(done.problem, done), check(early.problem, early)
+    assert c_done.certified and set(c_done.semi_infinite) == {"m0", "m1", "m2"}
+    assert max(v["max_violation_rel"] for v in c_done.semi_infinite.values()) <= 1e-7
+    assert c_done.interval[0] <= exact.objective + 1e-7 and exact.objective <= c_done.interval[1] + 1e-7
+    # one iteration: the master is solved exactly, but the oracle finds violated points
+    assert max(v["max_violation_rel"] for v in c_early.semi_infinite.values()) > 1e-3
+    assert not c_early.certified and c_early.interval[1] == np.inf
+    assert c_early.interval[0] <= exact.objective + 1e-7  # the relaxation's lower end stays valid

@@ -84,6 +84,7 @@ class Certificate:
     backend: str = ""
     solver: str = ""
     notes: list = field(default_factory=list)
+    semi_infinite: dict = field(default_factory=dict)  # ForAll name -> oracle's worst violation over its index set
 
     @property
     def certified(self) -> bool:
@@ -237,7 +238,40 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
             [f"interval upper end: {iv.upper_reason}"] * bool(iv.upper_reason)
         if iv.lower > iv.upper:
             cert.interval_notes.append("lower > upper: the problem data or the arithmetic is inconsistent")
+    _check_semi_infinite(problem, x, cert)
     return cert
+
+
+def _check_semi_infinite(problem, x, cert) -> None:
+    """ForAll constraints solved by cutting planes: ask each index set's oracle for the worst point.
+
+    The cuts are a relaxation, so the certified lower end stays valid; the upper end and the verdict
+    hold for the semi-infinite program only if no point of any index set violates its constraint.
+    """
+    structure = getattr(problem, "structure", None)
+    foralls = list(getattr(structure, "cutting_plane", []) or [])
+    if not foralls:
+        return
+    from ..solvers.cutting_plane import relative_violation
+
+    values = {v: v.unflat(x[a:b]) for v, a, b in problem.columns.values()}
+    worst_rel = 0.0
+    for f in foralls:
+        u, slack = f.worst_point(values)
+        rel = relative_violation(f, values, u, slack)
+        worst_rel = max(worst_rel, rel)
+        cert.semi_infinite[f.name] = {"max_violation_abs": max(0.0, -slack), "max_violation_rel": rel,
+                                      "worst_point": u.tolist(), "n_cuts": len(problem.rows_of(f.name))}
+    if worst_rel > 0 and cert.interval is not None:
+        cert.interval = (cert.interval[0], np.inf)
+        cert.interval_notes.append("interval upper end: +inf, the point violates a ForAll constraint somewhere "
+                                   f"in its index set (worst relative violation {worst_rel:.3g})")
+    if worst_rel > cert.max_rel or not np.isfinite(cert.max_rel):
+        cert.max_rel, cert.worst = worst_rel, "semi-infinite violation (oracle)"
+        if cert.verdict == "certified" and worst_rel > cert.tol:
+            cert.verdict = "inaccurate" if worst_rel <= cert.tol_inaccurate else "failed"
+        elif cert.verdict == "inaccurate" and worst_rel > cert.tol_inaccurate:
+            cert.verdict = "failed"
 
 
 def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INACCURATE, base=None) -> Certificate:
