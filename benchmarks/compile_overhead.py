@@ -15,9 +15,10 @@ import time
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from certiprog.formulations import error_clumping, hinge_minimax
-from certiprog.formulations.error_clumping import neighbourhood_matrix
+from certiprog.formulations.error_clumping import neighbourhood_graph
 from certiprog.solvers import solve_conic
 
 
@@ -35,23 +36,28 @@ def cvxpy_hinge(X, mu, Sigma, lam, delta):
                       [gamma * cp.norm(L.T @ w) + mu @ w <= 0])
 
 
-def cvxpy_clumping(X, y, rho, eta, lam):
+def cvxpy_clumping(X, y, A, eta, lam):
     m = X.shape[0]
-    Theta = neighbourhood_matrix(X, rho, eta)
+    Theta = sp.identity(m, format="csr") - (eta / (m - 1)) * A
     w, xi = cp.Variable(X.shape[1]), cp.Variable(m)
     obj = lam / 2 * cp.sum_squares(w) + cp.quad_form(xi, cp.psd_wrap(Theta)) / (2 * m)
     return cp.Problem(cp.Minimize(obj), [xi >= 0, xi >= 1 - cp.multiply(y, X @ w)])
 
 
-def measure(build, cvx_build):
-    t0 = time.perf_counter()
-    model = build()
-    problem = model.compile().assemble()
-    ours = time.perf_counter() - t0
+def best_of(fn, repeats):
+    """Smallest wall time of ``repeats`` runs (the machine is shared: the minimum is the honest figure)."""
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def measure(build, cvx_build, repeats=3):
+    ours, problem = best_of(lambda: build().compile().assemble(), repeats)
     sol = solve_conic(problem, "clarabel")
-    t0 = time.perf_counter()
-    cvx_build().get_problem_data(cp.CLARABEL)
-    theirs = time.perf_counter() - t0
+    theirs, _ = best_of(lambda: cvx_build().get_problem_data(cp.CLARABEL), repeats)
     return ours, sol.solve_time, theirs, sol.status.termination
 
 
@@ -61,7 +67,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
     hinge_sizes = [(1000, 50), (5000, 100)] if args.quick else [(1000, 50), (5000, 100), (10000, 200), (20000, 300)]
-    clump_sizes = [500, 1000] if args.quick else [500, 1000, 2000, 5000]
+    clump_sizes = [500, 1000] if args.quick else [500, 1000, 2000, 5000, 20000]
     head = (f"{'program':16s} {'size':>13s} {'ours compile s':>15s} {'clarabel solve s':>17s} "
             f"{'cvxpy compile s':>16s} {'compile/solve':>14s} {'cvxpy/ours':>11s}  status")
     print(head)
@@ -75,11 +81,13 @@ def main(argv=None):
     for m in clump_sizes:
         X = rng.standard_normal((m, 10))
         y = np.sign(X[:, 0] + 0.3 * rng.standard_normal(m))
-        rho = 1.2
-        ours, solve, theirs, st = measure(lambda: error_clumping(X, y, rho=rho, eta=0.5, lam=0.1),
-                                          lambda: cvxpy_clumping(X, y, rho, 0.5, 0.1))
+        t0 = time.perf_counter()
+        A = neighbourhood_graph(X, 1.2)  # data preparation shared by both sides, timed apart
+        t_graph = time.perf_counter() - t0
+        ours, solve, theirs, st = measure(lambda: error_clumping(X, y, rho=1.2, eta=0.5, lam=0.1, graph=A),
+                                          lambda: cvxpy_clumping(X, y, A, 0.5, 0.1))
         print(f"{'error_clumping':16s} {f'{m}x10':>13s} {ours:15.3f} {solve:17.3f} {theirs:16.3f} "
-              f"{ours / solve:14.3f} {theirs / ours:11.1f}  {st}")
+              f"{ours / solve:14.3f} {theirs / ours:11.1f}  {st}  (graph {t_graph:.3f} s, both sides)")
 
 
 if __name__ == "__main__":

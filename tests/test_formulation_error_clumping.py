@@ -144,3 +144,21 @@ def test_build_speed_5000_points():
     print(f"error_clumping 5000x20: build {t1 - t0:.3f}s, compile+assemble {t2 - t1:.3f}s, "
           f"mean degree {model.info['A'].nnz / m:.1f}")
     assert t2 - t0 < 2.0  # ~0.15 s measured; generous for slow CI machines
+
+
+def test_precomputed_graph_gives_the_same_model_and_is_validated():
+    import scipy.sparse as sp
+
+    from certiprog.formulations.error_clumping import neighbourhood_graph
+
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((60, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    A = neighbourhood_graph(X, 1.0)
+    a = error_clumping(X, y, rho=1.0, eta=0.7, lam=0.1).solve()
+    b = error_clumping(X, y, rho=1.0, eta=0.7, lam=0.1, graph=A).solve()
+    assert abs(a.objective - b.objective) <= 1e-9 * (1 + abs(a.objective))
+    with pytest.raises(InputError, match="symmetric"):
+        error_clumping(X, y, rho=1.0, eta=0.7, lam=0.1, graph=sp.triu(A, format="csr") * 2)
+    with pytest.raises(InputError, match="shape"):
+        error_clumping(X, y, rho=1.0, eta=0.7, lam=0.1, graph=A[:10, :10])

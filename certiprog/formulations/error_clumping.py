@@ -71,8 +71,23 @@ def neighbourhood_matrix(X, rho, eta) -> sp.csr_matrix:
     return (sp.identity(m, format="csr") - coef * A).tocsr()
 
 
-def error_clumping(X, y, rho, eta, lam) -> Model:
+def _check_graph(graph, m: int) -> sp.csr_matrix:
+    """A precomputed neighbourhood graph: m x m, symmetric, 0/1 entries, empty diagonal (so Theta is PSD)."""
+    if not sp.issparse(graph):
+        raise InputError("graph must be a scipy.sparse matrix, as returned by neighbourhood_graph(X, rho)")
+    A = sp.csr_matrix(graph, dtype=float)
+    if A.shape != (m, m):
+        raise InputError(f"graph has shape {A.shape}; expected ({m}, {m}) to match X")
+    if A.nnz and (not np.all(A.data == 1.0) or abs(A - A.T).nnz or A.diagonal().any()):
+        raise InputError("graph must be symmetric with 0/1 entries and an empty diagonal (see neighbourhood_graph)")
+    return A
+
+
+def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     """Eq. (1) of paper 003 as a Model.
+
+    ``graph``: the neighbourhood graph ``neighbourhood_graph(X, rho)`` when it is already at hand (e.g. a
+    sweep over eta or lam); it is checked to be a symmetric 0/1 matrix with an empty diagonal.
 
     Arguments: ``X`` (m, n) finite, ``y`` (m,) in {+1, -1} (both classes), ``rho > 0`` (neighbourhood radius),
     ``eta`` in [0, 1] (discount; eta = 0 is the squared-hinge SVM), ``lam > 0`` (ridge weight).
@@ -95,7 +110,7 @@ def error_clumping(X, y, rho, eta, lam) -> Model:
     rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
     eta = _eta(eta)
     lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
-    A = neighbourhood_graph(X, rho)
+    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
     coef = eta / (m - 1)
     Theta = (sp.identity(m, format="csr") - coef * A).tocsr()
     Z = X * yv[:, None]  # rows y_i x_i
