@@ -137,5 +137,5 @@ def _solvers():
 
 register(Backend(
     name="cvxpy", solve=solve_cvxpy, cones=frozenset({"zero", "nonneg", "soc", "psd", "pow"}),
-    duals=True, warm_start=True, licence=None, requires=("cvxpy",), solvers=_solvers, default_solver="CLARABEL",
+    duals=True, warm_start=False, licence=None, requires=("cvxpy",), solvers=_solvers, default_solver="CLARABEL",
 ))
