@@ -250,17 +250,17 @@ class Structure:
             q[col_of[v.id]:col_of[v.id] + row.size] += row
         r0 = float(np.asarray(cf.evaluate(self.objective.const, cache)).reshape(-1)[0])
         P = sp.csc_matrix((self.n, self.n))
-        for term in self.quad:
+        for term in self.quad:  # each term C'QC is symmetric (Q is checked symmetric), so P is too
             C, g = _full_matrix(term.F, col_of, self.n, cache)
             if term.Q is None:
                 QC, Qg = C, g
             else:
                 Q = cf.evaluate(term.Q, cache)
                 QC, Qg = sp.csr_matrix(Q @ C), Q @ g
-            P = P + 2.0 * term.weight * (C.T @ QC)
+            P = P + (2.0 * term.weight) * (C.T @ QC)
             q += 2.0 * term.weight * np.asarray(C.T @ Qg).reshape(-1)
             r0 += term.weight * float(g @ Qg)
-        P = sp.csc_matrix((P + P.T) / 2.0)
+        P = sp.csc_matrix(P)
         prob = ConicProblem(
             P, q, r0, A, b, [blk.cone for blk in self.blocks], self.sense, self.columns, list(self.blocks), self,
         )
