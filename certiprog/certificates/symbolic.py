@@ -105,19 +105,6 @@ def _to_number(x):
     return sympy.Rational(repr(x))
 
 
-def _dense(c, rows: int, cols: int | None = None):
-    import numpy as np
-    import scipy.sparse as sp
-
-    from ..model import coef as cf
-
-    v = cf.evaluate(c)
-    if sp.issparse(v):
-        v = v.toarray()
-    v = np.asarray(v, dtype=float)
-    return v.reshape(rows) if cols is None else v.reshape(rows, cols)
-
-
 @dataclass
 class SymConstraint:
     """One constraint of a `SymModel`: the cone rows ``s`` (``s in cone``) and readable ``relations``."""
@@ -230,7 +217,7 @@ def to_sympy(model) -> SymModel:
         free[v] = syms
         frees[name] = syms
         symbols += syms
-        entries = _render(Expression_of(v), free)
+        entries = _render(_variable_expression(v), free)
         if not v.shape:
             variables[name] = entries[0]
         elif len(v.shape) == 1:
@@ -263,7 +250,7 @@ def to_sympy(model) -> SymModel:
             cname = f"{name}>=0"
             if cname in cons:
                 raise ModelError(f"to_sympy: a constraint is named {cname!r}, the name of {name!r}'s sign domain")
-            ent = _render(Expression_of(v), free)
+            ent = _render(_variable_expression(v), free)
             cons[cname] = SymConstraint(cname, "nonneg", ent, [sympy.Ge(e, 0, evaluate=False) for e in ent], tuple(v.shape))
     sm = SymModel(model.name, model.objective.sense, objective, variables, symbols, cons)
     sm._var_objs = dict(vars_)
@@ -271,7 +258,7 @@ def to_sympy(model) -> SymModel:
     return sm
 
 
-def Expression_of(v):
+def _variable_expression(v):
     """The variable as a plain affine Expression (so its entries render through the lift)."""
     from ..model.expression import Expression
 
@@ -329,7 +316,8 @@ def lagrangian(model) -> SymLagrangian:
     L = sm.sign * sm.objective
     mult = {}
     for name, con in sm.constraints.items():
-        tag = "".join(ch if ch.isalnum() else "_" for ch in name)
+        tag = name.replace(">=", "_ge_").replace("<=", "_le_").replace("==", "_eq_")
+        tag = "".join(ch if ch.isalnum() else "_" for ch in tag).strip("_")
         kw = dict(real=True, nonnegative=True) if con.cone == "nonneg" else dict(real=True)
         zs = [sympy.Symbol(f"z_{tag}_{i}", **kw) for i in range(len(con.s))]
         mult[name] = zs
