@@ -32,3 +32,15 @@ def test_demo_instances_are_not_trivial():
 def test_cli_demo_exit_code(capsys):
     assert main(["demo", "--backends", "clarabel"]) == 0
     assert "mpm" in capsys.readouterr().out
+
+
+def test_cli_audit_writes_reports(tmp_path, capsys):
+    import json
+
+    assert main(["audit", "004", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "paper 004:" in out and "refuted" in out
+    data = json.loads((tmp_path / "audit.json").read_text())
+    assert data["format"] == "certiprog.audit/1" and all(c["paper"] == "004" for c in data["claims"])
+    assert {c["status"] for c in data["claims"]} <= {"verified", "refuted", "not checkable"}
+    assert "## Paper 004" in (tmp_path / "audit.md").read_text()
