@@ -81,6 +81,21 @@ def ball(rng, m, d, B):
     return v * B * rng.uniform(0, 1, size=(m, 1)) ** (1 / d)
 
 
+def centred_sample(rng, n, d, B):
+    """A centre c near 0 and n points around it, all inside the B-ball (the Sec. 4 setting)."""
+    c = 0.2 * ball(rng, 1, d, B)[0]
+    X = c + 0.3 * rng.normal(size=(n, d))
+    X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True) / B)
+    return c, X
+
+
+def replace_one(rng, X, t, d, B):
+    """S^i: a copy of X with point t replaced by a fresh draw from the B-ball."""
+    Xi = X.copy()
+    Xi[t] = ball(rng, 1, d, B)[0]
+    return Xi
+
+
 def solve_primal(X, c, mu, lam, B, psd=False):
     from ...formulations.me2 import me2_primal
 
@@ -820,9 +835,7 @@ def _lemma2_pair():
     B, n, d, mu, lam = 0.5, 20, 3, 1.0, 1.0
     rng = np.random.default_rng(1)
     for it in range(29):  # the 29th draw is the witness
-        c = 0.2 * ball(rng, 1, d, B)[0]
-        X = c + 0.3 * rng.normal(size=(n, d))
-        X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True) / B)
+        c, X = centred_sample(rng, n, d, B)
         Xi = X.copy()
         Xi[0] = c + (0.01 if it % 2 else 1) * ball(rng, 1, d, B)[0]
     P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
@@ -970,11 +983,8 @@ def c38():
     rng = np.random.default_rng(100)
     worst = 0.0
     for t in range(3):
-        c = 0.2 * ball(rng, 1, d, B)[0]
-        X = c + 0.3 * rng.normal(size=(n, d))
-        X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True) / B)
-        Xi = X.copy()
-        Xi[t] = ball(rng, 1, d, B)[0]
+        c, X = centred_sample(rng, n, d, B)
+        Xi = replace_one(rng, X, t, d, B)
         for mu, lam in [(1.0, 1.0), (0.05, 0.05)]:
             P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
             Dn = abs(P1["R"] - P2["R"]) + np.linalg.norm(P1["M"] - P2["M"])
@@ -1016,11 +1026,8 @@ def c40():
     rng = np.random.default_rng(100)
     worst = 0.0
     for t in range(4):
-        c = 0.2 * ball(rng, 1, d, B)[0]
-        X = c + 0.3 * rng.normal(size=(n, d))
-        X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True) / B)
-        Xi = X.copy()
-        Xi[t] = ball(rng, 1, d, B)[0]
+        c, X = centred_sample(rng, n, d, B)
+        Xi = replace_one(rng, X, t, d, B)
         for mu, lam in [(1.0, 1.0), (0.05, 0.05), (0.01, 0.001)]:
             P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
             Dn = abs(P1["R"] - P2["R"]) + np.linalg.norm(P1["M"] - P2["M"])
@@ -1040,11 +1047,8 @@ def c41():
     rng = np.random.default_rng(41)
     worst = 0.0
     for t in range(3):
-        c = 0.2 * ball(rng, 1, d, B)[0]
-        X = c + 0.3 * rng.normal(size=(n, d))
-        X /= np.maximum(1, np.linalg.norm(X, axis=1, keepdims=True) / B)
-        Xi = X.copy()
-        Xi[t] = ball(rng, 1, d, B)[0]
+        c, X = centred_sample(rng, n, d, B)
+        Xi = replace_one(rng, X, t, d, B)
         mu, lam = (1.0, 1.0) if t % 2 else (0.05, 0.05)
         P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
         beta = 2 * k ** 2 / (0.5 * min(mu, lam))
