@@ -26,7 +26,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import InputError
-from ..model import Model, Variable, hinge, minimize, norm2, psd_factor, sum_squares
+from ..model import Model, Variable, hinge, minimize, norm2, sum_squares
 from . import validate
 
 __all__ = ["hinge_minimax", "background_risk", "worst_case_fp"]
@@ -52,7 +52,7 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     """000 eq. (8) for positives ``X_pos`` (m x d) against background moments ``mu`` (d), ``Sigma`` (d x d, PSD).
 
     Variables ``w`` (d) and, with ``bias=True``, ``b`` (scalar). Constraint ``'chebyshev'``:
-    ``gamma * norm2(L^T w) + mu^T w (+ b) <= 0`` with ``Sigma = L L^T`` (`psd_factor`; singular Sigma allowed).
+    ``gamma * norm2(L^T w) + mu^T w (+ b) <= 0`` with ``Sigma = L L^T`` (one eigendecomposition; singular Sigma allowed).
     ``lam >= 0``; ``0 < delta < 1``.
 
     ``model.derived(sol)`` gives ``w``, ``b`` (0 without bias), ``gamma``, ``hinge`` (sum of hinge losses),
@@ -67,11 +67,10 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     if d < 1:
         raise InputError("X_pos has 0 columns; at least one feature is needed")
     mu = validate.vector(mu, "mu", size=d)
-    Sigma = validate.covariance(Sigma, "Sigma", d)
+    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
     lam = validate.scalar(lam, "lam", low=0.0)
     delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     gamma = float(np.sqrt((1.0 - delta) / delta))
-    L = psd_factor(Sigma, "Sigma")
 
     w = Variable(d, "w")
     b = Variable((), "b") if bias else None

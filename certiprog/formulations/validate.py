@@ -58,18 +58,23 @@ def scalar(x, name: str, *, low: float | None = None, high: float | None = None,
     return v
 
 
-def covariance(S, name: str, d: int, *, tol: float = 1e-9) -> np.ndarray:
-    """A symmetric PSD d x d matrix (symmetry and PSD checked relative to its scale)."""
+def covariance(S, name: str, d: int, *, tol: float = 1e-9, factor: bool = False):
+    """A symmetric PSD d x d matrix (symmetry and PSD checked relative to its scale).
+
+    With ``factor=True`` returns ``(S, L)`` with ``S = L L^T`` from the same eigendecomposition
+    (so a formulation that needs both decomposes S once).
+    """
     S = matrix(S, name, cols=d)
     if S.shape[0] != d:
         raise InputError(f"{name} must be {d} x {d}; got {S.shape}")
     scale = max(1.0, float(np.max(np.abs(S))))
     if not np.allclose(S, S.T, atol=tol * scale, rtol=0):
         raise InputError(f"{name} is not symmetric: pass (S + S.T) / 2")
-    lam_min = float(np.linalg.eigvalsh((S + S.T) / 2)[0])
-    if lam_min < -1e-8 * scale * d:
-        raise InputError(f"{name} is indefinite (smallest eigenvalue {lam_min:.3g}); a covariance must be PSD")
-    return (S + S.T) / 2
+    S = (S + S.T) / 2
+    w, V = np.linalg.eigh(S)
+    if w[0] < -1e-8 * scale * d:
+        raise InputError(f"{name} is indefinite (smallest eigenvalue {w[0]:.3g}); a covariance must be PSD")
+    return (S, V * np.sqrt(np.clip(w, 0.0, None))) if factor else S
 
 
 def labels(y, name: str = "labels", *, size: int | None = None) -> np.ndarray:
