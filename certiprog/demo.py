@@ -46,6 +46,7 @@ def demo_instances() -> list[tuple[str, object]]:
 
 def run_demo(backends: list[str] | None = None) -> list[dict]:
     """Solve each demo instance on each backend; one row per (program, backend)."""
+    from .certificates import check
     from .solvers import available_backends, get_backend
 
     backends = backends or [b for b in available_backends() if get_backend(b).licence is None]
@@ -53,31 +54,20 @@ def run_demo(backends: list[str] | None = None) -> list[dict]:
     for label, model in demo_instances():
         for b in backends:
             sol = model.solve(backend=b)
-            row = {"program": label, "backend": b, "objective": sol.objective, "compile_s": sol.compile_time,
-                   "solve_s": sol.solve_time, "status": sol.status.termination}
-            try:
-                from .certificates import check
-
-                cert = check(model, sol)
-                row["verdict"] = cert.verdict
-                row["interval"] = cert.interval
-            except ImportError:
-                pass
-            rows.append(row)
+            cert = check(model, sol)
+            rows.append({"program": label, "backend": b, "objective": sol.objective, "compile_s": sol.compile_time,
+                         "solve_s": sol.solve_time, "status": sol.status.termination, "verdict": cert.verdict,
+                         "interval": cert.interval})
     return rows
 
 
 def format_table(rows: list[dict]) -> str:
-    head = f"{'program':30s} {'backend':9s} {'objective':>14s} {'compile s':>10s} {'solve s':>9s} {'status':11s}"
-    extra = "verdict" in (rows[0] if rows else {})
-    if extra:
-        head += f" {'certificate':12s} {'optimality interval':>30s}"
+    head = (f"{'program':30s} {'backend':9s} {'objective':>14s} {'compile s':>10s} {'solve s':>9s} {'status':11s}"
+            f" {'certificate':12s} {'optimality interval':>30s}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        line = (f"{r['program']:30s} {r['backend']:9s} {r['objective']:14.7g} {r['compile_s']:10.4f} "
-                f"{r['solve_s']:9.4f} {r['status']:11s}")
-        if extra:
-            lo, hi = r.get("interval") or (np.nan, np.nan)
-            line += f" {r.get('verdict', ''):12s} {'[' + format(lo, '.8g') + ', ' + format(hi, '.8g') + ']':>30s}"
-        lines.append(line)
+        lo, hi = r["interval"] or (np.nan, np.nan)
+        lines.append(f"{r['program']:30s} {r['backend']:9s} {r['objective']:14.7g} {r['compile_s']:10.4f} "
+                     f"{r['solve_s']:9.4f} {r['status']:11s} {r['verdict']:12s} "
+                     f"{'[' + format(lo, '.8g') + ', ' + format(hi, '.8g') + ']':>30s}")
     return "\n".join(lines)

@@ -22,6 +22,7 @@ class ForAll(Constraint):
         if not isinstance(index_set, IndexSet):
             raise ShapeError("ForAll needs an IndexSet (LqEllipsoid, PointCloud, OracleSet, ...)")
         self.index_set, self.fn = index_set, fn
+        self._basis_con = None  # the constraint at u = 0, e_1, ..., e_D (built on first use by the oracle)
         probe = self._probe = self.instantiate(index_set.initial_points())
         if not probe.s.is_affine:
             raise DCPError("ForAll: fn(u) must be affine in the variables (a linear inequality)")
@@ -75,7 +76,7 @@ class ForAll(Constraint):
     def linear_in_u(self, values: dict) -> tuple[float, np.ndarray]:
         """At numeric variable values, h(u) = h0 + a^T u (slack of the inequality): returns (h0, a)."""
         D = self.index_set.dim
-        if not hasattr(self, "_basis_con"):
+        if self._basis_con is None:
             self._basis_con = self.instantiate(np.vstack([np.zeros(D), np.eye(D)]))
         h = self._basis_con.s.value_at(values).reshape(-1)
         return float(h[0]), h[1:] - h[0]

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from ..errors import DCPError, ModelError
 from ..model import coef as cf
 from ..model.cones import Cone
-from ..model.constraints import Constraint, Equality, Inequality
+from ..model.constraints import Constraint
 from ..model.expression import Expression, Variable
 from ..model.forall import ForAll
 

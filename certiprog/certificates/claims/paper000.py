@@ -430,7 +430,7 @@ def _l2b():
     L_before = np.maximum(h(w1), h(w2)).sum()
     L_after = np.maximum(h(w1n), h(w2)).sum()
     # both hyperplanes feasible for eq. (8) with mu = (-10,-10), Sigma = I, delta = 0.1
-    mu, S, gam = np.array([-10.0, -10.0]), np.eye(2), 3.0
+    mu, gam = np.array([-10.0, -10.0]), 3.0
     feas = all(gam * np.linalg.norm(w) + w @ mu <= 0 for w in (w1, w1n, w2))
     if not (own_after < own_before and L_after > L_before and h(w1).sum() > h(w2).sum() and feas):
         return not_checkable("counterexample construction failed")
@@ -706,7 +706,7 @@ def _l4b():
        "exp(-m1 alpha^2/(36*32 C^4)+1/4) (t = alpha/(6C))", kind="lemma")
 def _l5():
     # the inference from the largest to the smallest eigenvalue is invalid
-    Sig, Sh, U = np.eye(2), np.diag([1.0, 0.01]), np.array([[1.0], [0.0]])
+    Sh, U = np.diag([1.0, 0.01]), np.array([[1.0], [0.0]])
     alpha, ah = 1.0, 0.01
     premise = np.linalg.norm(U.T @ Sh @ U, 2) >= alpha / 2 * np.linalg.norm(U, 2) ** 2
     # corrected route (Weyl) on random pairs, and the tails

@@ -410,7 +410,6 @@ def _e24():
         L = run["L"]
         for a_, b_ in _pairs(run):
             dw = b_["w"] - a_["w"]
-            proj = float(a_["w"] @ dw)
             lhs = float(dw @ dw)
             r1 = lhs / (a_["delta_k"] ** 2 / float(a_["x"] @ a_["x"]))
             if not (a_["delta_k"] > HARD_DELTA and float(a_["x"] @ a_["x"]) <= L ** 2) or r1 < 1 - 1e-5:

@@ -604,7 +604,7 @@ def _c1a():
        "sum_j sqrt(2A_j + kappa^2 (w^T Sigma_hat_j w + A_j))", kind="corollary", relied_on=True)
 def _c1b():
     inst = _hp_instance()
-    kb, wb, ka, wa = inst["kb"], inst["wb"], inst["ka"], inst["wa"]
+    kb, wb, ka = inst["kb"], inst["wb"], inst["ka"]
     args = (inst["dmu"], inst["S1"], inst["S0"], inst["A1"], inst["A0"])
     hb = _h(wb, kb, *args)
     if abs(kb - ka) > 1e-5 * kb or abs(hb) > 1e-5 or abs(np.linalg.norm(wb) - 1) > 1e-5:
