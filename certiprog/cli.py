@@ -1,4 +1,4 @@
-"""Command line: ``certiprog demo`` and ``certiprog audit [paper]``."""
+"""Command line: ``certiprog demo``, ``certiprog audit [paper]`` and ``certiprog reproduce NAME``."""
 from __future__ import annotations
 
 import argparse
@@ -14,7 +14,23 @@ def main(argv=None) -> int:
     aud.add_argument("paper", nargs="?", default=None, help="000, 001, 002, 003 or 004 (default: all)")
     aud.add_argument("--out", default="results/audit", help="folder for audit.json and audit.md")
     aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
+    rep_sub = rep.add_subparsers(dest="experiment", required=True)
+    from .experiments import EXPERIMENTS, load
+
+    for name, (module, help_) in EXPERIMENTS.items():
+        p = rep_sub.add_parser(name, help=help_)
+        p.set_defaults(_experiment=name)
+        try:
+            load(name).add_arguments(p)
+        except ImportError as exc:  # an experiment whose optional packages are missing still lists itself
+            p.set_defaults(_import_error=str(exc))
     args = parser.parse_args(argv)
+    if args.command == "reproduce":
+        if getattr(args, "_import_error", None):
+            print(f"certiprog reproduce {args.experiment}: {args._import_error}", file=sys.stderr)
+            return 2
+        return int(load(args._experiment).run(args))
     if args.command == "demo":
         from .demo import format_table, run_demo
 
