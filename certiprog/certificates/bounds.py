@@ -560,6 +560,40 @@ _register(Bound(
     printed=_A_print, status="corrected",
     notes="Cor. 1 applies Prop. 1 to both classes at level delta each, i.e. 1 - 2 delta overall; with delta/2 per "
           "class, A_j needs ln(8/delta)."))
+# The worst-case misclassification bounds 1 - alpha* = 1/(1 + kappa*^2): eq. (5) (MPM, deterministic given the
+# moments it uses) and Cor. 1 (HP-MPM, for the TRUE moments, with the confidence of the A_j used).
+_WCE = 1 / (1 + kappa**2)
+_WCE_Q = (r"\max_{j} \sup_{x \sim (\bar{x}_j, \Sigma_j)} P(\text{x misclassified}) = "
+          r"\max_j 1/(1 + d_j^2),\ d_j = \text{margin}_j / \sqrt{w^T \Sigma_j w}")
+_register(Bound(
+    "004.eq5", "MPM worst-case misclassification (Marshall-Olkin / Cantelli)", "004", "Sec. 2, eqs. (2), (5)",
+    _WCE_Q, _S("kappa"), _WCE, sp.Integer(0),
+    ["(w, b) satisfy w^T x_1 - b >= kappa sqrt(w^T S_1 w) and b - w^T x_0 >= kappa sqrt(w^T S_0 w) for the moments "
+     "(x_j, S_j) the bound speaks about (eq. 2); for the MPM's empirical moments it says nothing about the true law",
+     "kappa >= 0 (kappa = inf: bound 0)"], status="as printed (re-derived)",
+    notes="Deterministic: 1/(1 + d^2) with d >= kappa per class (004-T1, E1, E2 of the claims audit)."))
+_COR1 = ("(w*, b*, kappa*) from the HP-MPM program with the stated A_j and nu >= 1; m_j samples per class, "
+         "||x|| <= R a.s. for both classes")
+_register(Bound(
+    "004.cor1", "HP-MPM worst-case error for the true moments (A_j with ln(4/delta))", "004", "Cor. 1 (corrected)",
+    _WCE_Q, _S("kappa", "delta"), _WCE, 2 * delta,
+    [_COR1 + " (A_j = 004.eq8.A, i.e. ln(4/delta): Prop. 1 per class at 1 - delta)", _delta_in_01(),
+     "|b*| <= R (holds at the optimum: b* lies between w*^T x_hat_0 and w*^T x_hat_1)"],
+    printed_failure_prob=delta, status="corrected",
+    notes="Cor. 1 applies Prop. 1 to each class at level delta: the union bound gives 1 - 2 delta, not 1 - delta "
+          "(docs/derivations/004.md, error 9). form='prop1' in certiprog.formulations.hp_mpm."))
+_register(Bound(
+    "004.cor1.joint", "HP-MPM worst-case error, both classes at 1 - delta (A_j with ln(8/delta))", "004",
+    "Cor. 1 (corrected, delta/2 per class)", _WCE_Q, _S("kappa", "delta"), _WCE, delta,
+    [_COR1 + " (A_j = 004.cor1.A, i.e. ln(8/delta))", _delta_in_01(), "|b*| <= R (holds at the optimum)"],
+    status="corrected", notes="form='cor1' in certiprog.formulations.hp_mpm."))
+_register(Bound(
+    "004.cor1.eq8", "HP-MPM worst-case error with A_j as printed in eq. (8) (ln(2/delta))", "004",
+    "Cor. 1 with eq. (8) as printed", _WCE_Q, _S("kappa", "delta"), _WCE, 3 * delta,
+    [_COR1 + " (A_j = eq. (8) as printed, ln(2/delta))", _delta_in_01(), "|b*| <= R (holds at the optimum)"],
+    printed_failure_prob=delta, status="corrected",
+    notes="With ln(2/delta) the covariance half of T is eq. (6) at level delta (not delta/2), the mean half at delta/2: "
+          "1.5 delta per class, 3 delta for both (the paper prints 1 - delta). form='eq8' (the paper's experiments)."))
 
 
 # ---- 000: Osadchy, Hazan, Keren, hinge-minimax ----------------------------------------------------
