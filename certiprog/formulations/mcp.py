@@ -1,9 +1,10 @@
-"""Paper 001 — Manifold cutting planes (MCP): max-margin separation of Lq-ellipsoid manifolds.
+"""Paper 001 — Manifold cutting planes (MCP): max-margin linear separation of data manifolds.
 
 Derivation, corrected corollaries and the reference: ``docs/derivations/001.md``.
 
-Manifold ``p`` is the (solid) Lq ellipsoid ``M_p = {c_p + U_p diag(r_p) s : ||s||_q <= 1}`` with label
-``y_p``; there is NO bias (the hyperplane passes through the origin, Sec. 2.1).
+Manifold ``p`` (label ``y_p``) is typically the (solid) Lq ellipsoid ``M_p = {c_p + U_p diag(r_p) s : ||s||_q <= 1}``
+of Sec. 4.1 (or a point cloud, or f_p(S_p)); c_p is its center. There is NO bias (the hyperplane passes through
+the origin, Sec. 2.1).
 
 Hard margin, eq. (2.1) (``C=None``)::
 
@@ -16,26 +17,37 @@ Manifold slack with center constraints, Sec. 3.1 (``C > 0``)::
           y_p <w, c_p> >= 1                                          ('center{p}')
           xi >= 0                                                    ('xi>=0')
 
-Each manifold is one ``ForAll(LqEllipsoid(...))``: ``model.solve()`` compiles it exactly through the robust
-counterpart ``y_p c_p^T w - ||r_p o U_p^T w||_{q*} (+ xi_p) >= 1``; ``model.solve(forall='cutting_plane',
-tol=delta, cuts='worst')`` runs MCP (Alg. 1 / Alg. 2: T_1 = the centers, one most-violating point added per
-iteration). `mcp_bracket` turns a cutting-plane solution into the certified interval of Cor. 3 / Cor. 5,
+Each manifold is one ``ForAll`` over a manifold object (`certiprog.formulations.manifolds`, an IndexSet):
+``model.solve()`` compiles Lq ellipsoids exactly through the robust counterpart
+``y_p c_p^T w - ||r_p o U_p^T w||_{q*} (+ xi_p) >= 1`` (point clouds: one row per point).
+`mcp` builds the model from arrays of Lq ellipsoids, `mcp_model` from any list of manifolds.
+
+`mcp_simple` / `mcp_slack` run MCP (Alg. 1 / Alg. 2) on the generic cutting-plane solver: T_1 = each manifold's
+initial point (its center), the absolute margin violation delta_k = 1 - y<w, x> (- xi_p) of eq. (2.3) / (3.1)
+as stopping rule, one vectorised oracle call over all manifolds per iteration, the most violating point (or one
+per violating manifold) appended to the compiled master problem; they return an `MCPResult` (w, xi, history,
+timings) whose ``certificate()`` solves the exact counterpart and checks the paper's bounds.
+`mcp_bracket` turns a cutting-plane solution into the certified interval of Cor. 3 / Cor. 5,
 `mcp_iteration_bound` evaluates Cor. 2 / corrected Cor. 4.
 
 Objectives are always reported as ``1/2 ||w||^2 (+ C sum xi)`` (NOT ``||w||^2``).
 """
 from __future__ import annotations
 
+import json
 import math
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
-from ..model import ForAll, LqEllipsoid, Model, Variable, minimize, sum_squares
+from ..errors import InputError, ModelError
+from ..model import ForAll, Model, Variable, minimize, sum_squares
 from . import validate
+from .manifolds import LqEllipsoidManifold, ManifoldBatch, as_manifolds, lq_operator_bound
 
-__all__ = ["mcp", "mcp_bracket", "mcp_iteration_bound", "manifold_norm_bound", "manifold_margins",
-           "achieved_violation"]
+__all__ = ["MCPResult", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
+           "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -117,7 +129,27 @@ def mcp(centers, bases, radii, labels, q=2, C=None) -> Model:
     ``max_violation`` (achieved delta) and ``bracket`` (`mcp_bracket` at that delta).
     """
     c, Us, rs, y, q, C = _inputs(centers, bases, radii, labels, q, C)
-    P, N = c.shape
+    sets = [LqEllipsoidManifold(c[p], Us[p], rs[p], q=q) for p in range(len(c))]
+    return _build_model(sets, y, C)
+
+
+def mcp_model(manifolds, labels, C=None) -> Model:
+    """The `mcp` program for any manifolds (`certiprog.formulations.manifolds`): variables ``w`` (and ``xi``),
+    constraints ``'manifold{p}'`` (a ForAll over manifold p), with C also ``'center{p}'`` (y_p<w, center_p> >= 1)
+    and ``'xi>=0'``. Lq ellipsoids and point clouds compile exactly (``forall='exact'``); parametric manifolds
+    need ``forall='cutting_plane'``. Labels in {+1, -1}; ``C > 0`` or None.
+    """
+    ms = as_manifolds(manifolds)
+    y = validate.vector(labels, "labels", size=len(ms))
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise InputError(f"labels must be +1 or -1 (one per manifold); got values {np.unique(y)[:5]}")
+    if C is not None:
+        C = validate.scalar(C, "C", low=0.0, low_open=True)
+    return _build_model(ms, y, C)
+
+
+def _build_model(sets, y, C) -> Model:
+    P, N = len(sets), sets[0].N
     w = Variable(N, "w")
     obj = 0.5 * sum_squares(w)
     xi = None
@@ -125,19 +157,16 @@ def mcp(centers, bases, radii, labels, q=2, C=None) -> Model:
         xi = Variable(P, "xi")
         obj = obj + C * xi.sum()
     model = Model(minimize(obj), name="mcp" if C is None else "mcp_slack")
-    sets = []
-    for p in range(P):
-        S = LqEllipsoid(c[p], Us[p], rs[p], q=q)
-        sets.append(S)
+    for p, S in enumerate(sets):
         yp = float(y[p])
         if xi is None:
-            fn = (lambda u, yp=yp: yp * (w @ u) >= 1.0)
+            fn = (lambda u, yp=yp: w @ (yp * u) >= 1.0)
         else:
-            fn = (lambda u, yp=yp, p=p: yp * (w @ u) + xi[p] >= 1.0)
+            fn = (lambda u, yp=yp, p=p: w @ (yp * u) + xi[p] >= 1.0)
         model.add(ForAll(S, fn), name=f"manifold{p}")
     if xi is not None:
-        for p in range(P):
-            model.add(float(y[p]) * (c[p] @ w) >= 1.0, name=f"center{p}")
+        for p, S in enumerate(sets):
+            model.add(float(y[p]) * (S.center @ w) >= 1.0, name=f"center{p}")
         model.add(xi >= 0, name="xi>=0")
 
     def derive(model_, sol):
@@ -155,16 +184,19 @@ def mcp(centers, bases, radii, labels, q=2, C=None) -> Model:
                 out["bracket"] = mcp_bracket(sol, viol, C=C, P=P)
         return out
 
-    model.info.update(derive=derive, paper="001", P=P, N=N, q=q, C=C, labels=y, sets=sets,
-                      L=manifold_norm_bound(c, Us, rs, q))
+    qs = {getattr(S, "q", None) for S in sets}
+    bounds = [S.norm_bound() for S in sets]
+    model.info.update(derive=derive, paper="001", P=P, N=N, q=qs.pop() if len(qs) == 1 else None, C=C, labels=y,
+                      sets=sets, batch=ManifoldBatch(sets),
+                      L=None if any(b is None for b in bounds) else float(max(bounds)))
     return model
 
 
 def manifold_margins(w, model: Model) -> np.ndarray:
-    """min_{x in M_p} y_p <w, x> for every manifold of an `mcp` model (closed-form Lq oracle)."""
+    """min_{x in M_p} y_p <w, x> for every manifold of an `mcp` / `mcp_model` model (all oracles in one batch)."""
     y = model.info["labels"]
-    wv = np.asarray(w, float).reshape(-1)
-    return np.array([S.minimize_linear(y[p] * wv)[1] for p, S in enumerate(model.info["sets"])])
+    wv = validate.vector(w, "w", size=model.info["N"])
+    return model.info["batch"].minimize(y[:, None] * wv[None, :])[1]
 
 
 def manifold_norm_bound(centers, bases, radii, q=2) -> float:
@@ -175,17 +207,7 @@ def manifold_norm_bound(centers, bases, radii, q=2) -> float:
     """
     c, Us, rs = _geometry(centers, bases, radii)
     q = _q(q)
-    L = 0.0
-    for cp_, U, r in zip(c, Us, rs):
-        M = U * r[None, :]
-        if q == 1:
-            op = float(np.max(np.linalg.norm(M, axis=0)))
-        else:
-            op = float(np.linalg.norm(M, 2))
-            if q > 2:
-                op *= M.shape[1] ** (0.5 - (0.0 if math.isinf(q) else 1.0 / q))
-        L = max(L, float(np.linalg.norm(cp_)) + op)
-    return L
+    return float(max(np.linalg.norm(cp_) + lq_operator_bound(U * r[None, :], q) for cp_, U, r in zip(c, Us, rs)))
 
 
 # ------------------------------------------------------------------ certificates
@@ -270,3 +292,251 @@ def mcp_iteration_bound(solution, delta, L, C=None, F_star=None) -> float:
         raise InputError("Cor. 4 needs F_1 from a cutting-plane solution's history")
     F1 = float(solution.history[0]["objective"])
     return max(F_star - F1, 0.0) * max(8.0 * L ** 2 / d ** 2, 2.0 / (C * d))
+
+
+# ------------------------------------------------------------------ MCP-simple and MCP-slack (Alg. 1 and 2)
+class _Separation:
+    """The vectorised separation oracle handed to the cutting-plane solver: for the master's (w, xi) it returns,
+    for every manifold p, x_p = argmin_{x in M_p} y_p<w, x> and the slack y_p<w, x_p> + xi_p - 1 = -delta_{k,p}.
+    It also keeps each master's w (the solver's history records objectives only)."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.foralls = [model.constraints[f"manifold{p}"] for p in range(model.info["P"])]
+        self.w_var = model.variable("w")
+        self.xi_var = model.variables.get("xi")
+        self.y = model.info["labels"]
+        self.batch = model.info["batch"]
+        self.iterates: list = []
+
+    def __call__(self, values: dict):
+        w = np.asarray(values[self.w_var], float).reshape(-1)
+        xi = np.zeros(len(self.y)) if self.xi_var is None else np.asarray(values[self.xi_var], float).reshape(-1)
+        X, v = self.batch.minimize(self.y[:, None] * w[None, :])
+        slack = v + xi - 1.0
+        self.iterates.append((w.copy(), None if self.xi_var is None else np.maximum(xi, 0.0)))
+        return [(f, X[p], slack[p]) for p, f in enumerate(self.foralls)]
+
+
+@dataclass
+class MCPResult:
+    """The outcome of `mcp_simple` / `mcp_slack`.
+
+    ``w`` (N,) and ``xi`` (P,) (slack only; None for MCP-simple) of the last master problem, None when it is
+    infeasible. There is no bias: the paper's program (2.1) has none (add a constant feature to the manifolds).
+    ``objective`` F_MCP = 1/2||w||^2 (+ C sum xi) of the last master (inf when infeasible). ``history``: one dict
+    per master solve k = 1, 2, ...: ``iteration``, ``objective`` F_k, ``w``, ``w_norm2`` and ``xi`` (w^(k), xi^(k)),
+    ``delta_k`` (max_p of 1 - min_{x in M_p} y_p<w^(k), x> - xi_p, clipped at 0), ``manifold`` and ``point``
+    (p_{k+1}, x_{k+1}: the most violating point, added to T; None when none was added), ``added`` (every point
+    added after this solve: dicts manifold / point / delta; more than one with ``cuts='all'``) and ``n_points``
+    (|T_k|). ``n_iter``: iterations that added points (= K, the points added by Alg. 1 with ``cuts='worst'``);
+    ``n_added``: points added; ``status``: 'converged' | 'iteration_limit' | 'infeasible' (a finite subset of
+    the manifolds is already not separable: a certificate that the semi-infinite program is infeasible) |
+    'master_<status>'. ``achieved_delta``: the final worst violation (<= delta when converged).
+    ``certificate()`` solves the exact robust counterpart (Lq ellipsoids, point clouds) and checks Cor. 3 / 5
+    and Cor. 2 / corrected Cor. 4.
+    """
+
+    w: np.ndarray | None
+    xi: np.ndarray | None
+    objective: float
+    history: list
+    n_iter: int
+    n_added: int
+    status: str
+    delta: float
+    C: float | None
+    labels: np.ndarray
+    achieved_delta: float
+    solve_time: float
+    master_time: float
+    oracle_time: float
+    exact: bool
+    L: float | None
+    solution: object = field(repr=False)
+    model: Model = field(repr=False)
+    _certificate: dict | None = field(default=None, repr=False)
+
+    @property
+    def termination(self) -> str:
+        return self.status
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
+
+    @property
+    def margin(self) -> float:
+        """kappa = 1/||w|| (the hard margin of MCP-simple)."""
+        return math.inf if self.w is None or not np.any(self.w) else 1.0 / float(np.linalg.norm(self.w))
+
+    def _w_or_raise(self) -> np.ndarray:
+        if self.w is None:
+            raise ModelError(f"MCP ended with status {self.status!r} and has no weight vector")
+        return self.w
+
+    def decision_function(self, X) -> np.ndarray:
+        """<w, x> for every row of X (n, N)."""
+        w = self._w_or_raise()
+        return validate.matrix(X, "X", cols=w.size) @ w
+
+    def predict(self, X) -> np.ndarray:
+        """+1 where <w, x> > 0, else -1."""
+        return np.where(self.decision_function(X) > 0, 1.0, -1.0)
+
+    def margins(self) -> np.ndarray:
+        """min_{x in M_p} y_p<w, x> for every manifold (exact for Lq ellipsoids and point clouds)."""
+        return manifold_margins(self._w_or_raise(), self.model)
+
+    def certificate(self, backend: str | None = None, solver: str | None = None) -> dict:
+        """The exact optimum F* (robust counterpart) and the paper's guarantees checked against it.
+
+        Keys: ``exact_objective``, ``exact_status``, ``bracket`` (Cor. 3: [F, F/(1-delta)^2]; Cor. 5:
+        [F, F + P C delta] at the run's delta), ``bracket_achieved`` (the same at ``achieved_delta``, tighter),
+        ``in_bracket`` (F* inside ``bracket_achieved`` up to 1e-6 relative solver slack), ``iteration_bound``
+        (Cor. 2: 2 L^2 F*/delta^2; corrected Cor. 4: (F* - F_1) max(8L^2/delta^2, 2/(C delta))), ``within_bound``
+        (n_iter below it), ``L``. Raises ModelError for parametric manifolds (no exact form) or when MCP has no
+        solution. Computed once and cached.
+        """
+        if self._certificate is not None:
+            return self._certificate
+        if not self.exact:
+            raise ModelError("the exact certificate needs manifolds with an exact form (Lq ellipsoids, point clouds); "
+                             "parametric manifolds are searched locally")
+        self._w_or_raise()
+        if not self.solution.history:
+            raise ModelError("the certificate needs a cutting-plane solution with a history")
+        exact = self.model.solve(backend=backend or self.solution.backend, solver=solver, forall="exact")
+        out = {"exact_status": exact.status.termination, "L": self.L}
+        F_star = float(exact.objective) if exact.ok else math.nan
+        out["exact_objective"] = F_star
+        P = len(self.labels)
+        if self.C is None:
+            out["bracket"] = (self.objective, self.objective / (1.0 - self.delta) ** 2)
+        else:
+            out["bracket"] = (self.objective, self.objective + P * self.C * self.delta)
+        achieved = max(self.achieved_delta, 0.0)
+        ok_delta = self.C is not None or achieved < 1
+        out["bracket_achieved"] = mcp_bracket(self.solution, achieved, C=self.C, P=P) if ok_delta else None
+        lo, hi = out["bracket_achieved"] or (math.nan, math.nan)
+        slack = 1e-6 * max(1.0, abs(F_star))
+        out["in_bracket"] = bool(lo <= F_star + slack and F_star <= hi + slack)
+        out["iteration_bound"] = math.nan
+        if exact.ok and self.L is not None:
+            out["iteration_bound"] = mcp_iteration_bound(self.solution, self.delta, self.L, C=self.C, F_star=F_star)
+        out["within_bound"] = bool(self.n_iter < out["iteration_bound"] if self.C is None
+                                   else self.n_iter <= out["iteration_bound"])
+        self._certificate = out
+        return out
+
+    @property
+    def exact_objective(self) -> float:
+        """F* of the exact robust counterpart (solved on first access, see `certificate`)."""
+        return self.certificate()["exact_objective"]
+
+    @property
+    def bracket(self) -> tuple:
+        """Cor. 3 / Cor. 5 interval at the achieved violation: it contains F* (see `certificate`)."""
+        P = len(self.labels)
+        return mcp_bracket(self.solution, max(self.achieved_delta, 0.0), C=self.C, P=P)
+
+    def save(self, path_stem: str) -> None:
+        """``path_stem.json`` (scalars, history without arrays) and ``path_stem.npz`` (w, xi, iterates, added
+        points). No pickle."""
+        meta = {"format": "certiprog.mcp_result/1", "objective": self.objective, "n_iter": self.n_iter,
+                "n_added": self.n_added, "status": self.status, "delta": self.delta, "C": self.C,
+                "achieved_delta": self.achieved_delta, "solve_time": self.solve_time, "L": self.L,
+                "labels": self.labels.tolist(),
+                "history": [{k: v for k, v in h.items() if k not in ("w", "xi", "point", "added")} |
+                            {"added": [{"manifold": a["manifold"], "delta": a["delta"]} for a in h["added"]]}
+                            for h in self.history]}
+        with open(f"{path_stem}.json", "w") as fh:
+            json.dump(meta, fh, indent=1, default=float)
+        arrays = {"iterates": np.array([h["w"] for h in self.history]).reshape(len(self.history), -1),
+                  "added_points": np.array([a["point"] for h in self.history for a in h["added"]]).reshape(
+                      -1, self.model.info["N"])}
+        if self.w is not None:
+            arrays["w"] = self.w
+        if self.xi is not None:
+            arrays["xi"] = self.xi
+        np.savez(f"{path_stem}.npz", **arrays)
+
+
+def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend="clarabel", solver=None, cuts="worst",
+               drop_inactive=None, progress=False, **options) -> MCPResult:
+    """MCP-simple (001 Alg. 1): the hard-margin program (2.1) by cutting planes.
+
+    T_1 = each manifold's ``initial_points()`` (its center); iteration k solves SVM_{T_k} (2.2), finds for each
+    manifold the most violating point x_p = argmin y_p<w^(k), x> (vectorised over manifolds) and
+    delta_k = max_p (1 - y_p<w^(k), x_p>); it stops when delta_k <= delta (0 < delta < 1), else adds the worst
+    point (``cuts='worst'``, the paper's one point per iteration) or the worst point of every manifold with
+    delta_{k,p} > delta (``cuts='all'``: fewer, larger iterations; T_{k+1} still contains the worst point, so
+    Thm. 1 and Cor. 2 bound the number of iterations). ``drop_inactive`` (a slack threshold, e.g. 1e-3) keeps
+    the master small by dropping cuts strictly inactive at its optimum; Thm. 1 / 2 and Cor. 2-5 still hold
+    (w^(k) is optimal for the cuts kept), later iterates may differ from the paper's growing T_k (see
+    `certiprog.solvers.cutting_plane`). Both are advisable for large P, N. The master problems are solved through the
+    generic cutting-plane solver on ``backend`` / ``solver`` (cuts are appended, the model is compiled once).
+    ``manifolds``: manifold objects or (K, N) point arrays; ``labels`` in {+1, -1}, both present.
+    """
+    return _run_mcp(manifolds, labels, None, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options)
+
+
+def mcp_slack(manifolds, labels, C, delta=1e-2, max_iter=1000, backend="clarabel", solver=None, cuts="worst",
+              drop_inactive=None, progress=False, **options) -> MCPResult:
+    """MCP-slack (001 Alg. 2): the manifold-slack program of Sec. 3.1 (one slack per manifold, hard center
+    constraints y_p<w, center_p> >= 1) by cutting planes; delta_{k,p} = 1 - y_p<w^(k), x_p> - xi_p^(k) (eq. 3.1).
+    Options as `mcp_simple` (delta > 0). Status 'infeasible' when the centers are not linearly separable."""
+    if C is None:
+        raise InputError("mcp_slack needs C > 0 (use mcp_simple for the hard margin)")
+    return _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options)
+
+
+def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options):
+    ms = as_manifolds(manifolds)
+    y = validate.labels(labels, "labels", size=len(ms))
+    if C is not None:
+        C = validate.scalar(C, "C", low=0.0, low_open=True)
+    delta = validate.scalar(delta, "delta", low=0.0, low_open=True, high=1.0 if C is None else None,
+                            high_open=C is None)
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise InputError(f"max_iter must be a positive integer; got {max_iter!r}")
+    if cuts not in ("worst", "all"):
+        raise InputError(f"cuts must be 'worst' (one point per iteration, Alg. 1) or 'all' (one per violating "
+                         f"manifold); got {cuts!r}")
+    if drop_inactive is not None:
+        drop_inactive = validate.scalar(drop_inactive, "drop_inactive", low=0.0, low_open=True)
+    model = _build_model(ms, y, C)
+    sep = _Separation(model)
+    t0 = time.perf_counter()
+    sol = model.solve(backend=backend, solver=solver, forall="cutting_plane", tol=delta, max_iter=int(max_iter),
+                      progress=progress, cuts=cuts, violation="absolute", separation=sep,
+                      drop_inactive=drop_inactive, **options)
+    elapsed = time.perf_counter() - t0
+    term = sol.info["termination"]
+    status = "infeasible" if term.startswith("master_infeasible") else term
+    index = {f"manifold{p}": p for p in range(len(ms))}
+    history, n_iter, n_added = [], 0, 0
+    for h, (w_k, xi_k) in zip(sol.history, sep.iterates):
+        added = [{"manifold": index[a["constraint"]], "point": sol.cuts[a["constraint"]][a["index"]],
+                  "delta": float(a["violation"])} for a in h["added"]]
+        worst = max(added, key=lambda a: a["delta"]) if added else None
+        history.append({"iteration": h["iteration"], "objective": float(h["objective"]), "w": w_k, "xi": xi_k,
+                        "w_norm2": float(w_k @ w_k), "delta_k": float(h["max_violation"]),
+                        "manifold": None if worst is None else worst["manifold"],
+                        "point": None if worst is None else worst["point"], "added": added,
+                        "n_points": int(h["n_cuts"])})
+        n_iter += bool(added)
+        n_added += len(added)
+    feasible = sol.ok or status == "iteration_limit"
+    w = np.asarray(sol.value("w"), float).copy() if feasible and sol.x is not None else None
+    xi = None
+    if w is not None and C is not None:
+        xi = np.maximum(np.asarray(sol.value("xi"), float), 0.0)
+    achieved = math.nan
+    if w is not None:
+        achieved = float(max(0.0, np.max(1.0 - manifold_margins(w, model) - (0.0 if xi is None else xi))))
+    return MCPResult(w=w, xi=xi, objective=float(sol.objective) if w is not None else math.inf, history=history,
+                     n_iter=n_iter, n_added=n_added, status=status, delta=delta, C=C, labels=y,
+                     achieved_delta=achieved, solve_time=elapsed, master_time=float(sol.info["master_time"]),
+                     oracle_time=float(sol.info["oracle_time"]), exact=all(m.exact for m in ms),
+                     L=model.info["L"], solution=sol, model=model)

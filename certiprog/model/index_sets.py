@@ -43,20 +43,62 @@ def dual_exponent(q: float) -> float:
 
 
 def lq_ball_minimizer(g: np.ndarray, q: float) -> np.ndarray:
-    """argmin_{||s||_q <= 1} g^T s in closed form (value -||g||_{q*})."""
+    """argmin_{||s||_q <= 1} g^T s in closed form (value -||g||_{q*}); see `lq_ball_minimizer_rows`."""
     g = np.asarray(g, dtype=float)
-    if not np.any(g):
-        return np.zeros_like(g)
+    return lq_ball_minimizer_rows(g.reshape(1, -1), q).reshape(g.shape)
+
+
+def lq_ball_minimizer_rows(G: np.ndarray, q: float) -> np.ndarray:
+    """Row-wise argmin_{||s||_q <= 1} g^T s for every row g of G (k, D), vectorised (doc 001 §3).
+
+    Hoelder's equality case: s_i = -sign(g_i) |g_i|^{q*-1} / ||g||_{q*}^{q*-1} for 1 < q < inf; a signed vertex
+    e_j (j = argmax |g_i|) for q = 1; -sign(g) for q = inf; s = 0 for g = 0. Each row is first divided by its
+    largest |g_i| (the minimiser is scale invariant), so the powers cannot overflow as q -> 1.
+    """
+    G = np.atleast_2d(np.asarray(G, dtype=float))
+    S = np.zeros_like(G)
+    if G.shape[1] == 0:
+        return S
+    gmax = np.max(np.abs(G), axis=1, keepdims=True)
+    nz = gmax[:, 0] > 0
+    if not np.any(nz):
+        return S
+    B = G[nz] / gmax[nz]  # entries in [-1, 1], max |.| = 1
     if np.isinf(q):
-        return -np.sign(g)
-    if q == 1:
-        s = np.zeros_like(g)
-        j = int(np.argmax(np.abs(g)))
-        s[j] = -np.sign(g[j])
-        return s
-    p = dual_exponent(q)
-    m = np.abs(g) ** (p - 1.0)
-    return -np.sign(g) * m / np.linalg.norm(g, ord=p) ** (p - 1.0)
+        S[nz] = -np.sign(B)
+    elif q == 1:
+        j = np.argmax(np.abs(B), axis=1)
+        rows = np.flatnonzero(nz)
+        S[rows, j] = -np.sign(B[np.arange(rows.size), j])
+    else:
+        p = dual_exponent(q)
+        A = np.abs(B)
+        M = A ** (p - 1.0)
+        S[nz] = -np.sign(B) * M / np.sum(A ** p, axis=1, keepdims=True) ** (1.0 / q)
+    return S
+
+
+def sample_lq_ball(n: int, D: int, q: float, rng, surface: bool = False) -> np.ndarray:
+    """n points (n, D) uniform in the unit Lq ball, or with ``surface=True`` on its boundary sphere.
+
+    Uniform in the ball: g_i i.i.d. with density proportional to exp(-|t|^q) and E ~ Exp(1) independent, then
+    g / (||g||_q^q + E)^{1/q} (Barthe, Guedon, Mendelson, Naor 2005). ``surface=True`` returns g / ||g||_q, the
+    cone measure of the sphere: the normalised surface measure for q in {1, 2, inf}, close to it otherwise.
+    q = inf: uniform in the cube (surface: a uniformly chosen face, uniform on it).
+    """
+    rng = np.random.default_rng(rng)
+    n, D = int(n), int(D)
+    if np.isinf(q):
+        S = rng.uniform(-1.0, 1.0, (n, D))
+        if surface and D > 0:
+            face = rng.integers(0, D, n)
+            S[np.arange(n), face] = rng.choice((-1.0, 1.0), n)
+        return S
+    g = rng.gamma(1.0 / q, 1.0, (n, D)) ** (1.0 / q) * rng.choice((-1.0, 1.0), (n, D))
+    norm_q = np.sum(np.abs(g) ** q, axis=1, keepdims=True)
+    if surface:
+        return g / np.maximum(norm_q, 1e-300) ** (1.0 / q)
+    return g / (norm_q + rng.exponential(1.0, (n, 1))) ** (1.0 / q)
 
 
 class LqEllipsoid(IndexSet):
