@@ -15,7 +15,7 @@ REFUTED = {
     "003": {"003-rw", "003-zero", "003-αβ", "003-wstep", "003-init", "003-E6", "003-T1b", "003-hp", "003-boost"},
 }
 NOT_CHECKABLE = {
-    "001": {"001-G", "001-X"},
+    "001": {"001-G"},
     "003": {"003-regret", "003-BM", "003-T1", "003-lin", "003-exp"},
 }
 # inventory statuses that start with V; 001-T2c is marked V in docs/derivations/001.md but the audit found a
@@ -90,4 +90,4 @@ def test_relied_on_and_kinds(results):
 
 def test_runtime(results):
     paper, res, secs = results
-    assert sum(r.seconds for _, r in res) < 20.0
+    assert sum(r.seconds for _, r in res) < 35.0  # 001-X solves four N~500 SOCPs (~5 s unloaded)
