@@ -191,3 +191,18 @@ def test_forall_rejects_non_affine_and_bad_sets():
         LqEllipsoid(np.zeros(3), np.eye(3), np.ones(2))
     with pytest.raises(cpg.DCPError):
         ForAll(PointCloud(np.eye(3)), lambda u: norm2(w) >= w @ u)
+
+
+def test_unlicensed_backend_is_registered_but_not_listed_as_available():
+    from certiprog.solvers import registry
+
+    fake = registry.Backend(name="_unlicensed", solve=lambda p, s, o: None, cones=frozenset({"zero"}), duals=True,
+                            licence="a licence file", licence_check=lambda: "no licence at /nowhere/x.lic")
+    registry.register(fake)
+    try:
+        assert "_unlicensed" not in registry.available_backends()
+        assert "_unlicensed" in registry.available_backends(licensed=False)
+        assert registry.get_backend("_unlicensed") is fake  # it can still build/export; solving says why not
+        assert fake.licence_problem() == "no licence at /nowhere/x.lic"
+    finally:
+        registry._REGISTRY.pop("_unlicensed")

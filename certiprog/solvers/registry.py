@@ -14,7 +14,9 @@ class Backend:
 
     cones: cone kinds it accepts; duals: whether it returns duals; warm_start;
     licence: what licence it needs (None if free); requires: import names that must be installed;
-    solvers(): names of the solvers it can drive here.
+    solvers(): names of the solvers it can drive here; licence_check(): None when the licence it needs is
+    present, else the reason (a backend without its licence can still build and export, but is not listed by
+    `available_backends()`, so loops over "every backend" skip it).
     """
 
     name: str
@@ -26,9 +28,14 @@ class Backend:
     requires: tuple = ()
     solvers: Callable = field(default=lambda: [])
     default_solver: str | None = None
+    licence_check: Callable | None = None
 
     def available(self) -> bool:
         return all(importlib.util.find_spec(r) is not None for r in self.requires)
+
+    def licence_problem(self) -> str | None:
+        """None when the backend can solve here, else why not (missing licence)."""
+        return self.licence_check() if self.licence_check is not None else None
 
 
 _REGISTRY: dict[str, Backend] = {}
@@ -39,9 +46,9 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
-def available_backends() -> list[str]:
-    """Names of backends whose packages are installed here."""
-    return [n for n, b in _REGISTRY.items() if b.available()]
+def available_backends(licensed: bool = True) -> list[str]:
+    """Names of backends whose packages are installed here (and, with ``licensed``, whose licence is present)."""
+    return [n for n, b in _REGISTRY.items() if b.available() and not (licensed and b.licence_problem())]
 
 
 def registered_backends() -> dict[str, Backend]:
