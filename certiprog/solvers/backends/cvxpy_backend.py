@@ -77,6 +77,15 @@ def build_cvxpy(problem):
 
 
 def _dual_of(blk, con) -> np.ndarray:
+    """The block's dual in certiprog's convention; NaN where the solver's dual is missing or malformed
+    (the certificates then recover the duals from the primal point)."""
+    try:
+        return _dual_of_raw(blk, con)
+    except (ValueError, TypeError):
+        return np.full(blk.cone.rows, np.nan)
+
+
+def _dual_of_raw(blk, con) -> np.ndarray:
     c = blk.cone
     dv = con.dual_value
     if dv is None:
@@ -96,6 +105,17 @@ def _dual_of(blk, con) -> np.ndarray:
     raise BackendError(f"cvxpy backend: no dual mapping for cone {c.kind!r}")
 
 
+# Solvers whose duals CVXPY reports unreliably (SCIP: zeros for active bound rows on LPs, wrong signs on QPs,
+# no SOC duals): their duals are dropped, and `certiprog.certificates.check` recovers them from the primal point.
+_UNRELIABLE_DUALS = {"SCIP"}
+
+
+def _refusal(msg: str) -> bool:
+    """True for CVXPY errors that mean the solver cannot take this problem or is not allowed to run (licence)."""
+    m = msg.lower()
+    return any(k in m for k in ("cannot solve", "size-limited", "size limit", "licen", "not installed"))
+
+
 def solve_cvxpy(problem, solver=None, options=None):
     import cvxpy as cp
 
@@ -110,6 +130,8 @@ def solve_cvxpy(problem, solver=None, options=None):
         prob.solve(solver=solver, **dict(options or {}))
         key = _STATUS.get(prob.status, "numerical_error")
     except cp.error.SolverError as exc:
+        if _refusal(str(exc)):
+            raise BackendError(f"CVXPY solver {solver} refused the problem: {exc}") from exc
         key = "numerical_error"
         prob_err = str(exc)
     except Exception as exc:  # a solver's own failure (e.g. MOSEK without a licence): say which and why
@@ -118,10 +140,16 @@ def solve_cvxpy(problem, solver=None, options=None):
         prob_err = None
     elapsed = time.perf_counter() - t1
     xv = x.value if x.value is not None else None
-    z = np.concatenate([_dual_of(blk, con) for blk, con in cons]) if cons and xv is not None else np.zeros(0)
+    if solver in _UNRELIABLE_DUALS:
+        z = None
+    else:
+        z = np.concatenate([_dual_of(blk, con) for blk, con in cons]) if cons and xv is not None else np.zeros(0)
     s = problem.b - problem.A @ xv if xv is not None else None
     stats = prob.solver_stats
-    info = {"cvxpy_build_time": t_build, "cvxpy_status": prob.status}
+    info = {"cvxpy_build_time": t_build, "cvxpy_status": prob.status,
+            "solver_time": getattr(stats, "solve_time", None)}  # the solver's own time (elapsed adds CVXPY's)
+    if solver in _UNRELIABLE_DUALS:
+        info["duals"] = f"dropped: CVXPY's {solver} duals are unreliable; certificates recover them"
     if prob_err:
         info["error"] = prob_err
     return make_solution(problem, key, xv, z, s, backend="cvxpy", solver=solver,
