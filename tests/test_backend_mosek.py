@@ -572,3 +572,18 @@ def test_status_mapping():
     assert mb._status_key(mosek, S.unknown, R.trm_max_time) == "time_limit"
     assert mb._status_key(mosek, S.unknown, R.trm_stall) == "numerical_error"
     assert mb._status_key(mosek, S.prim_illposed_cer, R.ok) == "numerical_error"
+
+
+def test_model_export_writes_a_cbf_file_mosek_reads_back(tmp_path):
+    import mosek
+
+    from certiprog import Model, Variable, minimize, norm2
+
+    x = Variable(3, "x")
+    m = Model(minimize(norm2(x - 1.0)), name="tiny")
+    m.add(x.sum() == 1.0, name="budget")
+    path = m.export(tmp_path / "tiny.cbf")
+    assert path.exists()
+    with mosek.Env() as env, env.Task() as task:
+        task.readdata(str(path))
+        assert task.getnumvar() == m.compile().assemble().n

@@ -175,6 +175,13 @@ class Model:
             self._compiled = (key, compile_model(self, forall=forall))
         return self._compiled[1]
 
+    def export(self, path, *, names: bool = True):
+        """Write the compiled conic program to a file other solvers read (.ptf, .cbf, .task, .jtask; via the
+        ``mosek`` package, no licence needed). Returns the path."""
+        from ..solvers.backends.mosek_backend import export
+
+        return export(self, path, names=names)
+
     def solve(self, backend: str = "clarabel", solver: str | None = None, **options):
         """Solve on ``backend`` (see `certiprog.solvers.available_backends()`) and return a Solution.
 
