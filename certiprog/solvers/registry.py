@@ -29,6 +29,7 @@ class Backend:
     solvers: Callable = field(default=lambda: [])
     default_solver: str | None = None
     licence_check: Callable | None = None
+    why_unavailable: Callable | None = None  # solver name -> reason it cannot run here (e.g. its licence), or None
 
     def available(self) -> bool:
         return all(importlib.util.find_spec(r) is not None for r in self.requires)
@@ -78,5 +79,7 @@ def check_solver(backend: Backend, solver: str | None) -> str:
             raise BackendError(f"backend {backend.name!r} has no solver installed")
         return choices[0]
     if solver.upper() not in [c.upper() for c in choices]:
-        raise BackendError(f"solver {solver!r} is not available for backend {backend.name!r}; available: {choices}")
+        why = backend.why_unavailable(solver) if backend.why_unavailable is not None else None
+        raise BackendError(f"solver {solver!r} is not available for backend {backend.name!r}"
+                           + (f" ({why})" if why else "") + f"; available: {choices}")
     return solver
