@@ -90,6 +90,8 @@ class Solution:
     def dual(self, con) -> np.ndarray:
         """Dual of a constraint (by name or object) in the shape of the constraint (see module doc)."""
         name = self._name(con)
+        if (self.z is None or not np.all(np.isfinite(self.z))) and self.x is not None and self.status.ok:
+            self._recover_duals()
         if self.z is None:
             raise ModelError(f"no dual point: the solve ended with status {self.status.termination!r}")
         blocks = self.problem.rows_of(name)
@@ -102,6 +104,14 @@ class Solution:
         if con_obj is not None:
             return z.reshape(con_obj.dual_shape())
         return z
+
+    def _recover_duals(self) -> None:
+        """Fill missing duals (solvers such as SCIP return none) from the primal point, once, and say so."""
+        from ..certificates.recovery import recover_duals
+
+        self.z = recover_duals(self.problem, self.x)
+        self.duals_recovered = True
+        self.info["duals_recovered"] = "the solver returned no usable duals; recovered from the primal point"
 
     @property
     def ok(self) -> bool:
