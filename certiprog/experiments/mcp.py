@@ -25,9 +25,10 @@ N = 500, P = 10, D = 40, R0 = 20 just below capacity (capacity ~ 1/(D + 1/2) for
 Point SVM (`point_svm`, no bias): hard margin solved exactly as a least-distance program by `scipy.optimize.nnls`
 (it also certifies non-separable samples); slack (hinge, same C as MCP) as a certiprog Model on the same backend.
 
-Outputs in ``--out``: ``summary.md`` (every table, with the paper's claims beside our numbers), one CSV per table,
-PNG plots (``fig3a.png`` ..., ``capacity.png``, ``images.png``, ``convergence.png``) and ``results.json`` (every
-repetition's raw numbers and the configuration; no pickle).
+Outputs in ``--out``: ``summary.md`` (every table, with the paper's claims beside our numbers), CSV tables
+(``generalisation.csv``, ``capacity.csv``, ``curves.csv``: every error-vs-points point), PNG plots (``fig3a.png`` ...,
+``capacity.png``, ``images_<configuration>.png``, ``convergence.png``: objective and delta_k per iteration) and
+``results.json`` (every repetition's raw numbers and the configuration; no pickle).
 """
 from __future__ import annotations
 
