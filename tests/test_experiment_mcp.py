@@ -4,6 +4,8 @@ import math
 
 import cvxpy as cp
 import numpy as np
+
+from certiprog.model.index_sets import sample_lq_ball
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,10 +19,10 @@ from certiprog.formulations.mcp import mcp as mcp_model
 
 # ------------------------------------------------------------------ data
 @pytest.mark.parametrize("q", [1.0, 2.0, 50.0, math.inf])
-def test_uniform_lq_ball_is_uniform(q):
+def test_sample_lq_ball_is_uniform(q):
     """Uniform in the unit Lq ball of R^D iff ||s||_q <= 1 and P(||s||_q <= r) = r^D (volume scaling)."""
     D, n = 3, 20000
-    s = exp.uniform_lq_ball(n, D, q, np.random.default_rng(0))
+    s = sample_lq_ball(n, D, q, np.random.default_rng(0))
     norms = np.linalg.norm(s, ord=q, axis=1)
     assert s.shape == (n, D) and np.all(norms <= 1 + 1e-12)
     u = np.sort(norms ** D)  # must be U(0, 1)
@@ -29,7 +31,7 @@ def test_uniform_lq_ball_is_uniform(q):
     assert np.all(np.abs(s.mean(axis=0)) < 0.02)  # symmetric
     # uniform within the ball, not only radially: q = 1, D = 2: a quarter of the points lie in the inner half
     if q == 1.0:
-        t = exp.uniform_lq_ball(n, 2, 1.0, np.random.default_rng(1))
+        t = sample_lq_ball(n, 2, 1.0, np.random.default_rng(1))
         inner = np.mean(np.abs(t).sum(axis=1) <= 0.5)
         assert abs(inner - 0.25) < 0.015
 

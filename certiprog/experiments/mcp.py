@@ -20,7 +20,7 @@ Figures (``--figures``, any subset):
 Generator (Sec. 4.1): centres and basis vectors i.i.d. N(0, I_N) -- the same scale for both, which is what puts
 N = 500, P = 10, D = 40, R0 = 20 just below capacity (capacity ~ 1/(D + 1/2) for large radii: 10/500 < 1/40.5 <
 12/475), radii ~ U[0.5 R0, 1.5 R0], P/2 manifolds positive. Points are drawn uniformly in the solid ellipsoid
-(`uniform_lq_ball`, exact for every q). No bias anywhere (paper Sec. 2.1).
+(`certiprog.model.index_sets.sample_lq_ball`, exact for every q). No bias anywhere (paper Sec. 2.1).
 
 Point SVM (`point_svm`, no bias): hard margin solved exactly as a least-distance program by `scipy.optimize.nnls`
 (it also certifies non-separable samples); slack (hinge, same C as MCP) as a certiprog Model on the same backend.
@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CertiprogError, InputError
+from ..model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
 
@@ -139,23 +140,10 @@ def random_ellipsoids(P: int, N: int, D: int, R0: float, q: float, rng) -> dict:
                 radii=gen.uniform(0.5 * R0, 1.5 * R0, (P, D)), labels=labels, q=float(q))
 
 
-def uniform_lq_ball(n: int, D: int, q: float, rng) -> np.ndarray:
-    """n points uniform in the unit Lq ball of R^D (Barthe, Guedon, Mendelson & Naor 2005: G_i i.i.d. with density
-    ~ exp(-|t|^q), E ~ Exp(1), then G / (sum |G_i|^q + E)^(1/q); q = inf: uniform in the cube)."""
-    gen = np.random.default_rng(rng)
-    if np.isinf(q):
-        return gen.uniform(-1.0, 1.0, (n, D))
-    if not q >= 1:
-        raise InputError(f"q must be >= 1; got {q}")
-    mag = gen.gamma(1.0 / q, 1.0, (n, D))  # |G|^q ~ Gamma(1/q, 1)
-    G = gen.choice((-1.0, 1.0), (n, D)) * mag ** (1.0 / q)
-    return G / (mag.sum(axis=1, keepdims=True) + gen.exponential(1.0, (n, 1))) ** (1.0 / q)
-
-
 def sample_ellipsoids(geom: dict, n: int, rng) -> tuple:
     """n uniform points of every manifold: X (P n, N) (manifold-major) and their labels y (P n,)."""
     P, N, D = geom["bases"].shape
-    s = uniform_lq_ball(P * n, D, geom["q"], rng).reshape(P, n, D) * geom["radii"][:, None, :]
+    s = sample_lq_ball(P * n, D, geom["q"], rng).reshape(P, n, D) * geom["radii"][:, None, :]
     X = geom["centers"][:, None, :] + np.einsum("pnd,pkd->pnk", s, geom["bases"])
     return X.reshape(P * n, N), np.repeat(geom["labels"], n)
 

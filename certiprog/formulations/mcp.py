@@ -45,20 +45,13 @@ from ..errors import InputError, ModelError
 from ..model import ForAll, Model, Variable, minimize, sum_squares
 from . import validate
 from .manifolds import LqEllipsoidManifold, ManifoldBatch, as_manifolds, lq_operator_bound
+from .manifolds import _q_value as _q
 
 __all__ = ["MCPResult", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
            "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack"]
 
 
 # ------------------------------------------------------------------ inputs
-def _q(q) -> float:
-    try:
-        qv = float(q)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"q must be a number >= 1 (math.inf allowed); got {q!r}") from exc
-    if math.isnan(qv) or qv < 1:
-        raise InputError(f"q must be >= 1 (the Lq ball is not convex for q < 1); got {q!r}")
-    return qv
 
 
 def _geometry(centers, bases, radii):
