@@ -30,7 +30,16 @@ def main(argv=None) -> int:
         if getattr(args, "_import_error", None):
             print(f"certiprog reproduce {args.experiment}: {args._import_error}", file=sys.stderr)
             return 2
-        return int(load(args._experiment).run(args))
+        from .errors import CertiprogError
+
+        try:
+            paths = load(args._experiment).run(args)
+        except CertiprogError as exc:
+            print(f"certiprog reproduce {args.experiment}: {exc}", file=sys.stderr)
+            return 2
+        print(next(iter(paths.values())).read_text())
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+        return 0
     if args.command == "demo":
         from .demo import format_table, run_demo
 

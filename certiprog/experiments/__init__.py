@@ -1,7 +1,8 @@
 """Reproductions of the papers' experiments, one module per paper, run by ``certiprog reproduce NAME``.
 
-Each module exposes ``add_arguments(parser)`` (its command-line options) and ``run(args) -> int``
-(writes tables, CSV and plots under ``args.out`` and returns an exit code).
+Each module exposes ``add_arguments(parser)`` (its command-line options) and ``run(args) -> dict``
+(writes tables, CSV and plots under ``args.out`` and returns ``{file name: path}``, the report to show first;
+bad input raises a CertiprogError). The CLI does all printing.
 """
 from __future__ import annotations
 

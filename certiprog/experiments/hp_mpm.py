@@ -193,21 +193,14 @@ def available_datasets(root=None) -> tuple:
     return tuple(name for name, info in DATASETS_004.items() if (base / info.file).is_file())
 
 
-def run(args) -> int:
-    """Entry point of ``certiprog reproduce hp-mpm``: run, write the files, print the table; 2 on bad input."""
-    import sys
+def run(args) -> dict:
+    """Entry point of ``certiprog reproduce hp-mpm``: run and write the files; ``{name: path}``, the table first.
 
-    try:
-        cfg = config_from_args(args)
-        result = run_experiment(cfg)
-    except InputError as exc:
-        print(f"certiprog reproduce hp-mpm: {exc}", file=sys.stderr)
-        return 2
+    Bad input raises a CertiprogError (the CLI prints it and exits 2)."""
+    cfg = config_from_args(args)
+    result = run_experiment(cfg)
     out = Path(args.out or ("results/hp-mpm-kernel" if cfg.kernel else "results/hp-mpm"))
-    paths = write_outputs(result, out)
-    print(paths["table.md"].read_text())
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+    return write_outputs(result, out)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import CertiprogError, InputError
+from ..errors import InputError
 from ..model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
@@ -760,15 +759,8 @@ def validate_config(cfg: Config) -> None:
         cfg.settings = QUICK_SETTINGS if cfg.quick else PAPER_SETTINGS
 
 
-def run(args) -> int:
-    """Entry point of ``certiprog reproduce mcp``: run, write the files, print the summary; 2 on bad input."""
-    try:
-        cfg = config_from_args(args)
-        result = run_experiment(cfg)
-    except CertiprogError as exc:
-        print(f"certiprog reproduce mcp: {exc}", file=sys.stderr)
-        return 2
-    paths = write_outputs(result, args.out)
-    print(paths["summary.md"].read_text())
-    print("wrote " + ", ".join(str(p) for p in paths.values()))
-    return 0
+def run(args) -> dict:
+    """Entry point of ``certiprog reproduce mcp``: run and write the files; ``{name: path}``, the summary first.
+
+    Bad input raises a CertiprogError (the CLI prints it and exits 2)."""
+    return write_outputs(run_experiment(config_from_args(args)), args.out)
