@@ -22,7 +22,7 @@ def separable():
 def test_sklearn_parameter_conventions():
     est = ManifoldClassifier(C=2.0, q=3, delta=0.05)
     params = est.get_params()
-    assert params["C"] == 2.0 and params["q"] == 3 and params["delta"] == 0.05 and params["backend"] == "clarabel"
+    assert params["C"] == 2.0 and params["q"] == 3 and params["delta"] == 0.05 and params["backend"] is None
     twin = clone(est)
     assert twin is not est and twin.get_params() == params
     assert est.set_params(C=None, max_iter=7) is est and est.C is None and est.max_iter == 7

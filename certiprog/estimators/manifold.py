@@ -37,7 +37,7 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
     Parameters: ``C`` (None or > 0), ``q`` (Lq norm of ellipsoids given as a dict), ``delta`` (MCP tolerance:
     stop when no manifold point violates its margin by more than delta), ``max_iter``, ``cuts`` ('worst': one
     point per iteration as in the paper; 'all': one per violating manifold), ``drop_inactive`` (None or a slack
-    threshold, see `mcp_simple`), ``backend`` / ``solver`` (master QP), ``progress``, ``certify`` (also solve the
+    threshold, see `mcp_simple`), ``backend`` / ``solver`` (master QP; None: PIQP's dense interior point when installed, else Clarabel), ``progress``, ``certify`` (also solve the
     exact robust counterpart and store `MCPResult.certificate` in ``certificate_``; Lq ellipsoids and point
     clouds only).
 
@@ -46,7 +46,7 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
     (1/||w||), ``xi_`` (slacks, C > 0), ``achieved_delta_``, ``solve_time_``, ``certificate_`` (or None).
     """
 
-    def __init__(self, C=None, q=2, delta=1e-2, max_iter=1000, cuts="worst", drop_inactive=None, backend="clarabel",
+    def __init__(self, C=None, q=2, delta=1e-2, max_iter=1000, cuts="worst", drop_inactive=None, backend=None,
                  solver=None, progress=False, certify=False):
         self.C = C
         self.q = q

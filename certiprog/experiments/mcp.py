@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..formulations.mcp import exact_backend, master_backend
 from ..model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
@@ -106,7 +107,7 @@ class Config:
     image_local: int = 3  # local searches (L-BFGS-B) from the best of them
     image_max_iter: int = 300
     image_configs: tuple = ()  # (warp, features, shift, C); () = Fig. 5b + Fig. 6b (`image_configs`)
-    backend: str = "clarabel"
+    backend: str | None = None  # QPs (MCP masters, point SVM); None: `master_backend` (PIQP when installed)
     solver: str | None = None
     n_jobs: int = 1
     progress: bool = False
@@ -150,7 +151,7 @@ def sample_ellipsoids(geom: dict, n: int, rng) -> tuple:
 # ----------------------------------------------------------------------------------------------------------------
 # Point SVM baseline and errors
 # ----------------------------------------------------------------------------------------------------------------
-def point_svm(X, y, C: float | None = None, backend: str = "clarabel", solver=None) -> np.ndarray | None:
+def point_svm(X, y, C: float | None = None, backend: str | None = None, solver=None) -> np.ndarray | None:
     """Max-margin w (no bias) on the points: min 1/2||w||^2 s.t. y_i <w, x_i> >= 1 (``C=None``), or
     min 1/2||w||^2 + C sum_i (1 - y_i <w, x_i>)_+ (``C > 0``, a certiprog Model solved on ``backend``).
 
@@ -184,7 +185,7 @@ def point_svm(X, y, C: float | None = None, backend: str = "clarabel", solver=No
     C = validate.scalar(C, "C", low=0.0, low_open=True)
     w = Variable(X.shape[1], "w")
     sol = Model(minimize(0.5 * sum_squares(w) + C * hinge(A @ w).sum()), name="point_svm").solve(
-        backend=backend, solver=solver)
+        backend=master_backend(backend), solver=solver)
     if sol.x is None:
         raise InputError(f"the point SVM did not solve (status {sol.status}); try another backend")
     return np.asarray(sol.value("w"), float)
@@ -227,7 +228,7 @@ def _run_record(result, seconds: float) -> MCPRun:
                   float(result.objective), str(result.status), hist, iterates)
 
 
-def fit_mcp(manifolds, labels, C=None, delta=1e-2, max_iter=2000, progress=False, backend="clarabel", solver=None,
+def fit_mcp(manifolds, labels, C=None, delta=1e-2, max_iter=2000, progress=False, backend=None, solver=None,
             **options) -> MCPRun:
     """`mcp_simple` (C = None, Alg. 1) or `mcp_slack` (Alg. 2): T_1 = the centres, one most-violating point added
     per iteration (the paper's scheme), stopping when the worst violation delta_k <= ``delta``."""
@@ -270,7 +271,7 @@ def mcp_error_curve(run: MCPRun, count: int, X_test, y_test) -> list:
 # ----------------------------------------------------------------------------------------------------------------
 # Tasks (one repetition each; run under joblib)
 # ----------------------------------------------------------------------------------------------------------------
-def _svm_curve(sample, C, budgets, X_test, y_test, P, gen, backend="clarabel", solver=None) -> list:
+def _svm_curve(sample, C, budgets, X_test, y_test, P, gen, backend=None, solver=None) -> list:
     rows = []
     for m in budgets:
         X, y = sample(int(m), gen)
@@ -291,11 +292,13 @@ def ellipsoid_task(setting: Setting, rep: int, cfg: Config) -> dict:
     X_test, y_test = sample_ellipsoids(geom, cfg.n_test, gen)
     args = (geom["centers"], geom["bases"], geom["radii"], geom["labels"])
     t0 = time.perf_counter()
-    hard = mcp(*args, q=setting.q).solve(backend=cfg.backend, solver=cfg.solver)
+    conic = dict(backend=exact_backend(cfg.backend), solver=cfg.solver if exact_backend(cfg.backend) == cfg.backend
+                 else None)
+    hard = mcp(*args, q=setting.q).solve(**conic)
     exact = dict(separable=hard.ok, kappa=float(1 / np.linalg.norm(hard.value("w"))) if hard.ok else 0.0,
                  status=str(hard.status))
     if setting.C is not None:
-        slack = mcp(*args, q=setting.q, C=setting.C).solve(backend=cfg.backend, solver=cfg.solver)
+        slack = mcp(*args, q=setting.q, C=setting.C).solve(**conic)
         exact["objective"] = float(slack.objective) if slack.ok else float("nan")
     else:
         exact["objective"] = float(hard.objective) if hard.ok else float("nan")
@@ -322,8 +325,9 @@ def capacity_task(figure: str, P: int, D: int, R0: float, rep: int, cfg: Config)
     key = [P, D, rep] if figure == "3d" else [P, D, int(round(R0 * 1000)), rep]
     gen = np.random.default_rng([cfg.seed, zlib_id(figure), *key])
     geom = random_ellipsoids(P, N, D, R0, 2.0, gen)
+    use = exact_backend(cfg.backend)
     hard = mcp(geom["centers"], geom["bases"], geom["radii"], geom["labels"], q=2.0).solve(
-        backend=cfg.backend, solver=cfg.solver)
+        backend=use, solver=cfg.solver if use == cfg.backend else None)
     row = dict(kind="capacity", figure=figure, rep=rep, P=P, N=N, D=D, R0=R0, PD_over_N=P * D / N,
                separable=bool(hard.ok), kappa=float("nan"), m=float("nan"), m_kappa2=float("nan"), seconds=0.0)
     if not hard.ok:
@@ -718,7 +722,9 @@ def add_arguments(parser) -> None:
                         help="MCP iterates evaluated on the test points (default 10; --quick 5)")
     parser.add_argument("--image-source", default="sample_images", choices=("sample_images", "digits"),
                         help="templates of the image manifolds")
-    parser.add_argument("--backend", default="clarabel", help="backend of the master QPs")
+    parser.add_argument("--backend", default=None, help="backend of the QPs (MCP masters, point SVM); default: piqp "
+                        "when installed, else clarabel; the exact robust counterparts go to clarabel unless this "
+                        "backend takes cones")
     parser.add_argument("--solver", default=None, help="solver for the cvxpy backend")
     parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers over repetitions (joblib)")
     parser.add_argument("--out", default="results/mcp", help="output folder (default results/mcp)")

@@ -48,7 +48,7 @@ from .manifolds import LqEllipsoidManifold, ManifoldBatch, as_manifolds, lq_oper
 from .manifolds import _q_value as _q
 
 __all__ = ["MCPResult", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
-           "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack"]
+           "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack", "master_backend", "exact_backend"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -399,7 +399,8 @@ class MCPResult:
         self._w_or_raise()
         if not self.solution.history:
             raise ModelError("the certificate needs a cutting-plane solution with a history")
-        exact = self.model.solve(backend=backend or self.solution.backend, solver=solver, forall="exact")
+        use = exact_backend(backend or self.solution.backend)  # the masters' backend may take no cones (piqp)
+        exact = self.model.solve(backend=use, solver=solver if use == backend else None, forall="exact")
         out = {"exact_status": exact.status.termination, "L": self.L}
         F_star = float(exact.objective) if exact.ok else math.nan
         out["exact_objective"] = F_star
@@ -455,7 +456,28 @@ class MCPResult:
         np.savez(f"{path_stem}.npz", **arrays)
 
 
-def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend="clarabel", solver=None, cuts="worst",
+def master_backend(backend: str | None = None) -> str:
+    """The backend of MCP's master QPs: ``backend`` if given, else 'piqp' when installed (a dense interior point:
+    every cut row is a full-length point, so dense Cholesky beats sparse LDL, 0.16 s against 2.6 s per master at
+    N = 500 with 1000 cuts), else 'clarabel'."""
+    if backend is not None:
+        return backend
+    import importlib.util
+
+    return "piqp" if importlib.util.find_spec("piqp") is not None else "clarabel"
+
+
+def exact_backend(backend: str | None = None) -> str:
+    """A backend for the exact robust counterpart (second-order / power cones): ``backend`` when it takes those
+    cones, else 'clarabel' (e.g. after an MCP run whose masters went to the LP/QP-only 'piqp')."""
+    from ..solvers import get_backend
+
+    if backend is None:
+        return "clarabel"
+    return backend if {"soc", "pow"} <= set(get_backend(backend).cones) else "clarabel"
+
+
+def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend=None, solver=None, cuts="worst",
                drop_inactive=None, progress=False, **options) -> MCPResult:
     """MCP-simple (001 Alg. 1): the hard-margin program (2.1) by cutting planes.
 
@@ -468,13 +490,14 @@ def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend="clarabel",
     the master small by dropping cuts strictly inactive at its optimum; Thm. 1 / 2 and Cor. 2-5 still hold
     (w^(k) is optimal for the cuts kept), later iterates may differ from the paper's growing T_k (see
     `certiprog.solvers.cutting_plane`). Both are advisable for large P, N. The master problems are solved through the
-    generic cutting-plane solver on ``backend`` / ``solver`` (cuts are appended, the model is compiled once).
+    generic cutting-plane solver on ``backend`` / ``solver`` (cuts are appended, the model is compiled once;
+    ``backend=None``: `master_backend`, PIQP's dense interior point when installed).
     ``manifolds``: manifold objects or (K, N) point arrays; ``labels`` in {+1, -1}, both present.
     """
     return _run_mcp(manifolds, labels, None, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options)
 
 
-def mcp_slack(manifolds, labels, C, delta=1e-2, max_iter=1000, backend="clarabel", solver=None, cuts="worst",
+def mcp_slack(manifolds, labels, C, delta=1e-2, max_iter=1000, backend=None, solver=None, cuts="worst",
               drop_inactive=None, progress=False, **options) -> MCPResult:
     """MCP-slack (001 Alg. 2): the manifold-slack program of Sec. 3.1 (one slack per manifold, hard center
     constraints y_p<w, center_p> >= 1) by cutting planes; delta_{k,p} = 1 - y_p<w^(k), x_p> - xi_p^(k) (eq. 3.1).
@@ -499,6 +522,7 @@ def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_
     if drop_inactive is not None:
         drop_inactive = validate.scalar(drop_inactive, "drop_inactive", low=0.0, low_open=True)
     model = _build_model(ms, y, C)
+    backend = master_backend(backend)
     sep = _Separation(model)
     t0 = time.perf_counter()
     sol = model.solve(backend=backend, solver=solver, forall="cutting_plane", tol=delta, max_iter=int(max_iter),
