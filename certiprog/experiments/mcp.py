@@ -107,7 +107,7 @@ class Config:
     image_local: int = 3  # local searches (L-BFGS-B) from the best of them
     image_max_iter: int = 300
     image_configs: tuple = ()  # (warp, features, shift, C); () = Fig. 5b + Fig. 6b (`image_configs`)
-    backend: str | None = None  # QPs (MCP masters, point SVM); None: `master_backend` (PIQP when installed)
+    backend: str | None = None  # MCP masters (None: `master_backend`, PIQP when installed) and point SVM (None: Clarabel)
     solver: str | None = None
     n_jobs: int = 1
     progress: bool = False
@@ -153,7 +153,7 @@ def sample_ellipsoids(geom: dict, n: int, rng) -> tuple:
 # ----------------------------------------------------------------------------------------------------------------
 def point_svm(X, y, C: float | None = None, backend: str | None = None, solver=None) -> np.ndarray | None:
     """Max-margin w (no bias) on the points: min 1/2||w||^2 s.t. y_i <w, x_i> >= 1 (``C=None``), or
-    min 1/2||w||^2 + C sum_i (1 - y_i <w, x_i>)_+ (``C > 0``, a certiprog Model solved on ``backend``).
+    min 1/2||w||^2 + C sum_i (1 - y_i <w, x_i>)_+ (``C > 0``, a certiprog Model solved on ``backend``, None: Clarabel).
 
     The hard margin is the least-distance program min ||w|| s.t. A w >= 1 (A = y * X), solved exactly by
     Lawson & Hanson's reduction to non-negative least squares: u = argmin_{u >= 0} ||E u - e||, E = [A^T; 1^T],
@@ -185,7 +185,7 @@ def point_svm(X, y, C: float | None = None, backend: str | None = None, solver=N
     C = validate.scalar(C, "C", low=0.0, low_open=True)
     w = Variable(X.shape[1], "w")
     sol = Model(minimize(0.5 * sum_squares(w) + C * hinge(A @ w).sum()), name="point_svm").solve(
-        backend=master_backend(backend), solver=solver)
+        backend=backend or "clarabel", solver=solver)
     if sol.x is None:
         raise InputError(f"the point SVM did not solve (status {sol.status}); try another backend")
     return np.asarray(sol.value("w"), float)
@@ -723,8 +723,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--image-source", default="sample_images", choices=("sample_images", "digits"),
                         help="templates of the image manifolds")
     parser.add_argument("--backend", default=None, help="backend of the QPs (MCP masters, point SVM); default: piqp "
-                        "when installed, else clarabel; the exact robust counterparts go to clarabel unless this "
-                        "backend takes cones")
+                        "for the masters when installed, clarabel for the rest; the exact robust counterparts go to "
+                        "clarabel unless this backend takes cones")
     parser.add_argument("--solver", default=None, help="solver for the cvxpy backend")
     parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers over repetitions (joblib)")
     parser.add_argument("--out", default="results/mcp", help="output folder (default results/mcp)")
