@@ -11,7 +11,7 @@ Scenarios (``--scenarios``):
   nearly hard margin above capacity. The cutting planes converge slowly there; it runs to ``--max-iter``.
 
 For each scenario: the exact optimum (robust counterpart, Clarabel), then MCP with one point per violating manifold
-(``cuts='all'``) and, unless ``--no-paper-scheme``, the paper's one most-violating point per iteration
+(``cuts='all'``), with and without dropping cuts inactive at the master optimum (``drop_inactive=1e-3``), and, unless ``--no-paper-scheme``, the paper's one most-violating point per iteration
 (``cuts='worst'``) on the default master backend (PIQP's dense interior point), MCP ``cuts='all'`` with Clarabel
 masters (``--no-reference`` skips it: minutes), and a point SVM (no bias, hinge with the same C, or the exact hard
 margin) on as many uniform points as MCP holds. Columns: master solves, points, seconds (master / oracle),
@@ -61,7 +61,8 @@ def run_scenario(name, args, rng) -> list:
     if not exact.ok:
         print("   (not separable: this draw does not fit the scenario; change --seed)")
         return []
-    variants = [("MCP all (piqp)", dict(cuts="all", backend=None))]
+    variants = [("MCP all + drop (piqp)", dict(cuts="all", drop_inactive=1e-3, backend=None)),
+                ("MCP all (piqp)", dict(cuts="all", backend=None))]
     if not args.no_paper_scheme:
         variants.append(("MCP worst, paper (piqp)", dict(cuts="worst", backend=None)))
     if not args.no_reference:
