@@ -498,14 +498,15 @@ def test_mcp_simple_slack_bad_inputs():
         mcp_simple([LqEllipsoidManifold(c[p], U[p][:-1], r[p]) for p in range(len(c))], y)
 
 
-def _scale_run(P, N, D, R0, delta):
+def _scale_run(P, N, D, R0, delta, C=None):
     import time
 
     ms, y = random_lq_ellipsoids(P, N, D, R0, q=2, rng=0)
     t0, c0 = time.perf_counter(), time.process_time()
-    res = mcp_simple(ms, y, delta=delta, cuts="all", drop_inactive=1e-3, max_iter=500)
+    opts = dict(delta=delta, cuts="all", drop_inactive=1e-3, max_iter=500)
+    res = mcp_simple(ms, y, **opts) if C is None else mcp_slack(ms, y, C, **opts)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print(f"\nMCP-simple P={P} N={N} D={D}: {res.n_iter} iterations, {res.n_added} points, "
+    print(f"\nMCP P={P} N={N} D={D} C={C} on {res.solution.backend}: {res.n_iter} iterations, {res.n_added} points, "
           f"{len(res.history)} master solves, wall {wall:.2f} s (cpu {cpu:.2f} s; master {res.master_time:.2f} s, "
           f"oracle {res.oracle_time:.3f} s), last master rows {res.solution.info['n_master_rows']}")
     assert res.converged and res.achieved_delta <= delta
@@ -520,11 +521,19 @@ def test_scale_small_fast():
     assert res.n_added > res.n_iter  # several manifolds cut per iteration
 
 
-@pytest.mark.slow
-def test_scale_P48_N500_D40():
-    """Issue item 7: P=48, N=500, D=40 (separable at R0 = 0.5 with unit-norm centers) in seconds of CPU."""
-    res, cpu = _scale_run(48, 500, 40, 0.5, 0.05)
-    assert cpu < 120
+def test_scale_P48_N500_D40_hard_margin():
+    """Issue item 7: P=48, N=500, D=40 in seconds. R0 = 0.5 with N(0, I/N) centres and bases is separable just
+    below capacity (kappa ~ 0.013); measured 60 master solves, 2.7 s wall (2494 points). Clarabel masters: ~240 s."""
+    res, cpu = _scale_run(48, 500, 40, 0.5, 0.01)
+    assert res.solution.backend == "piqp" and len(res.history) < 120
+    assert cpu < 40  # generous for a loaded CI machine; ~3 s when idle
+
+
+def test_scale_P48_N500_D40_slack():
+    """Above capacity (R0 = 1), MCP-slack with C = 1: measured 11 master solves, 0.5 s."""
+    res, cpu = _scale_run(48, 500, 40, 1.0, 0.01, C=1.0)
+    assert len(res.history) < 40 and res.xi.max() > 0  # not separable: some manifold uses its slack
+    assert cpu < 20
 
 
 @settings(derandomize=True, deadline=None, max_examples=10)
