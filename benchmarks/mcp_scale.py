@@ -11,13 +11,14 @@ Scenarios (``--scenarios``):
   nearly hard margin above capacity. The cutting planes converge slowly there; it runs to ``--max-iter``.
 
 For each scenario: the exact optimum (robust counterpart, Clarabel), then MCP with one point per violating manifold
-(``cuts='all'``), with and without dropping cuts inactive at the master optimum (``drop_inactive=1e-3``), and, unless ``--no-paper-scheme``, the paper's one most-violating point per iteration
-(``cuts='worst'``) on the default master backend (PIQP's dense interior point), MCP ``cuts='all'`` with Clarabel
-masters (``--no-reference`` skips it: minutes), and a point SVM (no bias, hinge with the same C, or the exact hard
+(``cuts='all'``), with and without dropping cuts inactive at the master optimum (``drop_inactive=1e-3``), and the
+paper's one most-violating point per iteration (``cuts='worst'``), on the default master backend (PIQP's dense
+interior point), and MCP ``cuts='all'`` on Clarabel masters as the reference (``--variants`` picks among them);
+then a point SVM (no bias, hinge with the same C, or the exact hard
 margin) on as many uniform points as MCP holds. Columns: master solves, points, seconds (master / oracle),
 (F* - F)/F*, test error (500 uniform points per manifold), and the ratios point SVM / MCP and Clarabel / PIQP.
 
-    python benchmarks/mcp_scale.py [--scenarios hard slack paper-scale] [--no-reference] [--quick]
+    python benchmarks/mcp_scale.py [--scenarios hard slack paper-scale] [--variants drop all worst reference] [--quick]
 """
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ from certiprog.experiments import mcp as exp
 from certiprog.formulations.manifolds import LqEllipsoidManifold
 from certiprog.formulations.mcp import mcp_model, mcp_simple, mcp_slack
 
+VARIANTS = {
+    "drop": ("MCP all + drop (piqp)", dict(cuts="all", drop_inactive=1e-3, backend=None)),
+    "all": ("MCP all (piqp)", dict(cuts="all", backend=None)),
+    "worst": ("MCP worst, paper (piqp)", dict(cuts="worst", backend=None)),
+    "reference": ("MCP all (clarabel)", dict(cuts="all", backend="clarabel")),
+}
 SCENARIOS = {  # name: (R0, C, unit scale)
     "hard": (0.5, None, True),
     "slack": (1.0, 1.0, True),
@@ -61,12 +68,7 @@ def run_scenario(name, args, rng) -> list:
     if not exact.ok:
         print("   (not separable: this draw does not fit the scenario; change --seed)")
         return []
-    variants = [("MCP all + drop (piqp)", dict(cuts="all", drop_inactive=1e-3, backend=None)),
-                ("MCP all (piqp)", dict(cuts="all", backend=None))]
-    if not args.no_paper_scheme:
-        variants.append(("MCP worst, paper (piqp)", dict(cuts="worst", backend=None)))
-    if not args.no_reference:
-        variants.append(("MCP all (clarabel)", dict(cuts="all", backend="clarabel")))
+    variants = [(label, opts) for key, (label, opts) in VARIANTS.items() if key in args.variants]
     rows = []
     for label, opts in variants:
         fit = mcp_simple if C is None else (lambda ms, y, **kw: mcp_slack(ms, y, C, **kw))
@@ -97,8 +99,9 @@ def main(argv=None) -> None:
     p.add_argument("--max-iter", type=int, default=1000)
     p.add_argument("--n-test", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-reference", action="store_true", help="skip MCP with Clarabel masters (minutes)")
-    p.add_argument("--no-paper-scheme", action="store_true", help="skip cuts='worst' (one point per iteration)")
+    p.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
+                   help="drop: cuts='all' + drop_inactive; all: cuts='all'; worst: the paper's one point per "
+                        "iteration; reference: cuts='all' on Clarabel masters (minutes at full size)")
     p.add_argument("--quick", action="store_true", help="P=12, N=100, D=10, at most 300 master solves")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
