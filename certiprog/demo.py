@@ -49,10 +49,9 @@ def run_demo(backends: list[str] | None = None) -> list[dict]:
     from .certificates import check
     from .solvers import available_backends, get_backend
 
-    backends = backends or [b for b in available_backends() if get_backend(b).licence is None]
     rows = []
-    for label, model in demo_instances():
-        for b in backends:
+    for label, model in demo_instances():  # every free backend that takes the model's cones (piqp: LP/QP only)
+        for b in backends or [b for b in available_backends(model=model) if get_backend(b).licence is None]:
             sol = model.solve(backend=b)
             cert = check(model, sol)
             rows.append({"program": label, "backend": b, "objective": sol.objective, "compile_s": sol.compile_time,

@@ -109,3 +109,22 @@ def test_choose_interface_thresholds():
     big = Model(minimize(0.5 * sum_squares(x)), name="big")
     big.add(x >= 1)
     assert piqp_backend.choose_interface(big.compile().assemble()) == "sparse"
+
+
+def test_available_backends_filters_by_the_models_cones():
+    from certiprog.solvers import available_backends
+
+    x = Variable(3, "x")
+    socp = Model(minimize(norm2(x - 1)), name="socp")
+    assert "piqp" in available_backends() and "piqp" in available_backends(model=qp_model(0))
+    assert "piqp" not in available_backends(model=socp) and "clarabel" in available_backends(model=socp)
+    assert available_backends(model=socp.compile().assemble()) == available_backends(model=socp)
+
+
+def test_demo_skips_backends_that_refuse_the_cones():
+    from certiprog.demo import demo_instances, run_demo
+
+    rows = [r for r in run_demo() if r["backend"] == "piqp"]
+    assert rows and all(r["verdict"] == "certified" for r in rows)
+    qp_only = {label for label, m in demo_instances() if {c.kind for c in m.compile().assemble().cones} <= {"zero", "nonneg"}}
+    assert {r["program"] for r in rows} == qp_only

@@ -47,9 +47,16 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
-def available_backends(licensed: bool = True) -> list[str]:
-    """Names of backends whose packages are installed here (and, with ``licensed``, whose licence is present)."""
-    return [n for n, b in _REGISTRY.items() if b.available() and not (licensed and b.licence_problem())]
+def available_backends(licensed: bool = True, model=None) -> list[str]:
+    """Names of backends whose packages are installed here (and, with ``licensed``, whose licence is present);
+    with ``model`` (a Model or an assembled ConicProblem), only those that take every cone kind it has (e.g. no
+    LP/QP-only backend for an SOCP)."""
+    names = [n for n, b in _REGISTRY.items() if b.available() and not (licensed and b.licence_problem())]
+    if model is None:
+        return names
+    problem = model.compile(forall="exact").assemble() if hasattr(model, "compile") else model
+    kinds = {c.kind for c in problem.cones}
+    return [n for n in names if kinds <= set(_REGISTRY[n].cones)]
 
 
 def registered_backends() -> dict[str, Backend]:
