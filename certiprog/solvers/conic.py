@@ -94,6 +94,13 @@ class ConicProblem:
                 x[a:b] = v.flat(values[name])
         return x
 
+    def row_kinds(self) -> np.ndarray:
+        """The cone kind ('zero', 'nonneg', 'soc', ...) of every row, as an (m,) object array."""
+        kinds = np.empty(self.m, dtype=object)
+        for blk in self.blocks:
+            kinds[blk.start:blk.stop] = blk.cone.kind
+        return kinds
+
     def merged_cones(self) -> list:
         """Cones with consecutive zero / nonneg blocks merged (fewer, larger cones for solvers)."""
         out: list[Cone] = []

@@ -141,9 +141,7 @@ def fill_task(task, problem, quadratic: str = "auto") -> TaskMap:
     if unknown:
         raise BackendError(f"mosek backend: unsupported cone(s) {sorted(unknown)}")
     n = problem.n
-    kinds = np.empty(problem.m, dtype=object)
-    for blk in problem.blocks:
-        kinds[blk.start:blk.stop] = blk.cone.kind
+    kinds = problem.row_kinds()
     lin_rows = np.flatnonzero((kinds == "zero") | (kinds == "nonneg"))
     afe_rows, accs = _conic_rows(problem)
     has_P = problem.P.nnz > 0 and np.any(problem.P.data != 0)

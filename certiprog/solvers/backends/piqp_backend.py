@@ -47,14 +47,12 @@ def choose_interface(problem) -> str:
 def solve_piqp(problem, solver=None, options=None):
     import piqp
 
-    kinds = {c.kind for c in problem.cones}
-    if kinds - {"zero", "nonneg"}:
-        raise BackendError(f"piqp solves LPs and QPs only; this problem has cone(s) {sorted(kinds - {'zero', 'nonneg'})}")
+    kinds = problem.row_kinds()
+    if not np.isin(kinds, ("zero", "nonneg")).all():  # a direct call must not read cone rows as inequalities
+        raise BackendError(f"piqp solves LPs and QPs only; this problem has cone(s) "
+                           f"{sorted(set(kinds) - {'zero', 'nonneg'})}")
     interface = choose_interface(problem) if solver in (None, "auto") else solver
-    eq = np.zeros(problem.m, dtype=bool)
-    for blk in problem.blocks:
-        if blk.cone.kind == "zero":
-            eq[blk.start:blk.stop] = True
+    eq = kinds == "zero"
     A = problem.A.tocsr()
     A_eq, b_eq, G, h = A[eq], problem.b[eq], A[~eq], problem.b[~eq]
     P = problem.P

@@ -571,9 +571,7 @@ def _check_finite(problem) -> None:
 def _violated_empty_rows(problem, empty) -> list:
     if empty.size == 0:
         return []
-    kinds = np.empty(problem.m, dtype=object)
-    for blk in problem.blocks:
-        kinds[blk.start:blk.stop] = blk.cone.kind
+    kinds = problem.row_kinds()
     b = problem.b[empty]
     tol = 1e-12 * (1.0 + np.abs(problem.b).max())
     eq = kinds[empty] == "zero"
