@@ -101,7 +101,7 @@ def test_mcp_masters_on_piqp_match_clarabel_and_certify(C):
     assert fast.objective == pytest.approx(ref.objective, rel=1e-5)
     cert = fast.certificate()  # the exact counterpart has cones: it goes to clarabel, not to piqp
     assert cert["in_bracket"] and cert["exact_status"] == "optimal"
-    assert exact_backend("piqp") == "clarabel" and exact_backend("cvxpy") == "cvxpy"
+    assert exact_backend("piqp")["backend"] == "clarabel" and exact_backend("cvxpy")["backend"] == "cvxpy"
 
 
 def test_choose_interface_thresholds():

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..formulations.mcp import exact_backend, master_backend
+from ..formulations.mcp import exact_backend
 from ..model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
@@ -292,8 +292,7 @@ def ellipsoid_task(setting: Setting, rep: int, cfg: Config) -> dict:
     X_test, y_test = sample_ellipsoids(geom, cfg.n_test, gen)
     args = (geom["centers"], geom["bases"], geom["radii"], geom["labels"])
     t0 = time.perf_counter()
-    conic = dict(backend=exact_backend(cfg.backend), solver=cfg.solver if exact_backend(cfg.backend) == cfg.backend
-                 else None)
+    conic = exact_backend(cfg.backend, cfg.solver)
     hard = mcp(*args, q=setting.q).solve(**conic)
     exact = dict(separable=hard.ok, kappa=float(1 / np.linalg.norm(hard.value("w"))) if hard.ok else 0.0,
                  status=str(hard.status))
@@ -325,9 +324,8 @@ def capacity_task(figure: str, P: int, D: int, R0: float, rep: int, cfg: Config)
     key = [P, D, rep] if figure == "3d" else [P, D, int(round(R0 * 1000)), rep]
     gen = np.random.default_rng([cfg.seed, zlib_id(figure), *key])
     geom = random_ellipsoids(P, N, D, R0, 2.0, gen)
-    use = exact_backend(cfg.backend)
     hard = mcp(geom["centers"], geom["bases"], geom["radii"], geom["labels"], q=2.0).solve(
-        backend=use, solver=cfg.solver if use == cfg.backend else None)
+        **exact_backend(cfg.backend, cfg.solver))
     row = dict(kind="capacity", figure=figure, rep=rep, P=P, N=N, D=D, R0=R0, PD_over_N=P * D / N,
                separable=bool(hard.ok), kappa=float("nan"), m=float("nan"), m_kappa2=float("nan"), seconds=0.0)
     if not hard.ok:

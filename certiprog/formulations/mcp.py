@@ -399,8 +399,9 @@ class MCPResult:
         self._w_or_raise()
         if not self.solution.history:
             raise ModelError("the certificate needs a cutting-plane solution with a history")
-        use = exact_backend(backend or self.solution.backend)  # the masters' backend may take no cones (piqp)
-        exact = self.model.solve(backend=use, solver=solver if use == backend else None, forall="exact")
+        # the masters' backend may take no cones (piqp); a solver given here goes with the backend given here
+        exact = self.model.solve(**exact_backend(backend or self.solution.backend, solver if backend else None),
+                                 forall="exact")
         out = {"exact_status": exact.status.termination, "L": self.L}
         F_star = float(exact.objective) if exact.ok else math.nan
         out["exact_objective"] = F_star
@@ -460,21 +461,22 @@ def master_backend(backend: str | None = None) -> str:
     """The backend of MCP's master QPs: ``backend`` if given, else 'piqp' when installed (a dense interior point:
     every cut row is a full-length point, so dense Cholesky beats sparse LDL, 0.16 s against 2.6 s per master at
     N = 500 with 1000 cuts), else 'clarabel'."""
+    from ..solvers import available_backends
+
     if backend is not None:
         return backend
-    import importlib.util
-
-    return "piqp" if importlib.util.find_spec("piqp") is not None else "clarabel"
+    return "piqp" if "piqp" in available_backends() else "clarabel"
 
 
-def exact_backend(backend: str | None = None) -> str:
-    """A backend for the exact robust counterpart (second-order / power cones): ``backend`` when it takes those
-    cones, else 'clarabel' (e.g. after an MCP run whose masters went to the LP/QP-only 'piqp')."""
+def exact_backend(backend: str | None = None, solver: str | None = None) -> dict:
+    """``backend`` / ``solver`` options for the exact robust counterpart (second-order / power cones): ``backend``
+    and ``solver`` when that backend takes those cones, else Clarabel with its default solver (e.g. after an MCP
+    run whose masters went to the LP/QP-only 'piqp')."""
     from ..solvers import get_backend
 
-    if backend is None:
-        return "clarabel"
-    return backend if {"soc", "pow"} <= set(get_backend(backend).cones) else "clarabel"
+    if backend is not None and {"soc", "pow"} <= set(get_backend(backend).cones):
+        return {"backend": backend, "solver": solver}
+    return {"backend": "clarabel", "solver": None}
 
 
 def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend=None, solver=None, cuts="worst",
