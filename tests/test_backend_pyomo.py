@@ -570,3 +570,65 @@ def test_build_time_at_2000_rows():
     t0 = time.perf_counter()
     pb.update_params(tr, problem)
     assert time.perf_counter() - t0 < elapsed  # refilling numbers is cheaper than building
+
+
+# --------------------------------------------------------------------------- HiGHS 1.16.0 and auto's fallback
+def test_the_dependency_spec_excludes_the_highs_release_that_calls_a_convex_qp_unbounded():
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    spec = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    extras = spec["project"]["optional-dependencies"]
+    highs = [Requirement(r) for group in ("pyomo", "dev") for r in extras[group] if r.startswith("highspy")]
+    assert len(highs) == 2
+    for req in highs:
+        assert "1.16.0" not in req.specifier and "1.15.1" in req.specifier and "1.16.1" in req.specifier
+
+
+def _eta_instances(count):
+    """Error-clumping QPs with eta > 0 (strictly convex): 21 of 60 such instances were 'unbounded' on HiGHS 1.16.0."""
+    for seed in range(count):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(30, 3))
+        y = np.where(X[:, 0] + 0.5 * rng.normal(size=30) > 0, 1.0, -1.0)
+        yield seed, error_clumping(X, y, rho=1.0, eta=float(rng.uniform(0.1, 1.0)), lam=0.1)
+
+
+@HIGHS
+def test_auto_solves_strictly_convex_error_clumping_qps_whatever_highs_answers():
+    for seed, model in _eta_instances(12):
+        ref = model.solve(backend="clarabel")
+        sol = model.solve(backend="pyomo")
+        assert sol.status == "optimal", (seed, sol.info["fallback"])
+        assert rel(sol.objective, ref.objective) <= 1e-6, seed
+        assert check(model, sol, interval=False).verdict in ("certified", "inaccurate"), seed
+
+
+@HIGHS
+def test_auto_moves_on_when_the_certificate_cannot_confirm_a_status(monkeypatch):
+    model = next(_eta_instances(1))[1]
+    real = pb.solve_pyomo
+
+    def wrong_highs(problem, solver=None, options=None, **kw):
+        if solver == "highs":  # what HiGHS 1.16.0 answers: unbounded, with no ray to back it
+            from certiprog.solvers.backends.common import make_solution
+
+            return make_solution(problem, "unbounded", None, None, None, backend="pyomo", solver="highs")
+        return real(problem, solver, options, **kw)
+
+    monkeypatch.setattr(pb, "solve_pyomo", wrong_highs)
+    sol = model.solve(backend="pyomo")
+    assert sol.status == "optimal" and sol.solver in ("gurobi_direct", "scip_direct")
+    first = sol.info["fallback"]["attempts"][0]
+    assert first["solver"] == "highs" and first["status"] == "unbounded" and "no verified ray" in first["verdict"]
+    assert "highs" in sol.info["auto"]["unconfirmed"]
+    assert rel(sol.objective, model.solve(backend="clarabel").objective) <= 1e-6
+
+
+@HIGHS
+def test_a_named_solver_gets_its_own_answer_not_a_fallback(monkeypatch):
+    model = next(_eta_instances(1))[1]
+    sol = model.solve(backend="pyomo", solver="highs")
+    assert sol.solver == "highs" and "fallback" not in sol.info

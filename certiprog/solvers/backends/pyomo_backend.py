@@ -432,14 +432,11 @@ def _check_options(solver: str, options: dict) -> None:
 
 
 def auto_solvers(problem) -> list[str]:
-    """The default, in order of preference: HiGHS for LP/QP; for cones Gurobi (duals, decisive statuses)
-    when installed, else or when its licence refuses the problem, SCIP (free and unlimited, no duals)."""
-    conic = any(c.kind in ("soc", "pow") and c.dim > 1 for c in problem.cones)
-    if not conic:
-        return ["highs"]
-    kinds = {c.kind for c in problem.cones}
-    return [n for n in ("gurobi_direct", "scip_direct")
-            if kinds - {"zero", "nonneg"} <= SOLVERS[n].cones and n in installed_solvers()] or ["scip_direct"]
+    """The default, in order of preference: HiGHS for LP/QP, then Gurobi and SCIP as fallbacks; for cones
+    Gurobi (duals, decisive statuses) when installed, then SCIP (free and unlimited, no duals)."""
+    kinds = {c.kind for c in problem.cones if not (c.kind in ("soc", "pow") and c.dim <= 1)} - {"zero", "nonneg"}
+    order = ("gurobi_direct", "scip_direct") if kinds else ("highs", "gurobi_direct", "scip_direct")
+    return [n for n in order if kinds <= SOLVERS[n].cones and n in installed_solvers()] or ["scip_direct"]
 
 
 def _load(tr, results) -> None:
@@ -542,21 +539,20 @@ def _run(tr, solver, options):
 
 
 def _solve_auto(problem, options):
-    """Try `auto_solvers` in turn; a licence or size-limit refusal moves on to the next (noted in info)."""
-    *first, last = auto_solvers(problem)
-    skipped = {}
-    for name in first:
-        try:
-            sol = solve_pyomo(problem, name, options)
-        except BackendError as exc:
-            if not ("licen" in str(exc).lower() or "size-limited" in str(exc).lower()):
-                raise
-            skipped[name] = str(exc)
-            continue
-        sol.info["auto"] = {"chosen": name, "skipped": skipped}
-        return sol
-    sol = solve_pyomo(problem, last, options)
-    sol.info["auto"] = {"chosen": last, "skipped": skipped}
+    """Try `auto_solvers` in turn: a licence or size-limit refusal, or an answer the certificate cannot confirm
+    (a wrong 'unbounded' from HiGHS 1.16.0 on a strictly convex QP, say), moves on to the next
+    (``sol.info['fallback']`` lists the attempts; ``sol.info['auto']`` the chosen solver and the refusals)."""
+    from ..fallback import first_confirmed
+
+    def refused(exc: BackendError) -> bool:
+        return "licen" in str(exc).lower() or "size-limited" in str(exc).lower()
+
+    candidates = [(name, functools.partial(solve_pyomo, problem, name, options)) for name in auto_solvers(problem)]
+    sol = first_confirmed(problem, candidates, skip=refused)
+    attempts = sol.info["fallback"]["attempts"]
+    sol.info["auto"] = {"chosen": sol.solver, "skipped": {a["solver"]: a["error"] for a in attempts if "error" in a},
+                        "unconfirmed": {a["solver"]: a["verdict"] for a in attempts
+                                        if "verdict" in a and a["solver"] != sol.solver}}
     return sol
 
 
