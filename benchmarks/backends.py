@@ -31,7 +31,7 @@ import numpy as np
 from certiprog.certificates import check
 from certiprog.errors import BackendError
 from certiprog.formulations import error_clumping, hinge_minimax, mcp, me2_dual, mpm
-from certiprog.formulations.error_clumping import neighbourhood_graph
+from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
 from certiprog.solvers import available_backends, compile_model, get_backend, solve_conic
 
 #: data sizes per program: small, large

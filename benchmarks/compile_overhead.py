@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from certiprog.formulations import error_clumping, hinge_minimax
-from certiprog.formulations.error_clumping import neighbourhood_graph
+from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
 from certiprog.solvers import solve_conic
 
 

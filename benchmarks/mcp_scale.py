@@ -27,9 +27,9 @@ import time
 
 import numpy as np
 
-from certiprog.experiments import mcp as exp
-from certiprog.formulations.manifolds import LqEllipsoidManifold
-from certiprog.formulations.mcp import mcp_model, mcp_simple, mcp_slack
+from certiprog.formulations.mcp_paper import experiment as exp
+from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold
+from certiprog.formulations.mcp_paper.programs import mcp_model, mcp_simple, mcp_slack
 
 VARIANTS = {
     "drop": ("MCP all + drop (piqp)", dict(cuts="all", drop_inactive=1e-3, backend=None)),

@@ -16,10 +16,10 @@ def main(argv=None) -> int:
     aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
-    from .experiments import EXPERIMENTS, load
+    from certiprog.experiments import experiments, load
 
-    for name, (module, help_) in EXPERIMENTS.items():
-        p = rep_sub.add_parser(name, help=help_)
+    for name, exp in experiments().items():
+        p = rep_sub.add_parser(name, help=exp.help)
         p.set_defaults(_experiment=name)
         try:
             load(name).add_arguments(p)
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
         if getattr(args, "_import_error", None):
             print(f"certiprog reproduce {args.experiment}: {args._import_error}", file=sys.stderr)
             return 2
-        from .errors import CertiprogError
+        from certiprog.errors import CertiprogError
 
         try:
             paths = load(args._experiment).run(args)
@@ -41,14 +41,14 @@ def main(argv=None) -> int:
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         return 0
     if args.command == "demo":
-        from .demo import format_table, run_demo
+        from certiprog.demo import format_table, run_demo
 
         rows = run_demo(args.backends)
         print(format_table(rows))
         bad = [r for r in rows if r["status"] not in ("optimal", "inaccurate")]
         return 1 if bad else 0
     if args.command == "audit":
-        from .certificates.claims import audit, table, write_reports
+        from certiprog.certificates.audit import audit, table, write_reports
 
         results = audit(args.paper, progress=not args.no_progress)
         print(table(results))

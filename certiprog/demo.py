@@ -5,7 +5,7 @@ import logging
 
 import numpy as np
 
-from .datasets import load_pima, standardize
+from certiprog.datasets import load_pima, standardize
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ def _ellipsoids(rng, P=6, D=8, m=3):
 
 def demo_instances() -> list[tuple[str, object]]:
     """(label, Model) for each core program, built from the embedded Pima data or a seeded synthetic set."""
-    from .formulations import (
+    from certiprog.formulations import (
         background_risk, error_clumping, hinge_minimax, mcp, me2_dual, me2_primal, mpm,
     )
 
@@ -46,8 +46,8 @@ def demo_instances() -> list[tuple[str, object]]:
 
 def run_demo(backends: list[str] | None = None) -> list[dict]:
     """Solve each demo instance on each backend; one row per (program, backend)."""
-    from .certificates import check
-    from .solvers import available_backends, get_backend
+    from certiprog.certificates import check
+    from certiprog.solvers import available_backends, get_backend
 
     rows = []
     for label, model in demo_instances():  # every free backend that takes the model's cones (piqp: LP/QP only)

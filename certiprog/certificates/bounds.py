@@ -581,12 +581,12 @@ _register(Bound(
      "|b*| <= R (holds at the optimum: b* lies between w*^T x_hat_0 and w*^T x_hat_1)"],
     printed_failure_prob=delta, status="corrected",
     notes="Cor. 1 applies Prop. 1 to each class at level delta: the union bound gives 1 - 2 delta, not 1 - delta "
-          "(docs/derivations/004.md, error 9). form='prop1' in certiprog.formulations.hp_mpm."))
+          "(docs/derivations/004.md, error 9). form='prop1' in certiprog.formulations.hp_mpm_paper.hp_mpm."))
 _register(Bound(
     "004.cor1.joint", "HP-MPM worst-case error, both classes at 1 - delta (A_j with ln(8/delta))", "004",
     "Cor. 1 (corrected, delta/2 per class)", _WCE_Q, _S("kappa", "delta"), _WCE, delta,
     [_COR1 + " (A_j = 004.cor1.A, i.e. ln(8/delta))", _delta_in_01(), "|b*| <= R (holds at the optimum)"],
-    status="corrected", notes="form='cor1' in certiprog.formulations.hp_mpm."))
+    status="corrected", notes="form='cor1' in certiprog.formulations.hp_mpm_paper.hp_mpm."))
 _register(Bound(
     "004.cor1.eq8", "HP-MPM worst-case error with A_j as printed in eq. (8) (ln(2/delta))", "004",
     "Cor. 1 with eq. (8) as printed", _WCE_Q, _S("kappa", "delta"), _WCE, 3 * delta,

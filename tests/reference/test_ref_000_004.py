@@ -9,27 +9,19 @@ import pytest
 from scipy import optimize, stats
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from helpers import rand_spd, two_class  # noqa: E402
 from ref_000_004 import (  # noqa: E402
     closed_form_d2, hp_mpm_A, ref_background_risk, ref_hinge_minimax,
     ref_hp_mpm, ref_hp_mpm_moments, ref_mpm, ref_mpm_moments, sample_moments,
     sqrtm_psd)
 
 
-def _rand_spd(rng, d, cond=5.0):
-    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    return (Q * np.linspace(1.0, cond, d)) @ Q.T
-
-
-def _two_class(rng, d=4, n1=30, n0=50):
-    X1 = rng.normal(size=(n1, d)) @ sqrtm_psd(_rand_spd(rng, d)) + 1.0
-    X0 = rng.normal(size=(n0, d)) @ sqrtm_psd(_rand_spd(rng, d)) - 0.5
-    return X1, X0
 
 
 # --------------------------------------------------------------------- 004 MPM
 def test_mpm_uses_biased_covariance():
     rng = np.random.default_rng(0)
-    X1, X0 = _two_class(rng)
+    X1, X0 = two_class(rng)
     r = ref_mpm(X1, X0)
     np.testing.assert_allclose(r["Sigma1"], np.cov(X1.T, bias=True), atol=1e-12)
     np.testing.assert_allclose(r["Sigma0"], np.cov(X0.T, bias=True), atol=1e-12)
@@ -39,7 +31,7 @@ def test_mpm_equal_covariance_closed_form():
     # Sigma1 = Sigma0 = S:  w* ∝ S^{-1} dmu,  kappa* = sqrt(dmu^T S^{-1} dmu) / 2
     rng = np.random.default_rng(1)
     d = 5
-    S = _rand_spd(rng, d)
+    S = rand_spd(rng, d)
     mu1, mu0 = rng.normal(size=d), rng.normal(size=d)
     dmu = mu1 - mu0
     r = ref_mpm_moments(mu1, S, mu0, S)
@@ -54,7 +46,7 @@ def test_mpm_equal_covariance_closed_form():
 
 def test_mpm_vs_scipy_and_bound():
     rng = np.random.default_rng(2)
-    X1, X0 = _two_class(rng)
+    X1, X0 = two_class(rng)
     r = ref_mpm(X1, X0)
     mu1, S1, mu0, S0 = r["mu1"], r["Sigma1"], r["mu0"], r["Sigma0"]
     dmu = mu1 - mu0
@@ -92,7 +84,7 @@ def test_mpm_degenerate_equal_means():
 # ------------------------------------------------------------------ 004 HP-MPM
 def test_hp_mpm_reduces_to_mpm_when_A_zero():
     rng = np.random.default_rng(3)
-    X1, X0 = _two_class(rng, d=3)
+    X1, X0 = two_class(rng, d=3)
     r = ref_mpm(X1, X0)
     h = ref_hp_mpm(X1, X0, 0.0, 0.0)
     assert abs(h["kappa"] - r["kappa"]) < 1e-5 * r["kappa"]
@@ -103,7 +95,7 @@ def test_hp_mpm_reduces_to_mpm_when_A_zero():
 
 def test_hp_mpm_properties():
     rng = np.random.default_rng(4)
-    X1, X0 = _two_class(rng, d=3)
+    X1, X0 = two_class(rng, d=3)
     mu1, S1 = sample_moments(X1)
     mu0, S0 = sample_moments(X0)
     dmu = mu1 - mu0
@@ -132,7 +124,7 @@ def test_hp_mpm_properties():
 def test_background_risk_K1_closed_form():
     rng = np.random.default_rng(5)
     d = 4
-    S = _rand_spd(rng, d)
+    S = rand_spd(rng, d)
     for _ in range(5):
         w, mu, b = rng.normal(size=d), rng.normal(size=d), rng.normal()
         r = ref_background_risk(w, mu, S, b=[b])
@@ -155,7 +147,7 @@ def _dual_d2(W, mu, S, b):
 def test_background_risk_theorem1_closed_form_and_dual():
     rng = np.random.default_rng(6)
     d, K = 5, 3
-    S = _rand_spd(rng, d)
+    S = rand_spd(rng, d)
     n_checked = 0
     for trial in range(20):
         W = rng.normal(size=(K, d))
@@ -187,7 +179,7 @@ def test_background_risk_attained_by_worst_case_distribution():
     outside the region)."""
     rng = np.random.default_rng(7)
     d, K = 4, 3
-    S = _rand_spd(rng, d)
+    S = rand_spd(rng, d)
     W = rng.normal(size=(K, d))
     mu = -2.0 * W.mean(axis=0)  # mean outside the cone
     r = ref_background_risk(W, mu, S)
@@ -215,7 +207,7 @@ def test_background_risk_attained_by_worst_case_distribution():
 
 # ---------------------------------------------------------- 000 hinge-minimax
 def _hm_data(rng, d=3, m=25):
-    S = 0.2 * _rand_spd(rng, d, cond=3.0)
+    S = 0.2 * rand_spd(rng, d, cond=3.0)
     mu = np.array([-3.0] + [0.0] * (d - 1))
     X = rng.normal(size=(m, d)) * 0.7 + np.array([2.0] + [0.5] * (d - 1))
     return X, mu, S

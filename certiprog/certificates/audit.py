@@ -1,0 +1,76 @@
+"""Paper audit: run every registered claim's check and report per paper (table, JSON, Markdown)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..papers import load_claims, papers
+from .registry import REGISTRY, STATUSES, Claim, Result, claim, not_checkable, refuted, verified
+
+
+
+def load(paper_ids=None) -> dict[str, Claim]:
+    """Import the claim modules of the given papers (all installed if None), registering their entries."""
+    paper_ids = tuple(papers()) if paper_ids is None else tuple(paper_ids)
+    load_claims(paper_ids)
+    return {k: c for k, c in REGISTRY.items() if c.paper in paper_ids}
+
+
+def audit(paper: str | None = None, progress: bool = False) -> list[tuple[Claim, Result]]:
+    """Check every claim of ``paper`` (all papers if None); returns (claim, result) pairs in id order."""
+    if paper is not None:
+        from ..errors import InputError
+
+        if paper not in papers():
+            raise InputError(f"unknown paper {paper!r}; choose one of {tuple(papers())}")
+    claims = sorted(load(None if paper is None else (paper,)).values(), key=lambda c: (c.paper, c.id))
+    it = claims
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(claims, desc="audit", leave=False)
+    return [(c, c.check()) for c in it]
+
+
+def table(results) -> str:
+    """A plain-text table per paper with a status count line."""
+    out = []
+    for p in sorted({c.paper for c, _ in results}):
+        rows = [(c, r) for c, r in results if c.paper == p]
+        counts = {s: sum(r.status == s for _, r in rows) for s in STATUSES}
+        out.append(f"paper {p}: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+        out.append(f"  {'id':16s} {'where':22s} {'kind':12s} {'status':14s} detail")
+        for c, r in rows:
+            detail = r.detail.splitlines()[0][:90] if r.detail else ""
+            out.append(f"  {c.id:16s} {c.where[:22]:22s} {c.kind:12s} {r.status:14s} {detail}")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_reports(results, out_dir) -> tuple[Path, Path]:
+    """Write audit.json and audit.md under ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    data = [{"id": c.id, "paper": c.paper, "where": c.where, "statement": c.statement, "kind": c.kind,
+             "relied_on": c.relied_on, **r.to_json()} for c, r in results]
+    (out / "audit.json").write_text(json.dumps({"format": "certiprog.audit/1", "claims": data}, indent=1))
+    lines = ["# certiprog paper audit", ""]
+    for p in sorted({c.paper for c, _ in results}):
+        lines += [f"## Paper {p}", "", "| id | where | kind | statement | status | detail |", "|---|---|---|---|---|---|"]
+        for c, r in results:
+            if c.paper != p:
+                continue
+            det = r.detail.replace("\n", " ").replace("|", "\\|")
+            if r.corrected:
+                det += f" **Corrected:** {r.corrected}".replace("|", "\\|")
+            if r.counterexample:
+                det += " **Counterexample:** " + ", ".join(f"{k}={v}" for k, v in r.counterexample.items()).replace("|", "\\|")
+            stmt = c.statement.replace("\n", " ").replace("|", "\\|")
+            lines.append(f"| {c.id} | {c.where} | {c.kind} | {stmt} | **{r.status}** | {det} |")
+        lines.append("")
+    (out / "audit.md").write_text("\n".join(lines))
+    return out / "audit.json", out / "audit.md"
+
+
+__all__ = ["Claim", "REGISTRY", "Result", "audit", "claim", "load", "not_checkable", "refuted", "table",
+           "verified", "write_reports"]

@@ -1,0 +1,147 @@
+"""Paper 003 — Error clumping (Dekel & Shamir, AISTATS 2012), eq. (1).
+
+Derivation, PSD proof and corrections: ``docs/derivations/003.md``.
+
+Data ``X`` (m, n) with rows x_i, labels ``y`` in {+1, -1}; no bias (append a constant feature). With the
+closed-ball radius graph ``N_i = {j != i : ||x_i - x_j||_2 <= rho}`` (adjacency A, symmetric 0/1) the
+neighbourhood matrix is
+
+    Theta = I - eta / (m - 1) * A          (sparse; theta_ii = 1, theta_ij = -eta/(m-1) for j in N_i)
+
+and eq. (1) reads::
+
+    min_{w, xi}  lam/2 ||w||^2 + 1/(2m) xi^T Theta xi
+    s.t.  xi_i >= 1 - y_i <w, x_i>   ('margin')     xi_i >= 0   ('xi>=0')
+
+Theta is PSD exactly when it must be for every graph: Theta = eta/(m-1) L_G + diag(1 - eta d_i/(m-1)) with L_G
+the graph Laplacian and d_i <= m - 1, so eta in [0, 1] gives a sum of squares (doc 003 §1.1); for eta > 1 the
+complete graph has the eigenvalue 1 - eta < 0. Hence eta is restricted to [0, 1] and the quadratic is entered
+with ``quad_form(xi, Theta, assume_psd=True)`` (no dense eigendecomposition: the model builds in O(nnz)).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial import cKDTree
+
+from certiprog.errors import InputError
+from certiprog.model import Model, Variable, minimize, quad_form, sum_squares
+from certiprog import validation as validate
+
+__all__ = ["error_clumping", "neighbourhood_matrix", "neighbourhood_graph"]
+
+
+def _eta(eta) -> float:
+    try:
+        v = float(eta)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"eta must be a number in [0, 1]; got {eta!r}") from exc
+    if not (0.0 <= v <= 1.0):
+        raise InputError(
+            f"eta must lie in [0, 1]; got {eta!r}. Theta = I - eta/(m-1) A is PSD for every neighbourhood graph only "
+            "when eta <= 1 (Theta = eta/(m-1) Laplacian + diag(1 - eta d_i/(m-1)), d_i <= m-1); for eta > 1 it is "
+            "indefinite (e.g. all points within rho: eigenvalue 1 - eta < 0) and eq. (1) is not convex"
+        )
+    return v
+
+
+def neighbourhood_graph(X, rho) -> sp.csr_matrix:
+    """The symmetric 0/1 adjacency A of the closed-ball rho-graph (A_ij = 1 iff i != j, ||x_i - x_j||_2 <= rho).
+
+    Built from ``scipy.spatial.cKDTree.query_pairs`` (vectorised, no per-pair Python loop).
+    """
+    X = validate.matrix(X, "X", min_rows=1)
+    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
+    m = X.shape[0]
+    pairs = cKDTree(X).query_pairs(r=rho, p=2.0, output_type="ndarray").reshape(-1, 2)
+    rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    cols = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, m))
+
+
+def neighbourhood_matrix(X, rho, eta) -> sp.csr_matrix:
+    """Theta = I - eta/(m-1) A (scipy.sparse CSR), A the closed-ball rho-graph (see `neighbourhood_graph`).
+
+    ``eta`` must lie in [0, 1] (Theta PSD, doc 003 §1.1). For m = 1 Theta = I.
+    """
+    eta = _eta(eta)
+    A = neighbourhood_graph(X, rho)
+    m = A.shape[0]
+    coef = eta / (m - 1) if m > 1 else 0.0
+    return (sp.identity(m, format="csr") - coef * A).tocsr()
+
+
+def _check_graph(graph, m: int) -> sp.csr_matrix:
+    """A precomputed neighbourhood graph: m x m, symmetric, 0/1 entries, empty diagonal (so Theta is PSD)."""
+    if not sp.issparse(graph):
+        raise InputError("graph must be a scipy.sparse matrix, as returned by neighbourhood_graph(X, rho)")
+    A = sp.csr_matrix(graph, dtype=float)
+    if A.shape != (m, m):
+        raise InputError(f"graph has shape {A.shape}; expected ({m}, {m}) to match X")
+    if A.nnz and (not np.all(A.data == 1.0) or abs(A - A.T).nnz or A.diagonal().any()):
+        raise InputError("graph must be symmetric with 0/1 entries and an empty diagonal (see neighbourhood_graph)")
+    return A
+
+
+def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
+    """Eq. (1) of paper 003 as a Model.
+
+    ``graph``: the neighbourhood graph ``neighbourhood_graph(X, rho)`` when it is already at hand (e.g. a
+    sweep over eta or lam); it is checked to be a symmetric 0/1 matrix with an empty diagonal.
+
+    Arguments: ``X`` (m, n) finite, ``y`` (m,) in {+1, -1} (both classes), ``rho > 0`` (neighbourhood radius),
+    ``eta`` in [0, 1] (discount; eta = 0 is the squared-hinge SVM), ``lam > 0`` (ridge weight).
+
+    Variables ``w`` (n,), ``xi`` (m,); constraints ``'margin'`` (vector, xi >= 1 - y o Xw) and ``'xi>=0'``.
+    ``model.info``: ``Theta``, ``A`` (sparse), ``degree``.
+
+    ``model.derived(sol)``: ``predictions`` (sign <w, x_i>, 0 mapped to +1), ``errors`` (bool, y_i <w, x_i> <= 0),
+    ``n_errors``, ``error_rate``; the clumping: ``error_pairs`` (neighbour pairs with both points misclassified),
+    ``clumping`` (mean, over misclassified points with >= 1 neighbour, of the fraction of their neighbours that are
+    misclassified; NaN when undefined), ``penalty`` = ||xi||^2/(2m), ``discount`` = eta/(2m(m-1)) xi^T A xi (so
+    the quadratic term is penalty - discount), ``xi``, ``hinge`` = max(0, 1 - y o Xw) and ``xi_above_hinge``
+    (xi - hinge; positive entries are slacks lifted by clumped neighbours, doc 003 §1.2).
+    """
+    X = validate.matrix(X, "X", min_rows=2)
+    m, n = X.shape
+    if n < 1:
+        raise InputError("X has 0 columns; at least one feature is needed")
+    yv = validate.labels(y, "y", size=m)
+    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
+    eta = _eta(eta)
+    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
+    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
+    coef = eta / (m - 1)
+    Theta = (sp.identity(m, format="csr") - coef * A).tocsr()
+    Z = X * yv[:, None]  # rows y_i x_i
+
+    w = Variable(n, "w")
+    xi = Variable(m, "xi")
+    obj = (0.5 * lam) * sum_squares(w) + (1.0 / (2.0 * m)) * quad_form(xi, Theta, assume_psd=True)
+    model = Model(minimize(obj), name="error_clumping")
+    model.add(xi >= 1.0 - Z @ w, name="margin")
+    model.add(xi >= 0, name="xi>=0")
+    degree = np.asarray(A.sum(axis=1)).ravel()
+
+    def derive(model_, sol):
+        wv = np.asarray(sol.value("w"), float)
+        xv = np.asarray(sol.value("xi"), float)
+        score = X @ wv
+        margin = yv * score
+        err = margin <= 0
+        n_err = int(err.sum())
+        e = err.astype(float)
+        err_nb = A @ e  # misclassified neighbours of each point
+        has_nb = err & (degree > 0)
+        clump = float(np.mean(err_nb[has_nb] / degree[has_nb])) if has_nb.any() else float("nan")
+        hinge = np.maximum(0.0, 1.0 - margin)
+        return {
+            "predictions": np.where(score >= 0, 1, -1), "errors": err, "n_errors": n_err,
+            "error_rate": n_err / m, "error_pairs": int(round(float(e @ err_nb) / 2.0)), "clumping": clump,
+            "penalty": float(xv @ xv) / (2.0 * m), "discount": coef * float(xv @ (A @ xv)) / (2.0 * m),
+            "xi": xv, "hinge": hinge, "xi_above_hinge": xv - hinge,
+        }
+
+    model.info.update(derive=derive, paper="003", m=m, n=n, rho=rho, eta=eta, lam=lam, Theta=Theta, A=A,
+                      degree=degree)
+    return model

@@ -1,0 +1,15 @@
+"""Paper 000: hinge-minimax K-hyperplane and latent classifiers (``shared/papers/000_*``).
+
+programs.py   eq. (8) (one hyperplane against a background's moments) and Thm 1's background-risk QP
+claims.py     every formula, lemma and bound the paper states, checked (``certiprog audit 000``)
+Errata (docs/derivations/000.md): Lemma 2 refuted in both parts, Alg. 2's loop sign, the sigmoid gain of
+Sec. 4.1, steps of Thms 7, 10 and 11.
+"""
+from certiprog.papers import Paper
+
+from .programs import background_risk, hinge_minimax
+
+PAPER = Paper("000", "Hinge-minimax learners (K hyperplanes, latent models)", __name__,
+              claims=(f"{__name__}.claims",))
+
+__all__ = ["PAPER", "background_risk", "hinge_minimax"]

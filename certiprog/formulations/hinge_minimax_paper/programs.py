@@ -1,0 +1,167 @@
+"""Paper 000 — Hinge-Minimax Learner for the Ensemble of Hyperplanes (Osadchy, Hazan, Keren).
+
+Derivation and checks: ``docs/derivations/000.md`` (Sec. 1.1 and 1.2).
+
+Single-hyperplane hinge-minimax, eq. (8), with ``gamma = sqrt((1 - delta) / delta)``::
+
+    min_w  lam ||w||^2 + sum_i max{0, 1 - w^T x_i}
+    s.t.   gamma ||Σ^{1/2} w|| + w^T mu <= 0                                   ('chebyshev')
+
+The constraint is equivalent to the worst-case (Cantelli / Marshall–Olkin) false-positive bound
+``sup_{z ~ (mu, Σ)} P(w^T z >= 0) <= delta``. ``bias=True`` (not in the paper) adds a free unregularised ``b``
+(hinge on ``w^T x_i + b``; constraint ``gamma ||Σ^{1/2} w|| + w^T mu + b <= 0``); ``squared_reg=False`` uses
+``lam ||w||_2``.
+
+Background risk, Theorem 1 (with biases ``b`` for the deflated/inflated models of eq. 25)::
+
+    sup_{Z in Ω(mu, Σ)} P(W z + b >= 0) = 1 / (1 + d^2),
+    d^2 = min_z (z - mu)^T Σ^{-1} (z - mu)   s.t.  W z + b >= 0                 ('halfspaces')
+
+``W`` is (K, d) with ROWS ``w_k^T`` (the paper's W transposed). The objective is written
+``sum_squares(L^{-1} (z - mu))`` with ``Σ = L L^T`` (Cholesky), so Σ must be positive definite.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from certiprog.errors import InputError
+from certiprog.model import Model, Variable, hinge, minimize, norm2, sum_squares
+from certiprog import validation as validate
+
+__all__ = ["hinge_minimax", "background_risk", "worst_case_fp"]
+
+
+def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
+    """``sup_{z ~ (mu, Σ)} P(w^T z + b >= 0)`` by the one-sided Chebyshev (Cantelli) bound.
+
+    ``1 / (1 + m^2 / s^2)`` with margin ``m = -(w^T mu + b)`` and ``s^2 = w^T Σ w``; 1 if ``m <= 0``; 0 if
+    ``m > 0`` and ``s = 0``.
+    """
+    w = np.asarray(w, float).reshape(-1)
+    s = float(np.sqrt(max(w @ Sigma @ w, 0.0)))
+    margin = -(float(w @ mu) + float(b))
+    if margin <= 0:
+        return 1.0
+    if s == 0:
+        return 0.0
+    return float(s * s / (s * s + margin * margin))
+
+
+def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg: bool = True) -> Model:
+    """000 eq. (8) for positives ``X_pos`` (m x d) against background moments ``mu`` (d), ``Sigma`` (d x d, PSD).
+
+    Variables ``w`` (d) and, with ``bias=True``, ``b`` (scalar). Constraint ``'chebyshev'``:
+    ``gamma * norm2(L^T w) + mu^T w (+ b) <= 0`` with ``Sigma = L L^T`` (one eigendecomposition; singular Sigma allowed).
+    ``lam >= 0``; ``0 < delta < 1``.
+
+    ``model.derived(sol)`` gives ``w``, ``b`` (0 without bias), ``gamma``, ``hinge`` (sum of hinge losses),
+    ``reg`` (``||w||^2`` or ``||w||``), ``objective`` (recomputed), ``constraint_value``
+    (``gamma sqrt(w^T Σ w) + w^T mu + b``, <= 0 up to tolerance), ``worst_case_fp`` (the Cantelli bound on the
+    background false-positive rate of ``w``, <= delta), ``delta`` and ``trivial``: True when the optimum is
+    (numerically) ``w = 0`` -- every score ``|w^T x_i| <= 1e-6``; the rule then accepts everything, the solution is
+    uninformative and ``worst_case_fp`` is reported as 1 (0 if ``b < 0``), not the Cantelli ratio of solver noise.
+    """
+    X = validate.matrix(X_pos, "X_pos", min_rows=1)
+    m, d = X.shape
+    if d < 1:
+        raise InputError("X_pos has 0 columns; at least one feature is needed")
+    mu = validate.vector(mu, "mu", size=d)
+    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
+    lam = validate.scalar(lam, "lam", low=0.0)
+    delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    gamma = float(np.sqrt((1.0 - delta) / delta))
+
+    w = Variable(d, "w")
+    b = Variable((), "b") if bias else None
+    score = X @ w if b is None else X @ w + b
+    obj = hinge(score).sum()
+    if lam > 0:
+        obj = obj + lam * (sum_squares(w) if squared_reg else norm2(w))
+    model = Model(minimize(obj), name="hinge_minimax")
+    lhs = gamma * norm2(L.T @ w) + mu @ w
+    model.add((lhs if b is None else lhs + b) <= 0.0, name="chebyshev")
+
+    def derive(model_, sol):
+        wv = np.asarray(sol.value("w"), float).reshape(-1)
+        bv = float(sol.value("b")) if bias else 0.0
+        hinge_v = float(np.maximum(0.0, 1.0 - (X @ wv + bv)).sum())
+        reg_v = float(wv @ wv) if squared_reg else float(np.linalg.norm(wv))
+        s = float(np.sqrt(max(wv @ Sigma @ wv, 0.0)))
+        # w = 0 is always feasible (objective m). Numerically zero scores (|w^T x_i| <= 1e-6 against the hinge's
+        # margin 1) mean the classifier is the constant sign(b) rule: accept everything (b >= 0), a worst-case
+        # false-positive rate of 1 -- the Cantelli ratio of a ~1e-9 w would be solver noise.
+        trivial = bool(np.max(np.abs(X @ wv)) <= 1e-6)
+        wc = (1.0 if bv >= -1e-6 else 0.0) if trivial else worst_case_fp(wv, mu, Sigma, bv)
+        return dict(w=wv, b=bv, gamma=gamma, hinge=hinge_v, reg=reg_v, objective=float(lam * reg_v + hinge_v),
+                    constraint_value=float(gamma * s + wv @ mu + bv), worst_case_fp=wc, delta=delta,
+                    trivial=trivial)
+
+    model.info.update(derive=derive, paper="000", problem="hinge-minimax eq. (8)", m=m, d=d, lam=lam,
+                      delta=delta, gamma=gamma, bias=bool(bias), squared_reg=bool(squared_reg))
+    return model
+
+
+def _cholesky_pd(Sigma: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor of a positive definite Sigma, or an InputError saying to add a ridge."""
+    d = Sigma.shape[0]
+    scale = max(1.0, float(np.max(np.abs(Sigma))))
+    lam_min = float(np.linalg.eigvalsh(Sigma)[0])
+    msg = (f"Sigma is singular (smallest eigenvalue {lam_min:.3g}): Theorem 1 needs Sigma^{{-1}}; "
+           "add a ridge, e.g. Sigma + 1e-6 * np.eye(d)")
+    if lam_min <= 1e-12 * scale * d:
+        raise InputError(msg)
+    try:
+        return np.linalg.cholesky(Sigma)
+    except np.linalg.LinAlgError as exc:
+        raise InputError(msg) from exc
+
+
+def background_risk(W, mu, Sigma, b=None) -> Model:
+    """000 Theorem 1: the QP for ``d^2`` and the worst-case background risk ``1 / (1 + d^2)``.
+
+    ``W``: (K, d), row k = ``w_k^T`` (a 1-D (d,) array means K = 1); ``mu`` (d); ``Sigma`` (d x d, positive
+    definite); ``b`` (K,) biases, default 0 (the paper's homogeneous cone ``W^T z >= 0``).
+
+    Variable ``z`` (d). Objective ``sum_squares(L^{-1} (z - mu))`` with ``Sigma = L L^T`` (Cholesky).
+    Constraint ``'halfspaces'``: ``W z + b >= 0``; its dual is the multiplier ``lambda >= 0`` of the
+    correctly signed Lagrangian ``(z-mu)^T Σ^{-1} (z-mu) - lambda^T (W z + b)`` (000.md typo 2).
+
+    ``model.derived(sol)`` gives ``d2`` (recomputed from ``z``), ``risk`` = 1/(1+d2), ``z_star``, ``active``
+    (rows with zero slack, relative tolerance 1e-6) and ``lam``. An empty region (only possible with b != 0)
+    makes the QP infeasible: the solve reports status ``infeasible`` (then d2 = inf and risk = 0).
+    """
+    Wa = W.toarray() if hasattr(W, "toarray") else W
+    try:
+        if np.ndim(Wa) == 1:  # one hyperplane
+            Wa = np.reshape(np.asarray(Wa, dtype=float), (1, -1))
+    except (TypeError, ValueError) as exc:
+        raise InputError("W must be a numeric array (K hyperplanes x d features)") from exc
+    Wm = validate.matrix(Wa, "W", min_rows=1)
+    K, d = Wm.shape
+    if d < 1:
+        raise InputError("W has 0 columns; at least one feature is needed")
+    mu = validate.vector(mu, "mu", size=d)
+    Sigma = validate.covariance(Sigma, "Sigma", d)
+    bb = np.zeros(K) if b is None else validate.vector(b, "b", size=K)
+    L = _cholesky_pd(Sigma)
+    Linv = sla.solve_triangular(L, np.eye(d), lower=True)
+    Sinv = Linv.T @ Linv
+
+    z = Variable(d, "z")
+    model = Model(minimize(sum_squares(Linv @ z - Linv @ mu)), name="background_risk")
+    model.add(Wm @ z + bb >= 0.0, name="halfspaces")
+
+    def derive(model_, sol):
+        zv = np.asarray(sol.value("z"), float).reshape(-1)
+        r = zv - mu
+        d2 = float(max(r @ Sinv @ r, 0.0))
+        slack = Wm @ zv + bb
+        tol = 1e-6 * np.maximum(1.0, np.linalg.norm(Wm, axis=1) * max(1.0, np.linalg.norm(zv)))
+        out = dict(d2=d2, risk=float(1.0 / (1.0 + d2)), z_star=zv, active=slack <= tol, slack=slack)
+        if sol.z is not None:
+            out["lam"] = np.asarray(sol.dual("halfspaces"), float).reshape(-1)
+        return out
+
+    model.info.update(derive=derive, paper="000", problem="background risk, Theorem 1", K=K, d=d)
+    return model

@@ -1,0 +1,212 @@
+"""scikit-learn classifiers for paper 004: the MPM (eq. 3-5) and the high-probability MPM (Cor. 1).
+
+Both are binary. ``classes_[1]`` plays the paper's class 1 (predicted iff ``w^T x - b* > 0``; the paper says ``>= 0``,
+which differs only on the hyperplane itself), ``classes_[0]`` its class 0. Kernels: ``'linear'`` (primal; ``coef_``,
+``intercept_``), ``'rbf'`` (Gaussian, ``gamma`` = 1/(2 sigma^2), None -> 1/n_features) or a callable
+``k(X, Y) -> Gram matrix`` (dual; ``dual_coef_`` = gamma of ``w = sum_i gamma_i phi(x_i)`` over ``X_fit_``).
+
+After ``fit``: ``kappa_``, ``alpha_`` = kappa^2/(1+kappa^2), ``worst_case_error_`` = 1 - alpha* = 1/(1+kappa*^2)
+(the bound: eq. 5 for the MPM, which holds for the EMPIRICAL moments; Cor. 1 for the HP-MPM, which holds for the
+true moments with probability >= 1 - k delta when nu >= 1, see `certiprog.formulations.hp_mpm_paper.hp_mpm`), ``b_`` (the
+paper's b*), ``status_`` and ``solution_`` (a JSON-serialisable dict: backend, solver, bracket, history, the
+certificate of the last SOCP).
+
+``status_ == 'no_meaningful_solution'`` (alpha_ = kappa_ = 0, worst_case_error_ = 1, with a
+`NoMeaningfulSolutionWarning`): the MPM's class means coincide (Thm 2), or the HP-MPM's ``||x̂1 - x̂0|| <=
+sqrt(2A_1) + sqrt(2A_0)`` (Cor. 1). The classifier then falls back to: the HP-MPM hyperplane's limit as kappa* -> 0
+(``w = x̂1 - x̂0`` normalised, ``b`` splitting the projected mean gap in the ratio sqrt(A_1) : sqrt(A_0)) when the
+means differ, else the majority class (ties: ``classes_[1]``).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from certiprog.errors import BackendError, InputError
+from certiprog import validation as validate
+from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
+from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel
+from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments
+
+__all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
+
+# Up to this many coordinates (features, or the kept kernel rank) the last SOCP's certificate includes the rigorous
+# optimality interval (interval arithmetic: seconds at ~1000 coordinates); above it, the KKT residuals only. The
+# HP-MPM's kappa bracket is certified either way.
+FULL_CERTIFICATE_MAX = 300
+
+
+class NoMeaningfulSolutionWarning(UserWarning):
+    """The (HP-)MPM has kappa* = 0: no worst-case guarantee; the documented fallback classifier is used."""
+
+
+class _MPMBase(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict plumbing: label encoding, the two classes' moments, decision values."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # ---- fit helpers ------------------------------------------------------------------------------------------------
+    def _split(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, idx = np.unique(y, return_inverse=True)
+        if self.classes_.size > 2:
+            raise InputError(f"Only binary classification is supported. {type(self).__name__} got "
+                             f"{self.classes_.size} classes; fit one classifier per pair (e.g. sklearn's "
+                             "OneVsOneClassifier) for more")
+        if self.classes_.size < 2:
+            raise InputError(f"{type(self).__name__} needs samples of two classes; got 1 class "
+                             f"({self.classes_.tolist()}): there is nothing to separate")
+        X1, X0 = X[idx == 1], X[idx == 0]
+        for lab, Xj in ((self.classes_[1], X1), (self.classes_[0], X0)):
+            if Xj.shape[0] < 2:
+                raise InputError(f"class {lab!r} has 1 sample; its covariance is undefined: the MPM needs >= 2 "
+                                 "samples per class")
+        if np.all(np.ptp(X, axis=0) == 0):
+            raise InputError("every feature is constant on the training data: there is nothing to learn from X")
+        return X1, X0
+
+    def _moments(self, X1, X0):
+        if self.kernel == "linear":
+            self._kernel_fn = None
+            return class_moments(X1, X0)
+        self._kernel_fn = make_kernel(self.kernel, self.gamma, X1.shape[1])
+        return kernel_class_moments(X1, X0, self._kernel_fn)
+
+    def _set_classifier(self, mom, weights, b: float, kappa: float, status: str, solution: dict):
+        """Store the hyperplane and its bound as plain arrays (no solver objects: the estimator pickles/clones)."""
+        for stale in ("coef_", "X_fit_", "dual_coef_"):  # a refit may switch between primal and dual
+            self.__dict__.pop(stale, None)
+        if mom.kind == "linear":
+            self.coef_ = np.asarray(weights, float).reshape(1, -1)
+        else:
+            self.X_fit_ = mom.info["X_train"]
+            self.dual_coef_ = np.asarray(weights, float).reshape(1, -1)
+        self.intercept_ = np.array([-float(b)])
+        self.b_ = float(b)
+        self.kappa_ = float(kappa)
+        self.worst_case_error_ = 0.0 if np.isinf(kappa) else float(1.0 / (1.0 + kappa * kappa))
+        self.alpha_ = 1.0 - self.worst_case_error_
+        self.status_ = status
+        self.solution_ = solution
+        if status == "no_meaningful_solution":
+            warnings.warn(f"{type(self).__name__}: no meaningful solution (kappa* = 0, worst-case error 1); "
+                          f"{solution.get('fallback', 'fallback classifier used')}", NoMeaningfulSolutionWarning,
+                          stacklevel=3)
+        elif status != "optimal":
+            warnings.warn(f"{type(self).__name__}: solve ended with status {status!r}: {solution.get('notes')}",
+                          RuntimeWarning, stacklevel=3)
+        return self
+
+    def _check_common(self):
+        if not (self.kernel == "linear" or self.kernel in ("rbf", "gaussian") or callable(self.kernel)):
+            raise InputError(f"kernel must be 'linear', 'rbf' or a callable k(X, Y); got {self.kernel!r}")
+        if self.gamma is not None:
+            validate.scalar(self.gamma, "gamma", low=0.0, low_open=True)
+
+    # ---- prediction -------------------------------------------------------------------------------------------------
+    def decision_function(self, X) -> np.ndarray:
+        """``w*^T phi(x) - b*`` (> 0 predicts ``classes_[1]``)."""
+        check_is_fitted(self, "b_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if hasattr(self, "coef_"):
+            return X @ self.coef_[0] + self.intercept_[0]
+        return gram(self._kernel_fn, X, self.X_fit_) @ self.dual_coef_[0] + self.intercept_[0]
+
+    def predict(self, X) -> np.ndarray:
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
+
+
+class MPMClassifier(_MPMBase):
+    """The minimax probability machine (004 eqs. 3-5) on any certiprog backend.
+
+    ``kernel``: 'linear', 'rbf' or callable; ``gamma``: rbf width (None -> 1/n_features); ``backend``/``solver``:
+    where the SOCP is solved. ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5).
+    """
+
+    def __init__(self, kernel="linear", gamma=None, backend="clarabel", solver=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.backend = backend
+        self.solver = solver
+
+    def fit(self, X, y):
+        self._check_common()
+        X1, X0 = self._split(X, y)
+        mom = self._moments(X1, X0)
+        dmu = mom.dmu
+        if float(np.linalg.norm(dmu)) <= 1e-12 * max(1.0, float(np.abs(mom.mu1).max())):
+            weights = np.zeros(mom.basis.shape[0])
+            b = -1.0 if mom.n1 >= mom.n0 else 1.0
+            return self._set_classifier(mom, weights, b, 0.0, "no_meaningful_solution", dict(
+                status="no_meaningful_solution", fallback="the class means coincide (Thm 2): predicting the "
+                "majority class"))
+        model = mpm_from_moments(mom)
+        sol = model.solve(backend=self.backend, solver=self.solver)
+        if not sol.ok:
+            raise BackendError(f"the MPM SOCP ended with status {sol.status!r} on {self.backend}/{sol.solver}; "
+                               "try another backend or solver")
+        from certiprog.certificates.kkt import check
+
+        d = model.derived(sol)
+        cert = check(sol.problem, sol, interval=mom.p <= FULL_CERTIFICATE_MAX)
+        solution = dict(status=str(sol.status), backend=sol.backend, solver=sol.solver, objective=float(sol.objective),
+                        solve_time=sol.solve_time, kernel_rank=mom.info.get("rank"), certificate=cert.to_json())
+        return self._set_classifier(mom, d["weights"], d["b"], d["kappa"], "optimal", solution)
+
+
+class HPMPMClassifier(_MPMBase):
+    """The high-probability MPM (004 Cor. 1) on any certiprog backend.
+
+    ``delta`` in (0, 1): confidence parameter; ``nu`` > 0: fraction of the uncertainty terms A_j (Sec. 6; the
+    guarantee needs nu >= 1); ``R``: support radius (None -> max training norm, feature-space norm for kernels);
+    ``method``: 'bisection' (global optimum with a proven kappa bracket) or 'alternating' (the paper's Alg. 1,
+    corrected); ``uncertainty``: 'eq8' (as printed), 'prop1' or 'cor1' (see `certiprog.formulations.hp_mpm_paper.hp_mpm`).
+    Extra fitted attributes: ``kappa_bracket_`` (lo, hi) with lo <= kappa* <= hi, ``A_`` = (A_1, A_0), ``R_``,
+    ``failure_probability_`` (corrected Cor. 1 level; None when nu < 1).
+    """
+
+    def __init__(self, delta=0.1, nu=1.0, R=None, kernel="linear", gamma=None, method="bisection",
+                 backend="clarabel", solver=None, uncertainty="eq8"):
+        self.delta = delta
+        self.nu = nu
+        self.R = R
+        self.kernel = kernel
+        self.gamma = gamma
+        self.method = method
+        self.backend = backend
+        self.solver = solver
+        self.uncertainty = uncertainty
+
+    def fit(self, X, y):
+        self._check_common()
+        validate.scalar(self.delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+        validate.scalar(self.nu, "nu", low=0.0, low_open=True)
+        if self.R is not None:
+            validate.scalar(self.R, "R", low=0.0, low_open=True)
+        if self.method not in METHODS:
+            raise InputError(f"method must be one of {METHODS}; got {self.method!r}")
+        if self.uncertainty not in UNCERTAINTY_FORMS:
+            raise InputError(f"uncertainty must be one of {sorted(UNCERTAINTY_FORMS)}; got {self.uncertainty!r}")
+        X1, X0 = self._split(X, y)
+        mom = self._moments(X1, X0)
+        prob = HPMPMProblem(mom, self.delta, self.nu, self.R, self.uncertainty)
+        res = prob.solve(self.method, self.backend, self.solver,
+                         certify=True if mom.p <= FULL_CERTIFICATE_MAX else "kkt")
+        self.kappa_bracket_ = tuple(float(k) for k in res.kappa_bracket)
+        self.A_ = (res.A1, res.A0)
+        self.R_ = res.R
+        self.failure_probability_ = res.failure_probability
+        solution = res.summary()
+        solution["kernel_rank"] = mom.info.get("rank")
+        if res.status == "no_meaningful_solution":
+            solution["fallback"] = res.notes[-1]
+        return self._set_classifier(mom, res.weights, res.b, res.kappa, res.status, solution)

@@ -1,0 +1,274 @@
+"""Paper 004 — the Minimax Probability Machine (Lanckriet et al. 2003) as used by Cousins & Shawe-Taylor.
+
+Derivation and checks: ``docs/derivations/004.md`` (Sec. 1.1). Class 1 is predicted iff ``w^T x >= b``.
+
+Moments are the sample means and the BIASED (1/m) sample covariances (004 Sec. 3)::
+
+    x̂_j = (1/m_j) sum_k x_k,     Σ_j = (1/m_j) sum_k (x_k - x̂_j)(x_k - x̂_j)^T
+
+Program (3), an SOCP in ``w`` only (no bias inside the program)::
+
+    kappa*^{-1} = min_w  ||Σ1^{1/2} w|| + ||Σ0^{1/2} w||    s.t.  w^T (x̂1 - x̂0) = 1       (3)
+
+written with ``L_j = psd_factor(Σ_j)`` (``Σ_j = L_j L_j^T``, so ``||Σ_j^{1/2} w|| = ||L_j^T w||``; a singular
+covariance is fine). Afterwards (eqs. 4–5)::
+
+    b*          = w*^T x̂1 - kappa* sqrt(w*^T Σ1 w*)   ( = w*^T x̂0 + kappa* sqrt(w*^T Σ0 w*) )
+    1 - alpha*  = 1 / (1 + kappa*^2)                   (worst-case misclassification bound)
+
+When ``x̂1 == x̂0`` the normalisation ``w^T (x̂1 - x̂0) = 1`` reads ``0 = 1``: the program is infeasible and
+the solve says so (status ``infeasible``); Theorem 2 of 004 gives kappa* = 0, worst-case error 1 there.
+
+`ClassMoments` holds the same moments in *coordinates* ``v`` in which ``||w|| = ||v||`` and the classifier's
+weights are ``basis @ v``: feature weights for the linear MPM (`class_moments`), the expansion coefficients
+gamma of ``w = sum_i gamma_i phi(x_i)`` for the kernel MPM (`certiprog.formulations.hp_mpm_paper.kernels`). The MPM
+(`mpm_from_moments`) and the HP-MPM (`certiprog.formulations.hp_mpm_paper.hp_mpm`) are written once on that form.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+
+from certiprog.errors import InputError
+from certiprog.model import Model, Variable, minimize, norm2, psd_factor
+from certiprog import validation as validate
+
+__all__ = ["ClassMoments", "class_moments", "mpm", "mpm_from_moments", "mpm_moments", "psd_triangular_factor",
+           "worst_case_errors"]
+
+
+def _class(X, name: str, cols: int | None = None) -> np.ndarray:
+    X = validate.matrix(X, name, min_rows=1, cols=cols)
+    if X.shape[1] < 1:
+        raise InputError(f"{name} has 0 columns; at least one feature is needed")
+    if X.shape[0] < 2:
+        raise InputError(
+            f"{name} has a single sample: its covariance is undefined (the MPM needs >= 2 samples per class)"
+        )
+    return X
+
+
+def mpm_moments(X1, X0) -> dict:
+    """Sample means and biased (1/m) covariances of class 1 (``X1``) and class 0 (``X0``).
+
+    Returns ``dict(mu1, Sigma1, mu0, Sigma0, n1, n0)``; each class needs >= 2 rows, both the same columns.
+    """
+    X1 = _class(X1, "X1")
+    X0 = _class(X0, "X0", cols=X1.shape[1])
+    out = {}
+    for j, X in (("1", X1), ("0", X0)):
+        mu = X.mean(axis=0)
+        Xc = X - mu
+        S = Xc.T @ Xc / X.shape[0]
+        out["mu" + j] = mu
+        out["Sigma" + j] = 0.5 * (S + S.T)
+        out["n" + j] = X.shape[0]
+    return out
+
+
+def _mpm_derived(w, mu1, mu0, s1: float, s0: float) -> dict:
+    """eqs. (4)-(5) from a solution ``w`` of (3) and its two projected standard deviations."""
+    s = s1 + s0  # = kappa*^{-1}, recomputed from w (equal to the objective up to solver tolerance)
+    m1, m0 = float(w @ mu1), float(w @ mu0)
+    if s > 0:
+        kappa = 1.0 / s
+        b = m1 - s1 / s          # = w^T x̂1 - kappa s1
+        b0 = m0 + s0 / s         # = w^T x̂0 + kappa s0
+        wce = s * s / (1.0 + s * s)  # 1/(1+kappa^2), stable for large kappa
+    else:  # both projected variances vanish: perfect separation, any b in [w^T x̂0, w^T x̂1]
+        kappa, b = np.inf, 0.5 * (m1 + m0)
+        b0, wce = b, 0.0
+    return dict(b=float(b), b_from_class0=float(b0), kappa=float(kappa), alpha=float(1.0 - wce),
+                worst_case_error=float(wce), objective=float(s), sqrt_wSw1=float(s1), sqrt_wSw0=float(s0))
+
+
+def mpm(X1, X0) -> Model:
+    """004 eq. (3): the MPM from samples ``X1`` (class 1, n1 x d) and ``X0`` (class 0, n0 x d).
+
+    Variable ``w`` (d). Constraint ``'normalization'``: ``w^T (x̂1 - x̂0) == 1``. Objective
+    ``norm2(L1^T w) + norm2(L0^T w)`` (= kappa*^{-1}).
+
+    ``model.derived(sol)`` gives ``w``, ``b`` (eq. 4, class-1 form), ``b_from_class0`` (class-0 form, equal up to
+    solver tolerance), ``kappa`` (= 1/objective, ``inf`` when both variances vanish), ``alpha`` = kappa²/(1+kappa²),
+    ``worst_case_error`` = 1 - alpha = 1/(1+kappa²) (eq. 5), ``sqrt_wSw1``, ``sqrt_wSw0``, the moments, and
+    ``decision_function = {'coef': w, 'intercept': -b}`` (predict class 1 iff ``x @ coef + intercept >= 0``).
+    ``model.info['moments']`` holds `mpm_moments`.
+    """
+    mom = mpm_moments(X1, X0)
+    mu1, S1, mu0, S0 = mom["mu1"], mom["Sigma1"], mom["mu0"], mom["Sigma0"]
+    d = mu1.size
+    L1 = psd_factor(S1, "Sigma1 (class-1 covariance)")
+    L0 = psd_factor(S0, "Sigma0 (class-0 covariance)")
+    dmu = mu1 - mu0
+    w = Variable(d, "w")
+    model = Model(minimize(norm2(L1.T @ w) + norm2(L0.T @ w)), name="mpm")
+    model.add(dmu @ w == 1.0, name="normalization")
+
+    def derive(model_, sol):
+        wv = np.asarray(sol.value("w"), float).reshape(-1)
+        s1 = float(np.sqrt(max(wv @ S1 @ wv, 0.0)))
+        s0 = float(np.sqrt(max(wv @ S0 @ wv, 0.0)))
+        out = _mpm_derived(wv, mu1, mu0, s1, s0)
+        out.update(w=wv, mu1=mu1, mu0=mu0, Sigma1=S1, Sigma0=S0,
+                   decision_function=dict(coef=wv.copy(), intercept=-out["b"]))
+        return out
+
+    model.info.update(derive=derive, paper="004", problem="mpm eq. (3)", moments=mom, d=d,
+                      n1=mom["n1"], n0=mom["n0"])
+    return model
+
+
+# ----------------------------------------------------------------------------------------------
+# The coordinate form shared by the linear and kernel MPM / HP-MPM
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClassMoments:
+    """Both classes' empirical moments in coordinates ``v`` with ``||w|| = ||v||``.
+
+    ``mu1``, ``mu0`` (p,): ``v @ mu_j = w^T x̂_j`` (or ``w^T phi_hat_j``). ``F1`` (k1 x p), ``F0``: ``||F_j v||^2 =
+    w^T Σ̂_j w`` (biased covariances). ``basis`` (D x p): the classifier's weights are ``basis @ v`` -- feature weights
+    (``kind='linear'``, D = d) or the gamma of ``w = sum_i gamma_i phi(x_i)`` over the training points stacked class 1
+    first (``kind='kernel'``, D = m). ``radius``: max_i ||x_i|| (feature-space norm for kernels), the default R of 004
+    Prop. 1. ``info``: how the coordinates were built (rank kept, directions dropped).
+    """
+
+    mu1: np.ndarray
+    mu0: np.ndarray
+    F1: np.ndarray
+    F0: np.ndarray
+    n1: int
+    n0: int
+    radius: float
+    basis: np.ndarray
+    kind: str = "linear"
+    info: dict = field(default_factory=dict)
+
+    @property
+    def p(self) -> int:
+        """Number of coordinates."""
+        return int(self.mu1.size)
+
+    @property
+    def dmu(self) -> np.ndarray:
+        return self.mu1 - self.mu0
+
+    def variances(self, v) -> tuple[float, float]:
+        """``(w^T Σ̂1 w, w^T Σ̂0 w)`` for the coordinates ``v``."""
+        v = np.asarray(v, float).reshape(-1)
+        f1, f0 = self.F1 @ v, self.F0 @ v
+        return float(f1 @ f1), float(f0 @ f0)
+
+    @classmethod
+    def from_moments(cls, mu1, Sigma1, n1: int, mu0, Sigma0, n0: int, radius: float) -> "ClassMoments":
+        """Given means, biased covariances, class sizes and the support radius (coordinates = features)."""
+        mu1 = validate.vector(mu1, "mu1")
+        d = mu1.size
+        mu0 = validate.vector(mu0, "mu0", size=d)
+        S1 = validate.covariance(Sigma1, "Sigma1", d)
+        S0 = validate.covariance(Sigma0, "Sigma0", d)
+        for name, n in (("n1", n1), ("n0", n0)):
+            if int(n) != n or n < 2:
+                raise InputError(f"{name} must be an integer >= 2 (the class size); got {n!r}")
+        radius = validate.scalar(radius, "radius", low=0.0)
+        return cls(mu1, mu0, psd_triangular_factor(S1), psd_triangular_factor(S0), int(n1), int(n0), radius,
+                   np.eye(d), "linear", {"rank": d, "dropped": 0})
+
+
+def psd_triangular_factor(S) -> np.ndarray:
+    """An upper-triangular ``F`` with ``F^T F = S`` for a symmetric PSD ``S`` (eigenvalues clipped at 0).
+
+    Built from the eigendecomposition (exact for singular ``S``) and compressed by QR, so that an SOCP written with
+    ``norm2(F @ v)`` has half the nonzeros of the dense symmetric root.
+    """
+    lam, V = np.linalg.eigh(0.5 * (S + S.T))
+    root = (V * np.sqrt(np.clip(lam, 0.0, None))).T  # root^T root = S
+    return np.triu(sla.qr(root, mode="r", check_finite=False)[0])
+
+
+def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> ClassMoments:
+    """Moments of ``X1`` (class 1) and ``X0`` (class 0) in coordinates for the linear MPM / HP-MPM.
+
+    ``reduce=True``: when the centred data do not span R^d (constant features, one-hot groups, fewer samples than
+    features) the coordinates are an orthonormal basis of their span (eigenvalues of the total scatter above
+    ``rank_tol`` times the largest); a weight component outside the span changes no moment, so the MPM optimum is
+    unique there and the HP-MPM optimum lies there anyway (004 Sec. 5, K1). Otherwise ``basis`` is the identity.
+    Cost: two d x d Gram products (BLAS) and three d x d eigendecompositions, so n = 50 000, d = 100 is fast.
+    """
+    X1 = _class(X1, "X1")
+    X0 = _class(X0, "X0", cols=X1.shape[1])
+    n1, n0, d = X1.shape[0], X0.shape[0], X1.shape[1]
+    mu1, mu0 = X1.mean(axis=0), X0.mean(axis=0)
+    C1, C0 = X1 - mu1, X0 - mu0
+    S1, S0 = C1.T @ C1, C0.T @ C0  # within-class scatter (n_j Σ̂_j)
+    basis, dropped = np.eye(d), 0
+    if reduce:
+        dmu = mu1 - mu0
+        total = S1 + S0 + (n1 * n0 / (n1 + n0)) * np.outer(dmu, dmu)
+        lam, V = np.linalg.eigh(0.5 * (total + total.T))
+        keep = lam > rank_tol * max(lam[-1], 0.0) if lam[-1] > 0 else np.zeros(d, bool)
+        if not keep.all():
+            basis, dropped = V[:, keep], int(d - keep.sum())
+    F1 = _coordinate_factor(C1, S1, basis if dropped else None)
+    F0 = _coordinate_factor(C0, S0, basis if dropped else None)
+    m1, m0 = (basis.T @ mu1, basis.T @ mu0) if dropped else (mu1, mu0)
+    radius = float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
+    return ClassMoments(m1, m0, F1, F0, n1, n0, radius, basis, "linear",
+                        {"rank": basis.shape[1], "dropped": dropped, "d": d})
+
+
+def _coordinate_factor(C, S, basis) -> np.ndarray:
+    """``F`` with ``F^T F = basis^T (S / n) basis`` for centred rows ``C`` (n x d), ``S = C^T C``.
+
+    The scaled centred rows when there are no more of them than coordinates, else a triangular factor (p x p).
+    ``basis=None`` means the identity.
+    """
+    n = C.shape[0]
+    p = C.shape[1] if basis is None else basis.shape[1]
+    if n <= p:
+        return (C if basis is None else C @ basis) / np.sqrt(n)
+    return psd_triangular_factor((S if basis is None else basis.T @ S @ basis) / n)
+
+
+def mpm_from_moments(moments: ClassMoments, var_name: str = "v") -> Model:
+    """004 eq. (3) on a `ClassMoments` (linear or kernel): variable ``var_name`` (the coordinates ``v``).
+
+    ``min norm2(F1 v) + norm2(F0 v)  s.t.  v^T (mu1 - mu0) == 1`` (constraint ``'normalization'``; infeasible status
+    when the projected means coincide). ``model.derived(sol)`` gives ``v``, ``weights`` (= basis @ v: ``w`` or the
+    kernel expansion ``gamma``), ``b``, ``b_from_class0``, ``kappa``, ``alpha``, ``worst_case_error`` and the rest of
+    eqs. (4)-(5) as `mpm`. Predict class 1 iff ``features @ weights - b >= 0``.
+    """
+    if not isinstance(moments, ClassMoments):
+        raise InputError(f"mpm_from_moments takes a ClassMoments; got {type(moments).__name__}")
+    if moments.p == 0:
+        raise InputError("the training data are constant (no direction with any spread): nothing to separate; "
+                         "check the features")
+    v = Variable(moments.p, var_name)
+    model = Model(minimize(norm2(moments.F1 @ v) + norm2(moments.F0 @ v)), name=f"mpm ({moments.kind})")
+    model.add(moments.dmu @ v == 1.0, name="normalization")
+
+    def derive(model_, sol):
+        vv = np.asarray(sol.value(var_name), float).reshape(-1)
+        q1, q0 = moments.variances(vv)
+        out = _mpm_derived(vv, moments.mu1, moments.mu0, np.sqrt(q1), np.sqrt(q0))
+        out.update(v=vv, weights=moments.basis @ vv)
+        return out
+
+    model.info.update(derive=derive, paper="004", problem=f"mpm eq. (3), {moments.kind}", moments=moments)
+    return model
+
+
+def worst_case_errors(w, b: float, mu1, Sigma1, mu0, Sigma0) -> tuple[float, float]:
+    """Worst-case misclassification of the rule "class 1 iff w^T x >= b" over all laws with the given moments.
+
+    Per class (Marshall-Olkin / Cantelli, 004 eqs. 1-2): ``sup P(error) = 1/(1 + d^2)`` with ``d = margin /
+    sqrt(w^T Σ w)``, margin ``w^T mu1 - b`` (class 1) or ``b - w^T mu0`` (class 0); 1 if the margin is <= 0, 0 if the
+    margin is positive and the variance 0. Returns ``(class-1 error, class-0 error)``.
+    """
+    w = np.asarray(w, float).reshape(-1)
+    out = []
+    for margin, S in ((float(w @ np.asarray(mu1, float)) - b, Sigma1), (b - float(w @ np.asarray(mu0, float)), Sigma0)):
+        var = max(float(w @ np.asarray(S, float) @ w), 0.0)
+        out.append(1.0 if margin <= 0 else (0.0 if var == 0 else var / (var + margin * margin)))
+    return out[0], out[1]

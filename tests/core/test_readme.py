@@ -1,0 +1,22 @@
+"""The README's example runs as printed, and its set-up commands are the ones CI runs."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_example_runs(capsys):
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    assert len(code.strip().splitlines()) <= 22
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert out.count("optimal") == 2
+
+
+def test_ci_runs_the_readme_test_command():
+    text = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    cmd = 'pip install -e ".[dev]" && python -m pytest -q -m "not slow"'
+    assert cmd in text
+    assert 'pip install -q -e ".[dev]" && python -m pytest -q -m "not slow"' in ci
