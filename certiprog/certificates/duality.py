@@ -4,57 +4,53 @@ Notation (minimisation form of `ConicProblem`)::
 
     p* = inf f(x) = 1/2 x'Px + q'x + r0   s.t.  s = b - A x in K.
 
-Lower bound (weak duality with the residual absorbed)
------------------------------------------------------
-Take the solver's dual ``z`` and project it onto K* block by block; then push it
-*rigorously* into K* (SOC: raise z_0 to an upper bound of ||z_1||; PSD: add
-mu*I until an interval Cholesky factorisation proves positive definiteness;
-power cone: shrink |w| below a lower bound of (u/a)^a (v/(1-a))^(1-a)).
-For every feasible x, ``z's >= 0`` (z in K*, s in K), hence with the Lagrangian
-``L(x, z) = f(x) + z'(Ax - b)``::
+All arithmetic below is ball arithmetic with proved rounding-error bounds (`rigorous.Ball`, vectorised
+numpy; arb from python-flint only for the per-cone PSD / power-cone tests), so rounding cannot invalidate
+a bound.
 
-    f(x) >= L(x, z) = L(x^, z) + r'(x - x^) + 1/2 (x - x^)'P(x - x^),   r = P x^ + q + A'z
+Lower bound (weak duality, no box needed wherever the problem allows)
+---------------------------------------------------------------------
+The solver's dual z is projected onto K* and nudged until membership is proved (SOC: raise z_0 above an
+upper bound of ||z_1||; PSD: add mu*I until an interval Cholesky succeeds; power cone: shrink |w|). For
+every feasible x, ``z's >= 0``, so ``f(x) >= L(x, z) = 1/2 x'Px + v'x + r0 - b'z`` with ``v = q + A'z``,
+and p* >= inf_x L(x, z) over any set containing the feasible points with ``f(x) <= upper``. That infimum
+is bounded below piece by piece:
 
-for any expansion point x^. If every feasible x that can matter lies in a box
-``lo <= x <= hi`` and P is PSD,
+* columns where P is diagonal: ``d_j/2 t^2 + v_j t`` exactly (``-v_j^2 / 2 d_j`` needs no bound on x_j);
+* the columns S touched by a non-diagonal P, when ``P_SS >= lam I`` with lam > 0 is *proved*
+  (`psd_certificate`: sparse LDL' of P_SS - alpha I plus a rigorous bound on its residual): with u an
+  approximate solution of ``P_SS u = -v_S`` and ``e = v_S + P_SS u`` (enclosed),
+  ``1/2 x'Px + v'x = 1/2 (x-u)'P(x-u) - 1/2 u'Pu + e'u + e'(x-u) >= -1/2 u'Pu + e'u - ||e||^2/(2 lam)``:
+  the exact dual function up to the tiny solve residual, again with no box;
+* if P_SS is only proved PSD up to a shift mu, L is linearised at x^ and ``-mu/2 max_box ||x - x^||^2``
+  is added (this needs a box);
+* every other column enters linearly, ``min v_j t`` over ``[lo_j, hi_j]``; an infinite end with a
+  coefficient that is not exactly zero gives -inf.
 
-    p* >= L(x^, z) + sum_j min(r_j (lo_j - x^_j), r_j (hi_j - x^_j)).
+Such columns J are then zeroed *exactly*: a correction dz on a set R of |J| rows (chosen by pivoted QR:
+equality rows first, then inequality and SOC rows) solves ``(A_R' dz)_J = -v_J`` (`rigorous.solve`
+encloses the exact solution; everything else is evaluated over that enclosure). With ``w = z + dz``,
+``f(x) >= L(x, w) + (w - w+)'s`` for any ``w+`` in K*: zero rows cost nothing (s = 0), a nonneg row costs
+``min(w_i, 0) * max s_i``, an SOC block whose ``w`` is not proved in the cone costs
+``||dz_block|| * sqrt(2) * max s_0``, with the slack maxima taken over the box. If that fails the lower end
+is -inf and the reason names the columns.
 
-When P is diagonal (the usual case: ``sum_squares`` compiles to a diagonal P on
-auxiliary columns) no expansion point is needed: ``min_box L(., z)`` is
-separable and taken exactly per coordinate (``d_j/2 t^2 + v_j t``, ``v = q + A'z``),
-so coordinates with ``d_j > 0`` need no bound at all.
-A column with an infinite bound and a coefficient (``r_j`` or ``v_j``) that is not
-exactly zero would give -inf; such columns are zeroed *exactly* by correcting
-the duals of equality rows (free in K*): ``A_RJ' dz = -v_J`` is solved with
-``arb_mat.solve`` and everything is evaluated over the ball of dz, which contains
-the exact solution. Only if that is impossible (more such columns than
-independent equality rows) is the bound -inf, and the interval says why.
-If P is only proved to satisfy ``P + mu I > 0`` (interval Cholesky), the term
-``- mu/2 max_box ||x - x^||^2`` is added. ``L(x^, z)``, ``r`` and the sum are
-evaluated in arb ball arithmetic (python-flint) from the exact float data, so
-rounding cannot invalidate the bound.
-
-The box comes from ``x_bound`` (user columns; see `variable_box`) intersected
-with bounds derived by feasibility-based bound tightening over the rows
-(linear rows of zero/nonneg blocks; ``|s_j| <= s_0`` of SOC blocks; diagonal
-``>= 0`` and ``|s_ij| <= (s_ii + s_jj)/sqrt 2`` of PSD blocks; ``|w| <= u + v`` of
-power cones) and over the objective level set ``f(x) <= upper`` (separable when
-P is diagonal, linear when P = 0). It is enough that the box contains every
-feasible x with ``f(x) <= upper``: p* is the infimum over that set. Derived
-bounds are widened by a relative 1e-9 (far above the floating-point error of
-the n-term sums involved).
+The box ``lo <= x <= hi`` comes from ``x_bound`` (user columns; see `variable_box`) intersected with bounds
+derived by feasibility-based bound tightening over the rows (linear rows of zero/nonneg blocks;
+``|s_j| <= s_0`` of SOC blocks; diagonal ``>= 0`` and ``|s_ij| <= (s_ii + s_jj)/sqrt 2`` of PSD blocks;
+``|w| <= u + v`` of power cones) and over the objective level set ``f(x) <= upper`` (separable when P is
+diagonal, linear when P = 0). It is enough that the box contains every feasible x with ``f(x) <= upper``:
+p* is the infimum over that set. Derived bounds are widened by a relative 1e-9 (far above the
+floating-point error of the n-term sums involved).
 
 Upper bound
 -----------
-``f`` at a point proved feasible in ball arithmetic: equality rows are solved
-for a well-conditioned set of basic columns (chosen by pivoted QR) with
-``arb_mat.solve``, which returns balls containing the exact solution; then the
-other blocks are checked for cone membership over the whole ball (nonneg:
-lower ends >= 0; SOC: s_0 >= ||s_1||; PSD: interval Cholesky; power cone via
-logarithms). If the solver's point fails, it is moved toward a strictly
-feasible point found by a small Clarabel margin problem
-(``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c`` for growing l.
+``f`` at a point proved feasible: equality rows are solved for a well-conditioned set of basic columns
+(pivoted QR) with an enclosure of the exact solution; then the other blocks are checked for cone
+membership over the whole enclosure (nonneg: lower ends >= 0; SOC: s_0^2 >= ||s_1||^2; PSD: interval
+Cholesky; power cone via logarithms). If the solver's point fails, it is moved toward a strictly feasible
+point found by a small Clarabel margin problem (``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c``
+for growing l.
 
 All values are reported in the user's sense (maximisation flips the interval).
 """
@@ -67,11 +63,14 @@ import scipy.sparse as sp
 
 from ..errors import InputError
 from ..model.cones import Cone, project
+from .rigorous import U as _U
+from .rigorous import Ball, gamma, matvec, quad, solve
 
 _INFL = 1e-9  # relative widening of derived bounds
+_MAX_CORRECTION = 3000  # at most this many columns zeroed by a dual correction (a dense |J| x |J| solve)
 
 
-# --------------------------------------------------------------------------- arb helpers
+# --------------------------------------------------------------------------- arb helpers (per-cone tests)
 def _arb():
     from flint import arb, ctx
 
@@ -89,29 +88,9 @@ def _hi(a) -> float:
     return np.inf if np.isnan(v) else float(np.nextafter(v, np.inf))
 
 
-def _vec(v) -> list:
+def _to_arb(ball: Ball) -> list:
     arb = _arb()
-    return [arb(float(t)) for t in np.asarray(v, float)]
-
-
-def _matvec(M, v: list, transpose: bool = False) -> list:
-    """Ball enclosure of M @ v (or M.T @ v) for sparse float M and a list of arb."""
-    arb = _arb()
-    M = sp.csr_matrix(M.T if transpose else M)
-    out = []
-    for i in range(M.shape[0]):
-        acc = arb(0)
-        for k in range(M.indptr[i], M.indptr[i + 1]):
-            acc += float(M.data[k]) * v[M.indices[k]]
-        out.append(acc)
-    return out
-
-
-def _dot(u: list, v: list):
-    acc = _arb()(0)
-    for a, b in zip(u, v):
-        acc += a * b
-    return acc
+    return [arb(float(m), float(r)) for m, r in zip(np.ravel(ball.mid), np.ravel(ball.rad))]
 
 
 def _smat_arb(v: list, n: int) -> list:
@@ -145,21 +124,27 @@ def _chol_pd(M: list) -> bool:
     return True
 
 
-def _in_cone(cone: Cone, s: list) -> bool:
-    """Proves (ball arithmetic) that every point of the ball vector s lies in the cone."""
-    arb = _arb()
+def _soc_norm_hi(V: np.ndarray) -> np.ndarray:
+    """Upper bounds of ||V[k, 1:]|| per row of a float array."""
+    s = np.sum(V[:, 1:] ** 2, axis=1) * (1 + 4 * (V.shape[1] + 4) * _U) + 1e-290
+    return np.nextafter(np.sqrt(s), np.inf) * (1 + 4 * _U)
+
+
+def _in_cone(cone: Cone, s: Ball) -> bool:
+    """Proves that every point of the ball vector s lies in the cone (zero cones: see `_verify_point`)."""
     if cone.kind == "zero":
-        return all(_lo(t) >= 0 and _hi(t) <= 0 for t in s)
+        return bool(np.all(s.lo() >= 0) and np.all(s.hi() <= 0))
     if cone.kind == "nonneg":
-        return all(_lo(t) >= 0 for t in s)
+        return bool(np.all(s.lo() >= 0))
     d = cone.dim
+    if cone.kind == "soc":
+        S = Ball(s.mid.reshape(cone.count, d), s.rad.reshape(cone.count, d))
+        head = S[:, 0]
+        body = Ball(S.mid[:, 1:], S.rad[:, 1:]).sqr().sum(axis=1) if d > 1 else Ball(np.zeros(cone.count))
+        return bool(np.all(head.lo() >= 0) and np.all(head.sqr().lo() >= body.hi()))
     for c in range(cone.count):
-        p = s[c * d:(c + 1) * d]
-        if cone.kind == "soc":
-            nrm = sum((t * t for t in p[1:]), arb(0))
-            if not (_lo(p[0]) >= 0 and _lo(p[0] * p[0] - nrm) >= 0):
-                return False
-        elif cone.kind == "psd":
+        p = _to_arb(s[c * d:(c + 1) * d])
+        if cone.kind == "psd":
             if not _chol_pd(_smat_arb(p, cone.side)):
                 return False
         elif cone.kind == "pow":
@@ -185,10 +170,12 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
         if c.kind == "zero":
             continue
         v = project(c, zz[r], dual=True)
-        if c.kind == "soc":
+        if c.kind == "nonneg":
+            v = np.maximum(v, 0.0)
+        elif c.kind == "soc":
             v = v.reshape(c.count, c.dim)
-            for p in v:
-                p[0] = max(p[0], _hi(sum((arb(float(t)) ** 2 for t in p[1:]), arb(0)).sqrt()))
+            if c.dim > 1:
+                v[:, 0] = np.maximum(v[:, 0], _soc_norm_hi(v))
             v = v.reshape(-1)
         elif c.kind == "psd":
             v = v.reshape(c.count, c.dim)
@@ -197,7 +184,7 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
             for p in v:
                 mu, base = 0.0, p.copy()
                 scale = 1.0 + np.abs(p).max()
-                while not _chol_pd(_smat_arb(_vec(p), n)):
+                while not _chol_pd(_smat_arb([arb(float(t)) for t in p], n)):
                     mu = 1e-15 * scale if mu == 0 else mu * 10
                     p[:] = base
                     p[diag] += mu
@@ -216,28 +203,133 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
     return zz, float(np.linalg.norm(zz - z))
 
 
-# --------------------------------------------------------------------------- P is PSD?
-def psd_shift(P) -> tuple[float, np.ndarray]:
-    """(mu, cols): proved P + mu I > 0 on the columns ``cols`` touched by P (mu = 0: P is PSD exactly)."""
+# --------------------------------------------------------------------------- P: PD, PSD, indefinite?
+@dataclass
+class PsdCertificate:
+    """What is proved about P on the columns ``cols`` it touches.
+
+    kind: 'zero' (P = 0), 'diagonal' (d >= 0; exact), 'pd' (``P_SS >= lam I``, lam > 0), 'shift'
+    (``P_SS + mu I >= 0``, mu = -lam >= 0), 'indefinite' (``v'Pv < 0`` proved for ``witness``),
+    'unknown' (nothing proved). ``solve(rhs)`` approximately solves ``P_SS u = rhs`` (kind 'pd').
+    """
+
+    kind: str
+    cols: np.ndarray
+    lam: float = 0.0
+    why: str = ""
+    witness: np.ndarray | None = None
+    solver: object = None
+
+    @property
+    def mu(self) -> float:
+        return max(0.0, -self.lam) if self.kind in ("pd", "shift", "diagonal", "zero") else np.inf
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.solver(rhs)
+
+
+def _ldl(Q, sigma: float):
+    """Sparse LDL' of Q + sigma I without pivoting (SuperLU, symmetric mode); None if a pivot is <= 0."""
+    from scipy.sparse.linalg import splu
+
+    n = Q.shape[0]
+    try:
+        lu = splu(sp.csc_matrix(Q + sigma * sp.identity(n)), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                  options={"SymmetricMode": True})
+    except RuntimeError:
+        return None
+    D = lu.U.diagonal()
+    if not (np.all(lu.perm_r == lu.perm_c) and np.all(D > 0) and np.all(np.isfinite(D))):
+        return None
+    return lu, sp.csr_matrix(lu.L), D, np.argsort(lu.perm_r)
+
+
+def _ldl_residual_norm(Q, sigma, L, D, ip) -> float:
+    """Upper bound of ||Q + sigma I - L D L'||_2 (permuted), counting every rounding error."""
+    n = Q.shape[0]
+    Qp = sp.csr_matrix(Q[ip][:, ip] + sigma * sp.identity(n))
+    LD = L @ sp.diags(D)
+    R = Qp - LD @ L.T
+    k = int(np.diff(L.indptr).max()) if L.nnz else 1
+    aL = abs(L)
+    lower_sum = aL @ (D * (aL.T @ np.ones(n)))  # row sums of |L| D |L'|
+    rows = abs(R) @ np.ones(n) * (1 + _U) + gamma(k + 3) * lower_sum + _U * abs(Qp.diagonal())
+    return float(np.max(rows)) * (1 + 4 * (n + k + 8) * _U) + 1e-290 if n else 0.0
+
+
+def psd_certificate(P) -> PsdCertificate:
+    """Prove P positive definite (with a lower eigenvalue bound), PSD up to a shift, or indefinite.
+
+    Diagonal P is read off exactly. Otherwise, on the columns S it touches, ``P_SS + sigma I = L D L' + R``
+    is factorised (sparse, no dense matrix of the problem's size) for sigma from -1e-6 to +1e-9 times
+    max |P_jj|; D > 0 makes L D L' PSD, so ``lambda_min(P_SS) >= -sigma - ||R||`` with ||R|| bounded
+    rigorously. If no factorisation succeeds, the smallest eigenpair (Lanczos) is tried as a witness
+    ``v'Pv < 0``, evaluated in ball arithmetic.
+    """
     P = sp.csr_matrix(P)
     P.eliminate_zeros()
-    cols = np.unique(P.indices)
-    if cols.size == 0:
-        return 0.0, cols
-    Q = P[cols][:, cols]
-    if (Q - sp.diags(Q.diagonal())).nnz == 0:
-        d = Q.diagonal()
-        return float(max(0.0, -d.min())), cols
-    if cols.size > 300:
-        return np.inf, cols
-    Qd = Q.toarray()
-    arb = _arb()
-    scale = float(np.abs(Qd).max())
-    for mu in [0.0] + [scale * 10.0**k for k in range(-15, -3)]:
-        M = [[arb(float(Qd[i, j])) + (mu if i == j else 0.0) for j in range(len(cols))] for i in range(len(cols))]
-        if _chol_pd(M):
-            return mu, cols
-    return np.inf, cols
+    if P.nnz == 0:
+        return PsdCertificate("zero", np.zeros(0, int))
+    cols = np.unique(np.concatenate([P.indices, np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))]))
+    Q = sp.csc_matrix(P[cols][:, cols])
+    if abs(Q - Q.T).max() > 0:
+        return PsdCertificate("unknown", cols, -np.inf, "P is not symmetric")
+    d = Q.diagonal()
+    if (Q - sp.diags(d)).nnz == 0:
+        if d.min() < 0:
+            w = np.zeros(P.shape[0])
+            w[cols[np.argmin(d)]] = 1.0
+            return PsdCertificate("indefinite", cols, float(d.min()), f"P has a negative diagonal entry "
+                                  f"{d.min():.3g} (and no off-diagonal entries)", witness=w)
+        return PsdCertificate("diagonal", cols, float(d.min()))
+    scale = float(np.max(np.abs(d))) or float(abs(Q).max())
+    shift = None
+    for sigma in (-1e-6 * scale, -1e-9 * scale, -1e-12 * scale, 1e-12 * scale, 1e-9 * scale):
+        fac = _ldl(Q, sigma)
+        if fac is None:
+            continue
+        lu, L, D, ip = fac
+        lam = -sigma - _ldl_residual_norm(Q, sigma, L, D, ip)
+        if lam > 0:
+            def solver(rhs, lu=lu, Q=Q):
+                u = lu.solve(rhs)
+                for _ in range(3):  # iterative refinement against P itself
+                    u = u + lu.solve(rhs - Q @ u)
+                return u
+
+            return PsdCertificate("pd", cols, float(lam), solver=solver)
+        if shift is None or lam > shift:
+            shift = lam
+        if sigma > 0:
+            break
+    if shift is not None:
+        return PsdCertificate("shift", cols, float(shift))
+    # look for a witness of indefiniteness
+    try:
+        if cols.size <= 500:
+            ev, V = np.linalg.eigh(Q.toarray())
+            v = V[:, 0]
+        else:
+            from scipy.sparse.linalg import eigsh
+
+            ev, V = eigsh(Q, k=1, which="SA")
+            v = V[:, 0]
+        val = quad(Q, v)
+        if val.hi() < 0:
+            w = np.zeros(P.shape[0])
+            w[cols] = v
+            return PsdCertificate("indefinite", cols, float(val.mid), f"P is indefinite: v'Pv <= {val.hi():.3g} "
+                                  f"< 0 for a unit vector v (smallest eigenvalue ~ {ev[0]:.3g})", witness=w)
+    except Exception:  # noqa: BLE001 - an eigen-solver failure only means no witness
+        pass
+    return PsdCertificate("unknown", cols, -np.inf, "P could not be proved PSD (no LDL' factorisation of P + "
+                          "sigma I succeeded) nor indefinite")
+
+
+def psd_shift(P) -> tuple[float, np.ndarray]:
+    """(mu, cols): proved ``P + mu I >= 0`` on the columns ``cols`` touched by P (inf: nothing proved)."""
+    pc = psd_certificate(P)
+    return pc.mu, pc.cols
 
 
 # --------------------------------------------------------------------------- bounds on x
@@ -416,128 +508,228 @@ def variable_box(problem, x_bound=None, upper: float = np.inf, rounds: int = 30)
 
 
 # --------------------------------------------------------------------------- lower bound
-def _min_linear(v, lo_e, hi_e) -> float:
-    """Lower bound of min v*t over t in [lo_e, hi_e] (ball v; infinite ends allowed)."""
-    arb = _arb()
-    if v.mid() == 0 and v.rad() == 0:
-        return 0.0
-    out = np.inf
-    for e in (lo_e, hi_e):
-        if np.isfinite(e):
-            out = min(out, _lo(v * arb(float(e))))
-        elif not ((e > 0 and _lo(v) > 0) or (e < 0 and _hi(v) < 0)):
-            return -np.inf
+def _lin_terms(c: Ball, lo_e, hi_e) -> np.ndarray:
+    """Per-column lower bounds of ``min c_j t`` over ``t in [lo_e_j, hi_e_j]`` (ball c; infinite ends allowed)."""
+    lo_e, hi_e = np.asarray(lo_e, float), np.asarray(hi_e, float)
+    fl, fh = np.isfinite(lo_e), np.isfinite(hi_e)
+    a = (c * Ball(np.where(fl, lo_e, 0.0))).lo()
+    b = (c * Ball(np.where(fh, hi_e, 0.0))).lo()
+    t = np.minimum(np.where(fl, a, np.inf), np.where(fh, b, np.inf))
+    bad = (~fl & ~(c.hi() < 0)) | (~fh & ~(c.lo() > 0))
+    t = np.where(bad, -np.inf, t)
+    return np.where((c.mid == 0) & (c.rad == 0), 0.0, t)
+
+
+def _quad_terms(d: np.ndarray, v: Ball, lo_e, hi_e) -> np.ndarray:
+    """Per-column lower bounds of ``min d/2 t^2 + v t`` over ``[lo_e, hi_e]``, d > 0 exact floats."""
+    inv = Ball.recip(d)
+    free = -(Ball(v.sqr().hi()) * inv * 0.5)
+    vert = -(v * inv)
+    out = free.lo()
+
+    def h(t):
+        T = Ball(np.where(np.isfinite(t), t, 0.0))
+        return (Ball(0.5 * d) * T.sqr() + v * T).lo()  # 0.5 * d is exact
+
+    right = np.isfinite(hi_e) & (vert.lo() >= hi_e)
+    left = np.isfinite(lo_e) & (vert.hi() <= lo_e)
+    if right.any():
+        out = np.where(right, np.maximum(out, h(hi_e)), out)
+    if left.any():
+        out = np.where(left, np.maximum(out, h(lo_e)), out)
     return out
 
 
-def _min_quadratic(d: float, c, lo_e, hi_e) -> float:
-    """Lower bound of min d/2 t^2 + c t over t in [lo_e, hi_e], d > 0 (ball c)."""
-    arb = _arb()
-    vert = -c / d
-
-    def h(t):
-        return _lo(arb(0.5) * d * arb(float(t)) ** 2 + c * arb(float(t)))
-
-    if np.isfinite(hi_e) and _lo(vert) >= hi_e:
-        return h(hi_e)
-    if np.isfinite(lo_e) and _hi(vert) <= lo_e:
-        return h(lo_e)
-    return _lo(-(c * c) / (2 * d))
+def _sum_lo(terms: np.ndarray, const: Ball) -> float:
+    """Lower end of const + sum(terms), terms being lower bounds (floats, maybe -inf)."""
+    if np.any(terms == -np.inf) or not np.isfinite(const.lo()):
+        return -np.inf
+    return (Ball(terms).sum() + const).lo() if terms.size else const.lo()
 
 
-def _zero_columns(problem, J, v):
-    """Ball dz on equality rows R with (v + A_R' dz)_J = 0 exactly for the exact solution dz* in the ball."""
+class _Lagrangian:
+    """Lower bounds of ``inf_box L(x, w)`` for ball duals w (see the module docstring)."""
+
+    def __init__(self, problem, x, lo, hi, pc: PsdCertificate):
+        self.problem, self.lo, self.hi, self.pc = problem, lo, hi, pc
+        self.A = sp.csr_matrix(problem.A)
+        P = sp.csr_matrix(problem.P)
+        P.eliminate_zeros()
+        self.P = P
+        n = problem.n
+        self.d = P.diagonal()
+        self.quad_cols = np.zeros(n, bool)  # columns handled by a quadratic term (not linear)
+        self.xh = np.zeros(n)
+        if pc.kind == "diagonal":
+            self.quad_cols = self.d > 0
+        elif pc.kind == "pd":
+            self.quad_cols[pc.cols] = True
+            self.PSS = sp.csr_matrix(P[pc.cols][:, pc.cols])
+        elif pc.kind == "shift":
+            self.xh = np.clip(np.asarray(x, float), lo, hi)
+
+    def evaluate(self, W: Ball):
+        """(const Ball, per-column terms, linear coefficients Ball) for the dual enclosure W."""
+        pr, pc = self.problem, self.pc
+        v = Ball(pr.q) + matvec(self.A, W, transpose=True)
+        const = Ball(float(pr.r0)) - W.dot(Ball(pr.b))
+        terms = np.zeros(pr.n)
+        coef = v
+        lo_e, hi_e = self.lo, self.hi
+        if pc.kind == "diagonal":
+            qc = self.quad_cols
+            terms[qc] = _quad_terms(self.d[qc], v[qc], self.lo[qc], self.hi[qc])
+        elif pc.kind == "pd":
+            S = pc.cols
+            c = v[S]
+            u = pc.solve(-c.mid)
+            e = c + matvec(self.PSS, u)
+            en = e.norm_hi()
+            part = -(quad(self.PSS, u) * 0.5) + e.dot(Ball(u)) - Ball(en * en * (1 + 4 * _U)) * Ball.recip(2 * pc.lam)
+            const = const + part
+        elif pc.kind == "shift":
+            X = Ball(self.xh)
+            PX = matvec(self.P, X)
+            const = const + quad(self.P, X) * 0.5 + v.dot(X)
+            coef = v + PX
+            lo_e, hi_e = self.lo - self.xh, self.hi - self.xh
+            if pc.mu > 0:
+                S = pc.cols
+                D2 = np.maximum((self.lo[S] - self.xh[S]) ** 2, (self.hi[S] - self.xh[S]) ** 2)
+                D2 = float(np.sum(D2)) * (1 + 4 * (S.size + 8) * _U)
+                if not np.isfinite(D2):
+                    D2 = np.inf
+                const = const - Ball(pc.mu * D2 * (1 + 4 * _U) / 2) if np.isfinite(D2) else Ball(-np.inf)
+        lin = ~self.quad_cols
+        terms[lin] = _lin_terms(coef[lin], lo_e[lin], hi_e[lin])
+        return const, terms, coef
+
+
+def _row_slack_hi(A, b, lo, hi) -> np.ndarray:
+    """Upper bounds of s_i = b_i - A_i x over the box (inf where a needed end is infinite)."""
+    a, col = A.data, A.indices
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = np.where(a > 0, a * lo[col], a * hi[col])  # min of a x_j
+    t = np.where(a == 0, 0.0, t)
+    inf = ~np.isfinite(t)
+    tf = np.where(inf, 0.0, t)
+    m = A.shape[0]
+    s = b - np.bincount(row, tf, m)
+    k = int(np.diff(A.indptr).max()) if A.nnz else 1
+    pad = gamma(k + 2) * (np.abs(b) + np.bincount(row, np.abs(tf), m)) * (1 + 4 * (k + 4) * _U) + 1e-290
+    s = np.nextafter(s + pad, np.inf)
+    return np.where(np.bincount(row, inf.astype(float), m) > 0, np.inf, s)
+
+
+def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, zc: np.ndarray):
+    """Zero the coefficients of columns J exactly by a dual correction; (lower bound, reason, info)."""
     import scipy.linalg as sla
-    from flint import arb_mat
 
-    E = np.concatenate([np.arange(b.start, b.stop) for b in problem.blocks if b.cone.kind == "zero"] or
-                       [np.zeros(0, int)])
-    if len(J) > E.size:
-        return None
-    AEJ = sp.csr_matrix(problem.A)[E][:, J].toarray()
-    _, Rm, piv = sla.qr(AEJ.T, pivoting=True, mode="economic")
+    A = lag.A
+    m = problem.m
+    if J.size > _MAX_CORRECTION:
+        return -np.inf, f"{J.size} unbounded columns with nonzero coefficients (more than {_MAX_CORRECTION})", {}
+    kind = problem.row_kinds() if hasattr(problem, "row_kinds") else None
+    if kind is None:
+        kind = np.empty(m, dtype=object)
+        for blk in problem.blocks:
+            kind[blk.start:blk.stop] = blk.cone.kind
+    S_hi = _row_slack_hi(A, problem.b, lag.lo, lag.hi)
+    head = np.arange(m)  # row index of the SOC head of each row's cone
+    for blk in problem.blocks:
+        if blk.cone.kind == "soc":
+            rows = np.arange(blk.start, blk.stop)
+            head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
+    AJ = sp.csc_matrix(A[:, J])
+    touches = np.diff(sp.csr_matrix(AJ).indptr) > 0
+    cand = np.flatnonzero(touches & np.isin(kind, ["zero", "nonneg", "soc"]))
+    if cand.size < J.size:
+        return -np.inf, "fewer usable rows than unbounded columns", {}
+    weight = np.where(kind[cand] == "zero", 1e6, 1.0)
+    nonneg = kind[cand] == "nonneg"
+    weight[nonneg] *= np.where(zc[cand[nonneg]] > 0, 1.0, np.where(np.isfinite(S_hi[cand[nonneg]]), 1e-2, 1e-6))
+    soc = kind[cand] == "soc"
+    weight[soc] *= np.where(np.isfinite(S_hi[head[cand[soc]]]), 1.0, 1e-6)
+    if cand.size * J.size > 2e7:
+        return -np.inf, f"the dual correction would need a dense {cand.size} x {J.size} matrix", {}
+    M = sp.csr_matrix(AJ)[cand].toarray()  # rows = candidate rows, cols = J
+    norms = np.linalg.norm(M, axis=1)
+    Mw = M * (weight / np.where(norms > 0, norms, 1.0))[:, None]
+    _, Rm, piv = sla.qr(Mw.T, pivoting=True, mode="economic")
     dg = np.abs(np.diag(Rm))
-    if dg.size < len(J) or dg.min() <= 1e-12 * max(dg.max(), 1e-300):
-        return None
-    R = np.sort(E[piv[:len(J)]])
-    M = sp.csr_matrix(problem.A)[R][:, J].toarray().T  # |J| x |J|: M dz = -v_J
+    if dg.size < J.size or dg[:J.size].min() <= 1e-13 * max(dg.max(), 1e-300):
+        return -np.inf, "the rows touching the unbounded columns are rank deficient there", {}
+    R = np.sort(cand[piv[:J.size]])
     try:
-        sol = arb_mat([[float(t) for t in row] for row in M]).solve(arb_mat([[-v[j]] for j in J]))
-    except (ZeroDivisionError, ValueError):
-        return None
-    return R, [sol[k, 0] for k in range(len(J))]
+        dz = solve(sp.csr_matrix(AJ)[R].toarray().T, -coef[J])
+    except ValueError as exc:
+        return -np.inf, f"the dual correction could not be verified ({exc})", {}
+    mid, rad = W.mid.copy(), W.rad.copy()
+    mid[R] += dz.mid
+    W2 = Ball(mid, rad)
+    W2.rad[R] = (Ball(W.mid[R], W.rad[R]) + dz).rad
+    const, terms, _ = lag.evaluate(W2)
+    terms[J] = 0.0  # the exact correction zeroes these coefficients exactly
+    # (w - w+)'s over the rows changed: zero rows cost nothing
+    pen = []
+    kR = kind[R]
+    nn = R[kR == "nonneg"]
+    if nn.size:
+        wl = W2[nn].lo()
+        neg = wl < 0
+        if np.any(neg & ~np.isfinite(S_hi[nn])):
+            return -np.inf, "a corrected inequality dual turned negative on a row whose slack is unbounded", {}
+        pen.append(np.where(neg, (Ball(np.minimum(wl, 0.0)) * Ball(np.where(neg, S_hi[nn], 0.0))).lo(), 0.0))
+    for blk in problem.blocks:
+        if blk.cone.kind != "soc":
+            continue
+        hit = R[(R >= blk.start) & (R < blk.stop)]
+        if not hit.size:
+            continue
+        dim = blk.cone.dim
+        for h0 in np.unique(head[hit]):
+            rows = slice(h0, h0 + dim)
+            if _in_cone(Cone("soc", dim), W2[rows]):
+                continue
+            S0 = S_hi[h0]
+            if not np.isfinite(S0):
+                return -np.inf, "a corrected SOC dual left its cone where the cone's slack is unbounded", {}
+            dzb = W2[rows] - Ball(zc[rows])
+            pen.append(np.array([-(dzb.norm_hi() * S0 * 1.4142135623730951 * (1 + 8 * _U))]))
+    penalty = np.concatenate(pen) if pen else np.zeros(0)
+    total = _sum_lo(np.concatenate([terms, penalty]), const)
+    info = {"dual_correction_rows": int(R.size), "dual_correction_norm": float(np.max(np.abs(dz.mid)) + dz.rad.max())}
+    if total == -np.inf:
+        return -np.inf, "the dual correction left a column unbounded", info
+    return total, "", info
 
 
-def lower_bound(problem, x, z, lo, hi) -> tuple[float, str, dict]:
-    """Rigorous lower bound on p* (minimisation form); see the module docstring.
-
-    With P diagonal the minimum of L(., z) over the box is taken exactly per coordinate (no expansion
-    point, no residual term); otherwise L is linearised at x^. Columns whose bound is infinite and whose
-    coefficient is not exactly zero are zeroed exactly by a verified correction of the (free) duals of
-    equality rows, when there are enough of them.
-    """
-    arb = _arb()
+def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None) -> tuple[float, str, dict]:
+    """Rigorous lower bound on p* (minimisation form); see the module docstring."""
     info = {}
+    pc = psd if psd is not None else psd_certificate(problem.P)
+    info["P"] = pc.kind
+    if pc.kind == "indefinite":
+        return -np.inf, pc.why + ": the program is not convex, no bound", info
+    if pc.kind == "unknown":
+        return -np.inf, pc.why, info
     zc, dz = dual_in_cone(problem, z)
     info["z_change"] = dz
-    P = sp.csr_matrix(problem.P)
-    P.eliminate_zeros()
-    d = P.diagonal()
-    diag = (P - sp.diags(d)).count_nonzero() == 0 and (d >= 0).all()
-    mu, pcols = (0.0, np.zeros(0, int)) if diag else psd_shift(P)
-    info["P_shift"] = mu
-    xh = np.clip(np.asarray(x, float), lo, hi)
-    X, Z = _vec(xh), _vec(zc)
-    ATz = _matvec(problem.A, Z, transpose=True)
-    q, b = _vec(problem.q), _vec(problem.b)
-    if diag:  # L(x, z) = sum_j (d_j/2 x_j^2 + v_j x_j) + r0 - b'z,  v = q + A'z
-        v = [qq + t for qq, t in zip(q, ATz)]
-        const = arb(float(problem.r0)) - _dot(Z, b)
-        shift = np.zeros(problem.n)
-    else:  # L(x, z) >= L(x^, z) + v'(x - x^),  v = P x^ + q + A'z
-        Px = _matvec(P, X)
-        v = [p + qq + t for p, qq, t in zip(Px, q, ATz)]
-        const = arb(0.5) * _dot(X, Px) + _dot(q, X) + arb(float(problem.r0)) + _dot(Z, _matvec(problem.A, X)) \
-            - _dot(Z, b)
-        shift = xh
-
-    def term(j):
-        if diag and d[j] > 0:
-            return _min_quadratic(float(d[j]), v[j], lo[j], hi[j])
-        return _min_linear(v[j], lo[j] - shift[j], hi[j] - shift[j])
-
-    info["residual_norm"] = float(np.sqrt(sum(float(t.mid()) ** 2 for t in v))) if not diag else np.nan
-    terms = [term(j) for j in range(problem.n)]
-    J = [j for j, t in enumerate(terms) if t == -np.inf]
-    if J:
-        fix = _zero_columns(problem, J, v)
-        if fix is None:
-            names = sorted({_col_name(problem, j) for j in J})
-            return -np.inf, (f"no bound on column(s) of {names[:6]} whose coefficient in the Lagrangian is not "
-                             "exactly zero; pass x_bound= (box or ball radius of the variables)"), info
-        R, dzR = fix
-        AR = sp.csr_matrix(problem.A)[R]
-        corr = _matvec(AR, dzR, transpose=True)
-        v = [a + c for a, c in zip(v, corr)]
-        rhs = [arb(float(t)) for t in problem.b[R]]
-        if diag:
-            const = const - _dot(dzR, rhs)
-        else:
-            const = const + _dot(dzR, [t - r for t, r in zip(_matvec(AR, X), rhs)])
-        Jset = set(J)
-        terms = [0.0 if j in Jset else term(j) for j in range(problem.n)]
-        info["equality_dual_correction"] = len(J)
-        if min(terms) == -np.inf:
-            return -np.inf, "the equality-dual correction left a column unbounded", info
-    total = const + sum((arb(t) for t in terms), arb(0))
-    if mu > 0:
-        if not np.isfinite(mu):
-            return -np.inf, "P could not be proved PSD (too large for the interval Cholesky test)", info
-        D2 = sum(max((lo[j] - xh[j]) ** 2, (hi[j] - xh[j]) ** 2) for j in pcols)
-        if not np.isfinite(D2):
-            return -np.inf, "P is PSD only up to a shift and its columns are unbounded", info
-        total = total - arb(mu) * arb(D2) * (1 + 1e-12) / 2
-    return _lo(total), "", info
+    lag = _Lagrangian(problem, x, lo, hi, pc)
+    W = Ball(zc)
+    const, terms, coef = lag.evaluate(W)
+    J = np.flatnonzero(terms == -np.inf)
+    if J.size == 0:
+        return _sum_lo(terms, const), "" if np.isfinite(const.lo()) else "P is PSD only up to a shift and its " \
+            "columns are unbounded", info
+    L, why, cinfo = _correction(problem, lag, W, coef, J, zc)
+    info.update(cinfo)
+    if L == -np.inf:
+        names = sorted({_col_name(problem, j) for j in J})
+        return -np.inf, (f"no bound on column(s) of {names[:6]} whose coefficient in the Lagrangian is not exactly "
+                         f"zero, and {why}; pass x_bound= (box or ball radius of the variables)"), info
+    return L, "", info
 
 
 def _col_name(problem, j: int) -> str:
@@ -566,30 +758,25 @@ def _equality_basis(problem):
 
 def _verify_point(problem, x, eq_rows, basic) -> float | None:
     """Upper end of f over a ball proved to contain a feasible point near x; None if not proved."""
-    from flint import arb_mat
-
-    arb = _arb()
-    X = _vec(x)
+    X = Ball(np.asarray(x, float))
+    A = sp.csr_matrix(problem.A)
     if eq_rows.size:
-        A = sp.csr_matrix(problem.A)[eq_rows]
+        AE = A[eq_rows]
         nonbasic = np.setdiff1d(np.arange(problem.n), basic)
-        AN = A[:, nonbasic]
-        rhs = [arb(float(bb)) - t for bb, t in zip(problem.b[eq_rows], _matvec(AN, [X[j] for j in nonbasic]))]
-        AB = A[:, basic].toarray()
+        rhs = Ball(problem.b[eq_rows]) - matvec(AE[:, nonbasic], X[nonbasic])
         try:
-            sol = arb_mat([[float(t) for t in row] for row in AB]).solve(arb_mat([[t] for t in rhs]))
-        except (ZeroDivisionError, ValueError):
+            sol = solve(AE[:, basic].toarray(), rhs)
+        except ValueError:
             return None
-        for k, j in enumerate(basic):
-            X[j] = sol[k, 0]
-    S = [arb(float(bb)) - t for bb, t in zip(problem.b, _matvec(problem.A, X))]
+        X.mid[basic], X.rad[basic] = sol.mid, sol.rad
+    S = Ball(problem.b) - matvec(A, X)
     for blk in problem.blocks:
-        if blk.cone.kind == "zero":
+        if blk.cone.kind == "zero":  # satisfied exactly by the exact solution inside the enclosure
             continue
         if not _in_cone(blk.cone, S[blk.start:blk.stop]):
             return None
-    f = arb(0.5) * _dot(X, _matvec(problem.P, X)) + _dot(_vec(problem.q), X) + arb(float(problem.r0))
-    return _hi(f)
+    f = quad(problem.P, X) * 0.5 + X.dot(Ball(problem.q)) + float(problem.r0)
+    return f.hi()
 
 
 def interior_point(problem, x0):
@@ -669,8 +856,11 @@ class OptimalityInterval:
         return self.upper - self.lower
 
 
-def optimality_interval(problem, x, z, x_bound=None, repair: bool = True) -> OptimalityInterval:
-    """Rigorous bounds on the optimal value of ``problem`` from a primal x and a dual z (user's sense)."""
+def optimality_interval(problem, x, z, x_bound=None, repair: bool = True,
+                        psd: PsdCertificate | None = None) -> OptimalityInterval:
+    """Rigorous bounds on the optimal value of ``problem`` from a primal x and a dual z (user's sense).
+
+    ``psd``: a `psd_certificate` of ``problem.P`` already at hand (computed here otherwise)."""
     x, z = np.asarray(x, float).reshape(-1), np.asarray(z, float).reshape(-1)
     if x.shape != (problem.n,) or z.shape != (problem.m,):
         raise InputError(f"x must have {problem.n} entries and z {problem.m}; got {x.size} and {z.size}")
@@ -678,7 +868,7 @@ def optimality_interval(problem, x, z, x_bound=None, repair: bool = True) -> Opt
         raise InputError("x and z must be finite to bound the optimum")
     U, ureason, uinfo = upper_bound(problem, x, repair=repair)
     lo, hi = variable_box(problem, x_bound, U)
-    L, lreason, linfo = lower_bound(problem, x, z, lo, hi)
+    L, lreason, linfo = lower_bound(problem, x, z, lo, hi, psd=psd)
     info = {**uinfo, **linfo, "box_finite": int(np.sum(np.isfinite(lo) & np.isfinite(hi))), "n": problem.n}
     if problem.sense < 0:
         return OptimalityInterval(-U, -L, ureason, lreason, info)
