@@ -779,10 +779,12 @@ def _verify_point(problem, x, eq_rows, basic) -> float | None:
     return f.hi()
 
 
-def interior_point(problem, x0):
+def interior_point(problem, x0, eps: float | None = None):
     """A point with b - A x in the interior of K (zero rows exact), near x0, from a Clarabel margin problem.
 
-    Returns (x, t) with margin t (> 0 means strictly feasible up to the solver's accuracy)."""
+    ``eps``: weight of the proximity term ``eps/2 ||x - x0||^2`` (default ``1e-3 / (1 + ||x0||^2)``; 0 finds
+    any strictly feasible point however far). Returns (x, t) with margin t (> 0 means strictly feasible up
+    to the solver's accuracy)."""
     import clarabel
 
     from ..solvers.backends.clarabel_backend import clarabel_cones
@@ -800,7 +802,8 @@ def interior_point(problem, x0):
             e[blk.start:blk.stop] = np.tile(one, c.count)
         elif c.kind == "pow":
             e[blk.start:blk.stop] = np.tile([1.0, 1.0, 0.0], c.count)
-    eps = 1e-3 / (1.0 + float(np.dot(x0, x0)))
+    if eps is None:
+        eps = 1e-3 / (1.0 + float(np.dot(x0, x0)))
     P = sp.block_diag([eps * sp.eye(n), sp.csc_matrix((1, 1))], format="csc")
     q = np.concatenate([-eps * x0, [-1.0]])
     A = sp.vstack([sp.hstack([problem.A, sp.csc_matrix(e[:, None])]),
@@ -814,8 +817,10 @@ def interior_point(problem, x0):
     return w[:n], float(w[n])
 
 
-def upper_bound(problem, x, repair: bool = True) -> tuple[float, str, dict]:
-    """Rigorous upper bound on p* (minimisation form) from a primal point, repaired if needed."""
+def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tuple[float, str, dict]:
+    """Rigorous upper bound on p* (minimisation form) from a primal point, repaired if needed.
+
+    ``eps``: proximity weight of the repair's margin problem (`interior_point`)."""
     info = {}
     try:
         rows, basic = _equality_basis(problem)
@@ -828,7 +833,7 @@ def upper_bound(problem, x, repair: bool = True) -> tuple[float, str, dict]:
         return U, "", info
     if not repair:
         return np.inf, "the primal point could not be proved feasible (repair disabled)", info
-    xc, t = interior_point(problem, x)
+    xc, t = interior_point(problem, x, eps)
     info["interior_margin"] = t
     if not t > 0:
         return np.inf, "the primal point is not provably feasible and no strictly feasible point was found", info

@@ -104,7 +104,7 @@ def test_solutions_certify(kind, backend, solver, opts):
     for seed in (0, 1):
         m, _, opt = case(kind, seed)
         sol = m.solve(backend=backend, solver=solver, **opts)
-        cert = check(m, sol, interval=(backend == "clarabel"))
+        cert = check(m, sol)
         assert cert.verdict == "certified", (kind, backend, solver, str(cert))
         assert abs(cert.primal_objective - opt) <= 1e-5 * (1 + abs(opt))
         assert {b.owner for b in cert.blocks} >= set(m.constraints)
