@@ -182,8 +182,10 @@ class Model:
 
         return export(self, path, names=names)
 
-    def solve(self, backend: str = "clarabel", solver: str | None = None, **options):
-        """Solve on ``backend`` (see `certiprog.solvers.available_backends()`) and return a Solution.
+    def solve(self, backend: str | None = None, solver: str | None = None, **options):
+        """Solve and return a Solution: on ``backend`` / ``solver`` when named (see
+        `certiprog.solvers.available_solvers(model=...)`), else on the solver certiprog chooses, moving on to the
+        next when the certificate cannot confirm an answer (`sol.info['fallback']`, `certiprog.solvers`).
 
         ``forall='auto'|'exact'|'cutting_plane'`` picks how ForAll constraints are handled;
         cutting-plane options: ``tol``, ``max_iter``, ``progress``.

@@ -1,29 +1,70 @@
-"""Compile Models to conic form, solve them on a registered backend, map answers back."""
+"""Compile Models to conic form, solve them on a registered backend, map answers back.
+
+Who chooses the solver decides how far the answer is trusted:
+
+* ``backend`` and ``solver`` both named: that solver's answer as it is, with ``sol.info['verdict']`` from the
+  certificate check (no fallback);
+* ``backend`` named, ``solver=None``: certiprog chooses among that backend's solvers (`registry.choose`);
+* neither: certiprog chooses among every available solver.
+
+When certiprog chooses, an answer the certificate cannot confirm (infeasible or unbounded without a verified
+ray, a point whose KKT check fails, no answer at all) moves on to the next capable solver, and
+``sol.info['fallback']`` records every attempt (`certiprog.solvers.fallback`).
+"""
 from __future__ import annotations
+
+import functools
 
 from . import backends  # noqa: F401  (registers the backends)
 from .conic import ConicProblem, compile_model
-from .registry import available_backends, get_backend, registered_backends
+from .registry import (
+    Needs, SolverCapabilities, available_backends, available_solvers, choose, get_backend, needs, registered_backends,
+)
 from .solution import Solution, Status
 
 
-def solve_conic(problem, backend: str = "clarabel", solver: str | None = None, **options) -> Solution:
-    """Solve an assembled ConicProblem on a backend."""
-    from .registry import check_solver
+def solve_conic(problem, backend: str | None = None, solver: str | None = None, **options) -> Solution:
+    """Solve an assembled ConicProblem: on the named solver, or on the first one certiprog chooses whose answer
+    the certificate confirms (see the module docstring)."""
+    from ..errors import BackendError
+    from .fallback import MAX_ANSWERS, first_confirmed, verdict
+    from .registry import backend_of_solver, check_solver, why_none
 
-    b = get_backend(backend)
-    missing = {c.kind for c in problem.cones} - set(b.cones)
-    if missing:
-        from ..errors import BackendError
+    if backend is None and solver is not None:
+        backend = backend_of_solver(solver)
+    if backend is not None:
+        b = get_backend(backend)
+        missing = {c.kind for c in problem.cones} - set(b.cones)
+        if missing:
+            raise BackendError(f"backend {backend!r} does not support the cone(s) {sorted(missing)}")
+    if solver is not None:
+        solver = check_solver(b, solver)
+        caps = b.capabilities_of(solver)
+        why = caps.refusal(needs(problem)) if caps is not None else None
+        if why:
+            raise BackendError(f"{backend}/{solver} does not take this problem: it {why}; solvers here that do: "
+                               f"{choose(problem)}")
+        sol = b.solve(problem, solver, options)
+        sol.info["verdict"] = verdict(problem, sol)
+        return sol
+    pairs = choose(problem, backend=backend)
+    if not pairs:
+        where = f"backend {backend!r}" if backend else "any available backend"
+        raise BackendError(f"no solver of {where} takes this problem here: {why_none(problem, backend)}")
+    candidates = [(f"{name}/{s}", functools.partial(_run, name, s, problem, options)) for name, s in pairs]
+    return first_confirmed(problem, candidates, skip=lambda exc: True, max_answers=MAX_ANSWERS)
 
-        raise BackendError(f"backend {backend!r} does not support the cone(s) {sorted(missing)}")
-    return b.solve(problem, check_solver(b, solver), options)
+
+def _run(backend: str, solver: str, problem, options: dict) -> Solution:
+    return get_backend(backend).solve(problem, solver, dict(options))
 
 
-def solve_model(model, backend: str = "clarabel", solver: str | None = None, *, forall: str = "auto",
+def solve_model(model, backend: str | None = None, solver: str | None = None, *, forall: str = "auto",
                 tol: float = 1e-6, max_iter: int = 100, progress: bool = False, **options) -> Solution:
-    """Compile (cached structure) and solve; ForAll constraints without an exact form use cutting planes."""
-    get_backend(backend)  # fail early with the list of backends
+    """Compile (cached structure) and solve; ForAll constraints without an exact form use cutting planes.
+    ``backend`` / ``solver`` None: certiprog chooses (see the module docstring)."""
+    if backend is not None:
+        get_backend(backend)  # fail early with the list of backends
     structure = model.compile(forall=forall)
     if structure.cutting_plane:
         from .cutting_plane import solve_cutting_plane
@@ -42,5 +83,6 @@ def _store_values(model, sol: Solution) -> None:
         v.value = sol.value(name) if sol.x is not None and name in sol.problem.columns else None
 
 
-__all__ = ["ConicProblem", "Solution", "Status", "available_backends", "compile_model", "get_backend",
-           "registered_backends", "solve_conic", "solve_model"]
+__all__ = ["ConicProblem", "Needs", "Solution", "SolverCapabilities", "Status", "available_backends",
+           "available_solvers", "choose", "compile_model", "get_backend", "registered_backends", "solve_conic",
+           "solve_model"]

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import DCPError, ModelError
+from ..errors import ModelError
 from ..model import coef as cf
 from ..model.cones import Cone
-from ..model.constraints import Constraint
 from ..model.expression import Expression, Variable
 from ..model.forall import ForAll
 
@@ -86,14 +85,6 @@ class ConicProblem:
             raise ModelError(f"no constraint named {name!r}; have {sorted({b.owner for b in self.blocks})}")
         return out
 
-    def x_of(self, values: dict) -> np.ndarray:
-        """Stacked primal vector from ``{name: value}`` of user variables (aux columns left 0)."""
-        x = np.zeros(self.n)
-        for name, (v, a, b) in self.columns.items():
-            if name in values:
-                x[a:b] = v.flat(values[name])
-        return x
-
     def row_kinds(self) -> np.ndarray:
         """The cone kind ('zero', 'nonneg', 'soc', ...) of every row, as an (m,) object array."""
         kinds = np.empty(self.m, dtype=object)
@@ -112,22 +103,6 @@ class ConicProblem:
             else:
                 out.append(c)
         return out
-
-    def append(self, name: str, constraint: Constraint) -> "ConicProblem":
-        """A new problem with an affine constraint's rows appended; structure and columns reused."""
-        new_blocks = []
-        row = self.m
-        for cone, s in constraint.blocks():
-            if not s.is_affine:
-                raise DCPError("only affine constraints (cuts) can be appended to a compiled problem")
-            new_blocks.append(Block(name, cone, s, True, row))
-            row += cone.rows
-        A_new, b_new = _assemble_rows(new_blocks, self.columns, self.n, self.m, {})
-        return ConicProblem(
-            self.P, self.q, self.r0, sp.vstack([self.A, A_new], format="csc"), np.concatenate([self.b, b_new]),
-            self.cones + [blk.cone for blk in new_blocks], self.sense, self.columns, self.blocks + new_blocks,
-            self.structure, dict(self.times),
-        )
 
 
 def _offset_rows(blocks: list, start: int) -> int:

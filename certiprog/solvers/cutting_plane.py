@@ -7,7 +7,8 @@ after it, as ``{"constraint", "index" (row of ``cuts[constraint]``), "violation"
 added, per ForAll, in order) and ``info``: 'termination' ('converged', 'iteration_limit', or
 'master_<status>' when a master problem did not solve), 'max_violation', 'violation' (the measure),
 'master_time' and 'oracle_time' (seconds, summed over iterations), 'n_master_rows' (cut rows in the last
-master problem).
+master problem), 'master_solvers' ({"backend/solver": masters it solved}); 'verdict' and 'fallback' are the
+last master's (see `certiprog.solvers.solve_conic`).
 
 Options beyond ``tol``/``max_iter``/``cuts``:
 
@@ -85,10 +86,11 @@ def _drop_blocks(problem, drop: set):
                         problem.columns, blocks, problem.structure, dict(problem.times)), renamed
 
 
-def solve_cutting_plane(structure, backend="clarabel", solver=None, tol=1e-6, max_iter=100, progress=False,
+def solve_cutting_plane(structure, backend=None, solver=None, tol=1e-6, max_iter=100, progress=False,
                         cuts="all", violation="relative", separation=None, drop_inactive=None, **options):
     """Solve a compiled structure's ForAll constraints by cutting planes (options: see the module docstring);
-    ``cuts='all'`` adds one cut per violated candidate, ``'worst'`` only the most violated one."""
+    ``cuts='all'`` adds one cut per violated candidate, ``'worst'`` only the most violated one. Each master goes
+    to `solve_conic` with ``backend`` / ``solver`` (None: certiprog chooses per master, confirming each answer)."""
     from . import _store_values, solve_conic
 
     if not tol > 0 or max_iter < 1:
@@ -121,12 +123,14 @@ def solve_cutting_plane(structure, backend="clarabel", solver=None, tol=1e-6, ma
     termination = "iteration_limit"
     sol = None
     t_master = t_oracle = 0.0
+    used: dict = {}  # "backend/solver" -> number of masters it solved
     try:
         for it in range(1, max_iter + 1):
             in_master = [ref for _, ref in droppable]
             t0 = time.perf_counter()
             sol = solve_conic(problem, backend, solver, **options)
             t_master += time.perf_counter() - t0
+            used[f"{sol.backend}/{sol.solver}"] = used.get(f"{sol.backend}/{sol.solver}", 0) + 1
             if not sol.ok:
                 termination = f"master_{sol.status.termination}"
                 break
@@ -180,7 +184,7 @@ def solve_cutting_plane(structure, backend="clarabel", solver=None, tol=1e-6, ma
     sol.cuts = {k: np.array(v) for k, v in points.items()}
     sol.info.update(termination=termination, violation=violation, master_time=t_master, oracle_time=t_oracle,
                     max_violation=history[-1]["max_violation"] if history else np.nan,
-                    n_master_rows=sol.problem.m - structure.m)
+                    n_master_rows=sol.problem.m - structure.m, master_solvers=used)
     if drop_inactive is not None:  # the cut points the last solved master problem (and its duals) holds
         held = {k: list(range(n)) for k, n in n_initial.items()}
         for name, i in in_master:

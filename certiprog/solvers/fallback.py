@@ -4,38 +4,61 @@
 whose KKT check does not fail, or an infeasibility / unboundedness ray that verifies. `first_confirmed` runs
 candidate solves in order and returns the first confirmed answer, recording every attempt in
 ``sol.info['fallback']``; when no candidate is confirmed it returns the first answer it got, saying so.
+The check is the cheap one (`certiprog.certificates.check` with ``interval=False``) on the conic problem the
+solver was given: for a cutting-plane master, the master itself, not the semi-infinite program.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Iterable
 
 from ..errors import BackendError
 
-CONFIRMING = ("certified", "inaccurate")  # verdict prefixes that count as evidence
+CONFIRMING = ("certified", "accurate", "inaccurate")  # verdict prefixes that count as evidence
+MAX_ANSWERS = 3  # solves tried before giving up (refusals do not count): each extra one costs a full solve
+
+
+def verdict(problem, sol) -> str:
+    """The certificate's verdict on ``sol`` for ``problem`` (KKT or ray check, no optimality interval)."""
+    from ..certificates import check
+
+    if getattr(problem, "structure", None) is not None:  # masters: skip the ForAll oracles (see module doc)
+        problem = dataclasses.replace(problem, structure=None)
+    return check(problem, sol, interval=False).verdict
+
+
+def assess(problem, sol) -> tuple[bool, str, str]:
+    """(whether the certificate backs ``sol``, the verdict, the verdict or the reason it does not back it)."""
+    term = sol.status.termination
+    if not sol.status.ok and sol.certificate is None:  # check() would say 'failed' without looking further
+        if term in ("infeasible", "unbounded"):
+            return False, "failed", f"{term} without a certificate (no verified ray)"
+        return False, "failed", f"{term}: no point and no ray"
+    if term == "infeasible_or_unbounded":
+        return False, "failed", term
+    v = verdict(problem, sol)
+    return v.startswith(CONFIRMING), v, v
 
 
 def confirmed(problem, sol) -> tuple[bool, str]:
     """(whether the certificate backs ``sol``, the verdict or the reason it does not)."""
-    from ..certificates import check
-
-    term = sol.status.termination
-    if not sol.status.ok and sol.certificate is None:
-        return False, f"{term} without a certificate (no verified ray)"
-    if term == "infeasible_or_unbounded":
-        return False, term
-    verdict = check(problem, sol, interval=False).verdict
-    return verdict.startswith(CONFIRMING), verdict
+    ok, _, why = assess(problem, sol)
+    return ok, why
 
 
 def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
-                    skip: Callable[[BackendError], bool] = lambda exc: False):
+                    skip: Callable[[BackendError], bool] = lambda exc: False, max_answers: int | None = None):
     """Run ``candidates`` (label, zero-argument solve) in order; return the first confirmed Solution.
 
     ``skip(exc)`` says which BackendErrors (a licence or size limit) move on to the next candidate; any other
-    error propagates. ``sol.info['fallback']`` lists every attempt as {label, status, verdict or error}.
+    error propagates. At most ``max_answers`` solves that return an answer are tried (None: all).
+    ``sol.info['fallback']`` lists every attempt as {solver, status, verdict} or {solver, error};
+    ``sol.info['verdict']`` is the returned answer's verdict (`certiprog.certificates.check`'s word).
     """
-    attempts, first = [], None
+    attempts, first, answers = [], None, 0
     for label, solve in candidates:
+        if max_answers is not None and answers >= max_answers:
+            break
         try:
             sol = solve()
         except BackendError as exc:
@@ -43,16 +66,21 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
                 raise
             attempts.append({"solver": label, "error": str(exc)})
             continue
-        ok, why = confirmed(problem, sol)
+        answers += 1
+        ok, v, why = assess(problem, sol)
         attempts.append({"solver": label, "status": str(sol.status), "verdict": why})
-        first = first or sol
+        if first is None:
+            first = (sol, v, label)
         if ok:
             sol.info["fallback"] = {"chosen": label, "attempts": attempts}
+            sol.info["verdict"] = v
             return sol
     if first is None:
         raise BackendError("no solver could take the problem: "
                            + "; ".join(f"{a['solver']}: {a['error']}" for a in attempts))
-    first.info["fallback"] = {"chosen": first.solver, "attempts": attempts,
-                              "note": "no solver's answer could be confirmed by the certificate; "
-                                      "this is the first one, unconfirmed"}
-    return first
+    sol, v, label = first
+    sol.info["fallback"] = {"chosen": label, "attempts": attempts,
+                            "note": "no solver's answer could be confirmed by the certificate; "
+                                    "this is the first one, unconfirmed"}
+    sol.info["verdict"] = v
+    return sol

@@ -95,13 +95,33 @@ def test_paper_qps_match_clarabel():
 def test_mcp_masters_on_piqp_match_clarabel_and_certify(C):
     ms, y = random_lq_ellipsoids(8, 40, 5, 1.0 if C else 0.3, 2, rng=5)
     run = (lambda **kw: mcp_simple(ms, y, **kw)) if C is None else (lambda **kw: mcp_slack(ms, y, C, **kw))
-    fast, ref = run(cuts="all"), run(cuts="all", backend="clarabel")
-    assert master_backend() == "piqp" and fast.solution.backend == "piqp"
+    fast, ref = run(cuts="all", backend="piqp"), run(cuts="all", backend="clarabel")
+    used = fast.solution.info["master_solvers"]  # piqp names the interface 'auto' picked for each master
+    assert fast.solution.backend == "piqp" and set(used) <= {"piqp/dense", "piqp/sparse"}
+    assert sum(used.values()) == len(fast.history)
     assert fast.status == ref.status == "converged"
     assert fast.objective == pytest.approx(ref.objective, rel=1e-5)
-    cert = fast.certificate()  # the exact counterpart has cones: it goes to clarabel, not to piqp
+    cert = fast.certificate()  # the exact counterpart has cones: certiprog chooses a conic solver, not piqp
     assert cert["in_bracket"] and cert["exact_status"] == "optimal"
-    assert exact_backend("piqp")["backend"] == "clarabel" and exact_backend("cvxpy")["backend"] == "cvxpy"
+    assert exact_backend("piqp") == {"backend": None, "solver": None}
+    assert exact_backend("cvxpy", "OSQP") == {"backend": "cvxpy", "solver": None}  # certiprog picks a conic one
+    assert exact_backend("cvxpy", "scs") == {"backend": "cvxpy", "solver": "scs"}
+
+
+def test_mcp_masters_left_to_the_chooser_go_to_piqp_once_dense():
+    """master_backend() leaves the masters to `choose`: Clarabel while they are small, PIQP's dense interior point
+    once the cut rows make them dense and large (`piqp_backend.dense_pays`), every answer confirmed."""
+    from certiprog.solvers import choose
+
+    assert master_backend() is None and master_backend("clarabel") == "clarabel"
+    ms, y = random_lq_ellipsoids(12, 150, 5, 0.3, 2, rng=5)
+    run = mcp_simple(ms, y, cuts="all")
+    used = run.solution.info["master_solvers"]
+    assert run.status == "converged" and sum(used.values()) == len(run.history)
+    assert set(used) <= {"clarabel/clarabel", "piqp/dense"} and "piqp/dense" in used, used
+    last = run.solution.problem
+    assert piqp_backend.dense_pays(last) and choose(last)[0] == ("piqp", "auto")
+    assert run.solution.info["verdict"].startswith(("certified", "accurate", "inaccurate"))
 
 
 def test_choose_interface_thresholds():
@@ -125,6 +145,6 @@ def test_demo_skips_backends_that_refuse_the_cones():
     from certiprog.demo import demo_instances, run_demo
 
     rows = [r for r in run_demo() if r["backend"] == "piqp"]
-    assert rows and all(r["verdict"] == "certified" for r in rows)
+    assert rows and all(r["verdict"] in ("certified", "accurate") for r in rows), rows
     qp_only = {label for label, m in demo_instances() if {c.kind for c in m.compile().assemble().cones} <= {"zero", "nonneg"}}
     assert {r["program"] for r in rows} == qp_only

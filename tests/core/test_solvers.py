@@ -8,7 +8,10 @@ from certiprog import (
     SOC, BackendError, ForAll, LqEllipsoid, Model, OracleSet, PointCloud, Variable, available_backends, minimize,
     norm1, norm2, norm_inf, pnorm, pos, quad_form, quad_over_lin, sum_squares,
 )
-from certiprog.solvers import registered_backends
+from certiprog.solvers import (
+    Needs, SolverCapabilities, available_solvers, choose, registered_backends, registry, solve_conic,
+)
+from certiprog.solvers.registry import needs
 
 BACKENDS = ["clarabel", "cvxpy"]
 
@@ -206,3 +209,191 @@ def test_unlicensed_backend_is_registered_but_not_listed_as_available():
         assert fake.licence_problem() == "no licence at /nowhere/x.lic"
     finally:
         registry._REGISTRY.pop("_unlicensed")
+
+
+# --------------------------------------------------------------------------- capabilities and the one chooser
+CONFIRMING = ("certified", "accurate", "inaccurate")  # the verdicts `fallback.confirmed` accepts
+GOOD = ("certified", "accurate")  # what the cheap check (no interval) gives a solver's accurate answer
+
+
+def _tiny_models() -> dict:
+    """One small model per problem class: LP, QP, SOCP, power cone, PSD (each with a unique optimum)."""
+    from certiprog import PowerCone3D
+
+    x = Variable(3, "x")
+    S = Variable((2, 2), "S", symmetric=True)
+    C = np.array([[2.0, 0.5], [0.5, 1.0]])
+    return {
+        "lp": Model(minimize(np.array([1.0, 2.0, -1.0]) @ x), [x >= -1, x <= 1, x.sum() == 0.5]),
+        "qp": Model(minimize(sum_squares(x - np.array([1.0, 2.0, 3.0]))), [x.sum() <= 1, x >= -2]),
+        "socp": Model(minimize(np.array([1.0, -2.0, 0.5]) @ x), [norm2(x - 1) <= 1]),
+        "pow": Model(minimize(-x[2]), [PowerCone3D(x[0], x[1], x[2], 0.4), x[:2] <= 1]),
+        "psd": Model(minimize((C @ S).trace()), [S >> 0, S.trace() == 1]),
+    }
+
+
+def _infeasible_lp():
+    x = Variable(2, "x")
+    return Model(minimize(x.sum()), [x >= 1, x.sum() <= 0])
+
+
+def _pair_id(pair):
+    return f"{pair[0]}-{pair[1]}"
+
+
+@pytest.mark.parametrize("pair", available_solvers(), ids=_pair_id)
+def test_capability_declarations_match_what_each_installed_solver_does(pair):
+    """Declared capable: solves each class to the reference optimum, with duals iff declared; declared incapable:
+    a BackendError before solving; rays iff declared (on an infeasible LP)."""
+    backend, solver = pair
+    caps = registered_backends()[backend].capabilities_of(solver)
+    for kind, model in _tiny_models().items():
+        problem = model.compile().assemble()
+        if caps.refusal(needs(problem)):
+            with pytest.raises(BackendError, match="does not (take|support)"):
+                solve_conic(problem, backend, solver)
+            assert pair not in available_solvers(problem) and pair not in choose(problem)
+            continue
+        assert pair in available_solvers(problem)
+        ref = solve_conic(problem, "clarabel", "clarabel")
+        sol = solve_conic(problem, backend, solver)
+        where = f"{backend}/{solver} on {kind}: {sol.status}"
+        assert sol.status == "optimal", where
+        assert rel(sol.objective, ref.objective) <= 1e-3, (where, sol.objective, ref.objective)
+        assert sol.info["verdict"].startswith(CONFIRMING), (where, sol.info["verdict"])
+        assert (sol.z is not None) == caps.duals, where
+    sol = solve_conic(_infeasible_lp().compile().assemble(), backend, solver)
+    assert sol.status.termination in ("infeasible", "infeasible_or_unbounded"), (pair, sol.status)
+    assert (sol.certificate is not None) == caps.rays, pair
+    if caps.rays:
+        assert sol.info["verdict"].endswith("_infeasible") and sol.info["verdict"].startswith(CONFIRMING)
+
+
+def test_available_backends_follow_the_solvers_that_take_the_model():
+    models = _tiny_models()
+    for kind, model in models.items():
+        pairs = available_solvers(model)
+        assert available_backends(model=model) == [b for b in available_backends() if b in {p[0] for p in pairs}]
+        assert set(choose(model.compile().assemble())) <= set(pairs), kind
+    assert "piqp" in available_backends(model=models["qp"]) and "piqp" not in available_backends(model=models["socp"])
+    assert available_solvers(models["socp"]) == available_solvers(models["socp"].compile().assemble())
+    assert ("clarabel", "clarabel") in available_solvers(Needs(cones=frozenset({"zero", "psd"}), quadratic=True))
+    with pytest.raises(cpg.InputError, match="Model, a ConicProblem or a Needs"):
+        available_solvers("socp")
+
+
+def test_choose_orders_by_preference_one_pair_per_engine():
+    models = _tiny_models()
+    for kind, model in models.items():
+        pairs = choose(model.compile().assemble())
+        assert pairs[0] == ("clarabel", "clarabel"), kind  # rays and duals: first whenever it takes the problem
+        engines = [registered_backends()[b].capabilities_of(s).engine for b, s in pairs]
+        assert len(engines) == len(set(engines)), (kind, pairs)
+    # PIQP's dense interface goes first on a large dense QP (a cutting-plane master), not on a small one
+    rng = np.random.default_rng(0)
+    w = Variable(120, "w")
+    master = Model(minimize(0.5 * sum_squares(w)), {"cuts": (rng.standard_normal((200, 120)) + 0.5) @ w >= 1})
+    assert choose(master.compile().assemble())[0] == ("piqp", "auto")
+    assert choose(models["qp"].compile().assemble())[0] == ("clarabel", "clarabel")
+    sol = master.solve()
+    assert sol.backend == "piqp" and sol.info["fallback"]["chosen"] == "piqp/auto"
+    assert sol.info["verdict"] in GOOD
+    assert choose(master.compile().assemble(), backend="cvxpy")[0] == ("cvxpy", "CLARABEL")
+
+
+def _liar(lie: str):
+    """A backend whose one solver lies: 'unbounded' with no ray, 'optimal' at x = 0, or refuses (licence)."""
+    from certiprog.solvers.backends.common import make_solution
+
+    def solve(problem, solver, options):
+        if lie == "refuses":
+            raise BackendError("liar: no licence here")
+        if lie == "unbounded":
+            return make_solution(problem, "unbounded", None, None, None, backend="_liar", solver="lie")
+        x = np.zeros(problem.n)
+        return make_solution(problem, "optimal", x, np.zeros(problem.m), problem.b - problem.A @ x,
+                             backend="_liar", solver="lie")
+
+    caps = SolverCapabilities("liar", cones=frozenset({"zero", "nonneg", "soc"}), preferred=lambda problem: True)
+    return registry.Backend(name="_liar", solve=solve, cones=caps.cones, duals=True, solvers=lambda: ["lie"],
+                            capabilities={"lie": caps})
+
+
+def _qp():
+    x = Variable(3, "x")
+    return Model(minimize(sum_squares(x - 1)), [x <= 0.5])
+
+
+@pytest.mark.parametrize("lie,why", [("unbounded", "no verified ray"), ("optimal", "failed"), ("refuses", None)])
+def test_a_lying_solver_makes_the_chooser_move_on_and_say_so(lie, why, monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "_liar", _liar(lie))
+    model = _qp()
+    assert choose(model.compile().assemble())[0] == ("_liar", "lie")  # tried first: it says it is preferred
+    sol = model.solve()
+    first, chosen = sol.info["fallback"]["attempts"][0], sol.info["fallback"]["chosen"]
+    assert first["solver"] == "_liar/lie" and chosen == "clarabel/clarabel" and sol.backend == "clarabel"
+    if why is None:
+        assert "no licence" in first["error"]
+    else:
+        assert first["status"] == lie and why in first["verdict"]
+    assert sol.status == "optimal" and sol.info["verdict"] in GOOD
+    np.testing.assert_allclose(model.variable("x").value, 0.5, atol=1e-6)
+    np.testing.assert_allclose(sol.objective, model.solve(backend="clarabel").objective, rtol=1e-9)
+
+
+def test_a_named_solver_gets_its_own_answer_with_the_verdict(monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "_liar", _liar("optimal"))
+    model = _qp()
+    sol = model.solve(backend="_liar", solver="lie")
+    assert sol.backend == "_liar" and "fallback" not in sol.info and sol.info["verdict"] == "failed"
+    np.testing.assert_allclose(sol.x, 0.0)
+    alone = model.solve(solver="lie")  # the one backend that offers it
+    assert alone.backend == "_liar" and alone.info["verdict"] == "failed"
+    # naming only the backend: certiprog chooses within it; nothing else there, so the answer comes back unconfirmed
+    within = model.solve(backend="_liar")
+    assert within.backend == "_liar" and "unconfirmed" in within.info["fallback"]["note"]
+    ref = model.solve(backend="clarabel", solver="clarabel")
+    assert ref.info["verdict"] in GOOD and "fallback" not in ref.info
+    same = model.solve(backend="clarabel")
+    assert [a["solver"] for a in same.info["fallback"]["attempts"]] == ["clarabel/clarabel"]
+    np.testing.assert_array_equal(same.x, ref.x)
+
+
+def test_fallback_stops_after_max_answers_and_returns_the_first():
+    from certiprog.solvers.backends.common import make_solution
+    from certiprog.solvers.fallback import MAX_ANSWERS, first_confirmed
+
+    problem = _qp().compile().assemble()
+    calls = []
+
+    def unbounded(label):
+        calls.append(label)
+        return make_solution(problem, "unbounded", None, None, None, backend="fake", solver=label)
+
+    cands = [(f"s{i}", lambda i=i: unbounded(f"s{i}")) for i in range(MAX_ANSWERS + 2)]
+    sol = first_confirmed(problem, cands, max_answers=MAX_ANSWERS)
+    assert calls == [f"s{i}" for i in range(MAX_ANSWERS)] and sol.solver == "s0"
+    assert sol.info["fallback"]["chosen"] == "s0" and sol.info["verdict"] == "failed"
+
+
+def test_solver_names_without_a_backend():
+    model = _qp()
+    assert model.solve(solver="clarabel").backend == "clarabel"  # the direct interface, not CVXPY's CLARABEL
+    assert model.solve(solver="sparse").backend == "piqp"
+    with pytest.raises(BackendError, match="no available backend offers the solver 'nope'"):
+        model.solve(solver="nope")
+    owners = [b for b, s in available_solvers() if s.upper() == "HIGHS"]
+    if len(owners) > 1:
+        with pytest.raises(BackendError, match="name one with backend="):
+            model.solve(solver="highs")
+
+
+def test_a_named_solver_that_cannot_take_the_problem_is_refused_before_solving():
+    x = Variable(3, "x")
+    socp = Model(minimize(x.sum()), [norm2(x) <= 1])
+    with pytest.raises(BackendError, match=r"cvxpy/osqp does not take this problem: it takes no \['soc'\] cone"):
+        socp.solve(backend="cvxpy", solver="osqp")
+    with pytest.raises(BackendError, match=r"backend 'piqp' does not support the cone\(s\) \['soc'\]"):
+        socp.solve(backend="piqp", solver="dense")
+    with pytest.raises(BackendError, match=r"backend 'piqp' does not support the cone\(s\) \['soc'\]"):
+        socp.solve(backend="piqp")

@@ -132,7 +132,7 @@ class MPMClassifier(_MPMBase):
     where the SOCP is solved. ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5).
     """
 
-    def __init__(self, kernel="linear", gamma=None, backend="clarabel", solver=None):
+    def __init__(self, kernel="linear", gamma=None, backend=None, solver=None):
         self.kernel = kernel
         self.gamma = gamma
         self.backend = backend
@@ -152,7 +152,7 @@ class MPMClassifier(_MPMBase):
         model = mpm_from_moments(mom)
         sol = model.solve(backend=self.backend, solver=self.solver)
         if not sol.ok:
-            raise BackendError(f"the MPM SOCP ended with status {sol.status!r} on {self.backend}/{sol.solver}; "
+            raise BackendError(f"the MPM SOCP ended with status {sol.status!r} on {sol.backend}/{sol.solver}; "
                                "try another backend or solver")
         from certiprog.certificates.kkt import check
 
@@ -175,7 +175,7 @@ class HPMPMClassifier(_MPMBase):
     """
 
     def __init__(self, delta=0.1, nu=1.0, R=None, kernel="linear", gamma=None, method="bisection",
-                 backend="clarabel", solver=None, uncertainty="eq8"):
+                 backend=None, solver=None, uncertainty="eq8"):
         self.delta = delta
         self.nu = nu
         self.R = R

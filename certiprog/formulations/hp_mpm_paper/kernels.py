@@ -179,7 +179,7 @@ def kernel_hp_mpm_problem(X1, X0, kernel="rbf", gamma: float | None = None, delt
 
 
 def kernel_hp_mpm(X1, X0, kernel="rbf", gamma: float | None = None, delta: float = 0.1, nu: float = 1.0,
-                  R: float | None = None, method: str = "bisection", form: str = "eq8", backend: str = "clarabel",
+                  R: float | None = None, method: str = "bisection", form: str = "eq8", backend: str | None = None,
                   solver: str | None = None, rank_tol: float = 1e-10, **options) -> HPMPMResult:
     """Fit the kernel HP-MPM; ``result.weights`` = gamma*, predict 1 iff ``k(X, X_train) @ gamma* - b* >= 0``."""
     prob = kernel_hp_mpm_problem(X1, X0, kernel, gamma, delta, nu, R, form, rank_tol)

@@ -149,7 +149,7 @@ def _line(ax, w, b, lim, **kw):
 
 
 def plot_mpm_ellipsoids(X1=None, X0=None, nu: float | None = None, delta: float = 0.1, R: float | None = None,
-                        n_mpm: int = 4, backend: str = "clarabel"):
+                        n_mpm: int = 4, backend: str | None = None):
     """004 Figure 1 in two panels: (a) the MPM ellipsoids E_j(kappa) for kappa = kappa*/n_mpm, ..., kappa* with the
     MPM hyperplane (from `certiprog.formulations.hp_mpm_paper.mpm`, solved on ``backend``) tangent to both at kappa*; (b) the
     HP-MPM regularised ellipsoids Ê_j(kappa) of eq. (11) for kappa = 0, kappa*/n_mpm, ..., kappa*

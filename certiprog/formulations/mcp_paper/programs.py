@@ -457,26 +457,29 @@ class MCPResult:
         np.savez(f"{path_stem}.npz", **arrays)
 
 
-def master_backend(backend: str | None = None) -> str:
-    """The backend of MCP's master QPs: ``backend`` if given, else 'piqp' when installed (a dense interior point:
-    every cut row is a full-length point, so dense Cholesky beats sparse LDL, 0.16 s against 2.6 s per master at
-    N = 500 with 1000 cuts), else 'clarabel'."""
-    from certiprog.solvers import available_backends
-
-    if backend is not None:
-        return backend
-    return "piqp" if "piqp" in available_backends() else "clarabel"
+def master_backend(backend: str | None = None) -> str | None:
+    """The backend of MCP's master QPs: ``backend`` if given, else None, which leaves each master to certiprog's
+    one chooser (`certiprog.solvers.choose`): PIQP's dense interior point once the cut rows make a master dense
+    (every cut row is a full-length point: 0.16 s against Clarabel's 2.6 s per master at N = 500 with 1000 cuts),
+    Clarabel before that, and the next capable solver when the certificate cannot confirm an answer (an
+    'infeasible' master without a Farkas ray, say)."""
+    return backend
 
 
 def exact_backend(backend: str | None = None, solver: str | None = None) -> dict:
     """``backend`` / ``solver`` options for the exact robust counterpart (second-order / power cones): ``backend``
-    and ``solver`` when that backend takes those cones, else Clarabel with its default solver (e.g. after an MCP
-    run whose masters went to the LP/QP-only 'piqp')."""
-    from certiprog.solvers import get_backend
+    and ``solver`` when that solver takes those cones, ``backend`` alone (certiprog chooses among its solvers)
+    when another of its solvers does, else None: certiprog chooses (e.g. after an MCP run whose masters went to
+    the LP/QP-only 'piqp')."""
+    from certiprog.solvers import Needs, available_solvers
 
-    if backend is not None and {"soc", "pow"} <= set(get_backend(backend).cones):
-        return {"backend": backend, "solver": solver}
-    return {"backend": "clarabel", "solver": None}
+    if backend is None:
+        return {"backend": None, "solver": None}
+    cones = Needs(cones=frozenset({"zero", "nonneg", "soc", "pow"}), quadratic=True)
+    able = [str(s).upper() for _, s in available_solvers(cones, backend=backend)]
+    if not able:
+        return {"backend": None, "solver": None}
+    return {"backend": backend, "solver": solver if solver is not None and str(solver).upper() in able else None}
 
 
 def mcp_simple(manifolds, labels, delta=1e-2, max_iter=1000, backend=None, solver=None, cuts="worst",

@@ -194,7 +194,7 @@ def _per_model(v, name: str, p: int) -> np.ndarray:
     return arr
 
 
-def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str = "clarabel", **options) -> list:
+def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None, **options) -> list:
     """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg``.
 
     ``mu`` and ``lam`` may be scalars or one value per positive (the paper tunes them per local model);

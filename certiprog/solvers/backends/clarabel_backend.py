@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import BackendError
-from ..registry import Backend, register
+from ..registry import Backend, SolverCapabilities, register
 from .common import apply_options, make_solution
 
 _STATUS = {
@@ -65,8 +65,9 @@ def solve_clarabel(problem, solver=None, options=None):
                          solve_time=elapsed, certificate=cert, info={"solver_status": str(res.status)})
 
 
+CONES = frozenset({"zero", "nonneg", "soc", "psd", "pow"})
 register(Backend(
-    name="clarabel", solve=solve_clarabel, cones=frozenset({"zero", "nonneg", "soc", "psd", "pow"}),
-    duals=True, warm_start=False, licence=None, requires=("clarabel",),
-    solvers=lambda: ["clarabel"], default_solver="clarabel",
+    name="clarabel", solve=solve_clarabel, cones=CONES, duals=True, warm_start=False, licence=None,
+    requires=("clarabel",), solvers=lambda: ["clarabel"],
+    capabilities={"clarabel": SolverCapabilities("clarabel", cones=CONES, duals=True, rays=True)},
 ))

@@ -3,10 +3,11 @@
 Cones are emitted natively (``cp.SOC``, ``>> 0``, ``cp.PowCone3D``) so that every
 cone's full dual comes back; duals are mapped to certiprog's convention
 (CVXPY's equality multipliers have the opposite sign). Any installed CVXPY
-solver can be chosen with ``solver=``.
+solver can be named with ``solver=``; without one certiprog chooses among those in `CAPABILITIES`.
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -14,7 +15,8 @@ import scipy.sparse as sp
 
 from ...errors import BackendError
 from ...model.cones import svec
-from ..registry import Backend, register
+from ..registry import LINEAR, Backend, SolverCapabilities, register
+from . import licences
 from .common import make_solution
 
 _STATUS = {
@@ -117,12 +119,17 @@ def _refusal(msg: str) -> bool:
 
 
 def solve_cvxpy(problem, solver=None, options=None):
+    """Solve on the CVXPY solver ``solver``; None: the one certiprog chooses (`certiprog.solvers.solve_conic`)."""
     import cvxpy as cp
 
+    if solver is None:
+        from .. import solve_conic
+
+        return solve_conic(problem, "cvxpy", None, **dict(options or {}))
     t0 = time.perf_counter()
     prob, x, cons = build_cvxpy(problem)
     t_build = time.perf_counter() - t0
-    solver = (solver or "CLARABEL").upper()
+    solver = solver.upper()
     if solver not in cp.installed_solvers():
         raise BackendError(f"CVXPY solver {solver!r} is not installed; installed: {cp.installed_solvers()}")
     t1 = time.perf_counter()
@@ -157,13 +164,33 @@ def solve_cvxpy(problem, solver=None, options=None):
                          solve_time=elapsed, info=info)
 
 
+@functools.lru_cache(maxsize=1)
 def _solvers():
     import cvxpy as cp
 
     return list(cp.installed_solvers())
 
 
+_ALL = frozenset({"zero", "nonneg", "soc", "psd", "pow"})
+_SOC = LINEAR | {"soc"}
+#: what each CVXPY solver takes through this backend (checked against the installed ones in the tests); CVXPY
+#: rewrites a quadratic objective into a cone for conic-only solvers, and returns no infeasibility rays
+CAPABILITIES = {
+    "CLARABEL": SolverCapabilities("clarabel", cones=_ALL),
+    "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek),
+    "SCS": SolverCapabilities("scs", cones=_ALL),
+    "CVXOPT": SolverCapabilities("cvxopt", cones=LINEAR | {"soc", "psd"}),
+    "ECOS": SolverCapabilities("ecos", cones=_SOC),
+    "GUROBI": SolverCapabilities("gurobi", cones=_SOC, licence=licences.gurobi,
+                                 size_limit=licences.gurobi_size_limit),
+    "SCIP": SolverCapabilities("scip", cones=_SOC, duals=False),  # duals dropped, see _UNRELIABLE_DUALS
+    "HIGHS": SolverCapabilities("highs", cones=LINEAR),
+    "OSQP": SolverCapabilities("osqp", cones=LINEAR),
+    "PIQP": SolverCapabilities("piqp", cones=LINEAR),
+    "SCIPY": SolverCapabilities("scipy", cones=LINEAR, quadratic=False),
+}
+
 register(Backend(
-    name="cvxpy", solve=solve_cvxpy, cones=frozenset({"zero", "nonneg", "soc", "psd", "pow"}),
-    duals=True, warm_start=False, licence=None, requires=("cvxpy",), solvers=_solvers, default_solver="CLARABEL",
+    name="cvxpy", solve=solve_cvxpy, cones=_ALL, duals=True, warm_start=False, licence=None, requires=("cvxpy",),
+    solvers=_solvers, capabilities=CAPABILITIES,
 ))

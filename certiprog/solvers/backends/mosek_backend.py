@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import BackendError, InputError
-from ..registry import Backend, register
+from ..registry import Backend, SolverCapabilities, register
 from .common import make_solution
 
 log = logging.getLogger(__name__)
@@ -406,8 +406,9 @@ def solve_mosek(problem, solver=None, options=None):
                          iterations=int(iters), solve_time=elapsed, certificate=cert, info=info)
 
 
+CONES = frozenset({"zero", "nonneg", *_CONIC})
 register(Backend(
-    name="mosek", solve=solve_mosek, cones=frozenset({"zero", "nonneg", *_CONIC}),
-    duals=True, warm_start=False, licence="MOSEK licence file", requires=("mosek",),
-    solvers=lambda: ["mosek"], default_solver="mosek", licence_check=_licence_problem,
+    name="mosek", solve=solve_mosek, cones=CONES, duals=True, warm_start=False, licence="MOSEK licence file",
+    requires=("mosek",), solvers=lambda: ["mosek"], licence_check=_licence_problem,
+    capabilities={"mosek": SolverCapabilities("mosek", cones=CONES, duals=True, rays=True)},
 ))

@@ -20,8 +20,6 @@ for an SOC with multiplier lambda of the quadratic constraint that is z = (2 lam
 """
 from __future__ import annotations
 
-import functools
-
 import hashlib
 import importlib.util
 import re
@@ -33,7 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import BackendError, InputError
-from ..registry import Backend, register
+from ..registry import LINEAR, Backend, SolverCapabilities, register
+from . import licences
 from .common import make_solution
 
 
@@ -52,9 +51,9 @@ class SolverSpec:
 
 
 SOLVERS = {
-    "appsi_highs": SolverSpec("highspy", quadratic=False, cones=frozenset(), duals=True),
     "highs": SolverSpec("highspy", quadratic=True, cones=frozenset(), duals=True,
                         defaults=(("qp_regularization_value", 1e-10),)),
+    "appsi_highs": SolverSpec("highspy", quadratic=False, cones=frozenset(), duals=True),
     "scip_direct": SolverSpec("pyscipopt", quadratic=True, cones=frozenset({"soc", "pow"}), duals=False, form="norm",
                               defaults=(("display/verblevel", 0), ("limits/gap", 1e-9), ("numerics/feastol", 1e-7))),
     "gurobi_direct": SolverSpec("gurobipy", quadratic=True, cones=frozenset({"soc"}), duals=True,
@@ -65,6 +64,20 @@ SOLVERS = {
     "mosek_direct": SolverSpec("mosek", quadratic=True, cones=frozenset({"soc", "pow"}), duals=True, form="kernel",
                                licence="MOSEK"),
 }
+ENGINES = {"highs": "highs", "appsi_highs": "highs", "scip_direct": "scip", "gurobi_direct": "gurobi",
+           "mosek_direct": "mosek"}
+
+
+def capabilities() -> dict:
+    """`SolverCapabilities` of every solver in SOLVERS (for the registry's choice): no rays from any of them."""
+    extra = {"gurobi_direct": dict(licence=licences.gurobi, size_limit=licences.gurobi_size_limit),
+             "mosek_direct": dict(licence=licences.mosek)}
+    return {name: SolverCapabilities(ENGINES.get(name, name), cones=LINEAR | spec.cones, quadratic=spec.quadratic,
+                                     quadratic_with_cones=spec.form != "kernel", duals=spec.duals, rays=False,
+                                     **extra.get(name, {}))
+            for name, spec in SOLVERS.items()}
+
+
 FORMS = {  # model flavour: how an SOC (t, u) is written on its entries y
     "quadratic": "pyomo.environ, sum u^2 - t^2 <= 0 with t >= 0 (the form Gurobi recognises as a cone)",
     "norm": "pyomo.environ, sqrt(sum u^2) - t <= 0 (violations in the norm's units: SCIP's tolerance means "
@@ -87,9 +100,9 @@ _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Structure -
 
 def installed_solvers() -> list[str]:
     """Solver names whose Python package is installed here; MOSEK also needs its licence (Gurobi's pip licence
-    is size-limited and is checked when solving)."""
+    is size-limited: see `capabilities`)."""
     return [n for n, s in SOLVERS.items() if importlib.util.find_spec(s.package) is not None
-            and (n != "mosek_direct" or _mosek_licensed())]
+            and (n != "mosek_direct" or licences.mosek() is None)]
 
 
 def why_unavailable(solver: str) -> str | None:
@@ -99,21 +112,10 @@ def why_unavailable(solver: str) -> str | None:
         return None
     if importlib.util.find_spec(spec.package) is None:
         return f"its package {spec.package!r} is not installed"
-    if solver == "mosek_direct" and not _mosek_licensed():
+    if solver == "mosek_direct" and licences.mosek() is not None:
         return ("MOSEK has no licence here (it searches ~/mosek/mosek.lic and $MOSEKLM_LICENSE_FILE); "
                 "backend='mosek' can still export the problem")
     return None
-
-
-@functools.lru_cache(maxsize=1)
-def _mosek_licensed() -> bool:
-    """Whether MOSEK can check out a licence (Pyomo's own test; cached for the session)."""
-    try:
-        import pyomo.environ as pyo
-
-        return bool(pyo.SolverFactory("mosek_direct").license_is_valid())
-    except Exception:  # any failure to check means it cannot be used here
-        return False
 
 
 # --------------------------------------------------------------------------- translation
@@ -431,14 +433,6 @@ def _check_options(solver: str, options: dict) -> None:
                                "https://ergo-code.github.io/HiGHS/stable/options/definitions/")
 
 
-def auto_solvers(problem) -> list[str]:
-    """The default, in order of preference: HiGHS for LP/QP, then Gurobi and SCIP as fallbacks; for cones
-    Gurobi (duals, decisive statuses) when installed, then SCIP (free and unlimited, no duals)."""
-    kinds = {c.kind for c in problem.cones if not (c.kind in ("soc", "pow") and c.dim <= 1)} - {"zero", "nonneg"}
-    order = ("gurobi_direct", "scip_direct") if kinds else ("highs", "gurobi_direct", "scip_direct")
-    return [n for n in order if kinds <= SOLVERS[n].cones and n in installed_solvers()] or ["scip_direct"]
-
-
 def _load(tr, results) -> None:
     if tr.kernel:
         tr.model.load_solution(results.solution(0))
@@ -458,7 +452,8 @@ def _iterations(opt, solver):
 
 
 def solve_pyomo(problem, solver=None, options=None, *, form: str | None = None):
-    """Solve a ConicProblem through Pyomo with ``solver`` (a key of SOLVERS, or None/'auto': `auto_solvers`).
+    """Solve a ConicProblem through Pyomo with ``solver`` (a key of SOLVERS; None or 'auto': the one certiprog
+    chooses, `certiprog.solvers.solve_conic`, trying the next when the certificate cannot confirm an answer).
 
     ``form`` overrides how the model is written (FORMS; default: the solver's own). Gurobi reads the
     'quadratic' and 'kernel' forms, which is how the kernel model built for MOSEK is tested without a
@@ -466,7 +461,9 @@ def solve_pyomo(problem, solver=None, options=None, *, form: str | None = None):
     """
     solver = None if solver is None else str(solver).lower()  # the registry matches names case-insensitively
     if solver in (None, "auto"):
-        return _solve_auto(problem, options)
+        from .. import solve_conic
+
+        return solve_conic(problem, "pyomo", None, **dict(options or {}))
     if solver not in SOLVERS:
         raise BackendError(f"unknown pyomo solver {solver!r}; choose from {installed_solvers()}")
     spec = SOLVERS[solver]
@@ -536,24 +533,6 @@ def _run(tr, solver, options):
     except Exception as exc:
         raise BackendError(_failure_message(solver, exc)) from exc
     return opt, results, time.perf_counter() - t0
-
-
-def _solve_auto(problem, options):
-    """Try `auto_solvers` in turn: a licence or size-limit refusal, or an answer the certificate cannot confirm
-    (a wrong 'unbounded' from HiGHS 1.16.0 on a strictly convex QP, say), moves on to the next
-    (``sol.info['fallback']`` lists the attempts; ``sol.info['auto']`` the chosen solver and the refusals)."""
-    from ..fallback import first_confirmed
-
-    def refused(exc: BackendError) -> bool:
-        return "licen" in str(exc).lower() or "size-limited" in str(exc).lower()
-
-    candidates = [(name, functools.partial(solve_pyomo, problem, name, options)) for name in auto_solvers(problem)]
-    sol = first_confirmed(problem, candidates, skip=refused)
-    attempts = sol.info["fallback"]["attempts"]
-    sol.info["auto"] = {"chosen": sol.solver, "skipped": {a["solver"]: a["error"] for a in attempts if "error" in a},
-                        "unconfirmed": {a["solver"]: a["verdict"] for a in attempts
-                                        if "verdict" in a and a["solver"] != sol.solver}}
-    return sol
 
 
 def _check_finite(problem) -> None:
@@ -632,7 +611,7 @@ def _failure_message(solver: str, exc: Exception) -> str:
 
 
 register(Backend(
-    name="pyomo", solve=solve_pyomo, cones=frozenset({"zero", "nonneg", "soc", "pow"}), duals=True,
-    warm_start=False, licence=None, requires=("pyomo",), solvers=installed_solvers, default_solver="auto",
-    why_unavailable=why_unavailable,
+    name="pyomo", solve=solve_pyomo, cones=LINEAR | frozenset().union(*(s.cones for s in SOLVERS.values())),
+    duals=True, warm_start=False, licence=None, requires=("pyomo",), solvers=lambda: installed_solvers(),
+    why_unavailable=why_unavailable, capabilities=capabilities,
 ))
