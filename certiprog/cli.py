@@ -18,11 +18,16 @@ def main(argv=None) -> int:
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
     from certiprog.experiments import experiments, load
 
+    from certiprog.experiments import runner
+
     for name, exp in experiments().items():
         p = rep_sub.add_parser(name, help=exp.help)
         p.set_defaults(_experiment=name)
         try:
-            load(name).add_arguments(p)
+            module = load(name)
+            if runner.is_task_experiment(module):  # the shared options: --out --executor --jobs --shard ...
+                runner.add_arguments(p)
+            module.add_arguments(p)
         except ImportError as exc:  # an experiment whose optional packages are missing still lists itself
             p.set_defaults(_import_error=str(exc))
     args = parser.parse_args(argv)
@@ -32,12 +37,21 @@ def main(argv=None) -> int:
             return 2
         from certiprog.errors import CertiprogError
 
+        module = load(args._experiment)
         try:
-            paths = load(args._experiment).run(args)
+            if runner.is_task_experiment(module):
+                done = runner.reproduce(module, args, args.experiment)
+                paths, rep = done.paths, done.report
+            else:
+                paths, rep = module.run(args), None
         except CertiprogError as exc:
             print(f"certiprog reproduce {args.experiment}: {exc}", file=sys.stderr)
             return 2
         print(next(iter(paths.values())).read_text())
+        if rep is not None:
+            merged = f"merged {done.merged['copied']} result(s); " if done.merged else ""
+            print(f"tasks: {merged}{len(rep.computed)} computed, {len(rep.reused)} reused from {done.store.folder} "
+                  f"({rep.executor}, {rep.wall_time_s:.1f} s)")
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         return 0
     if args.command == "demo":

@@ -1,14 +1,17 @@
 """``certiprog reproduce NAME``: the experiments every paper package declares (`certiprog.papers`).
 
-Each experiment module exposes ``add_arguments(parser)`` (its command-line options) and ``run(args) -> dict``
-(writes tables, CSV and plots under ``args.out`` and returns ``{file name: path}``, the report to show first;
-bad input raises a CertiprogError). The CLI does all printing.
+An experiment module follows the task protocol of `certiprog.experiments.runner`: ``add_arguments(parser)`` (its
+own options; the shared ones -- ``--out --executor --jobs --scheduler --shard --merge --no-progress`` -- come from
+the runner), ``config_from_args(args)``, ``tasks(config) -> [Task]`` and ``aggregate(config, results, out, meta)
+-> {file name: path}`` (the first file is the report to show). A legacy module with only ``add_arguments`` and
+``run(args)`` still works. Bad input raises a CertiprogError; the CLI does all printing.
 """
 from __future__ import annotations
 
 import importlib
 
 from ..papers import experiments
+from .runner import ResultStore, RunReport, Task, TaskError, reproduce, run_tasks
 
 
 def load(name: str):
@@ -16,4 +19,4 @@ def load(name: str):
     return importlib.import_module(experiments()[name].module)
 
 
-__all__ = ["experiments", "load"]
+__all__ = ["ResultStore", "RunReport", "Task", "TaskError", "experiments", "load", "reproduce", "run_tasks"]

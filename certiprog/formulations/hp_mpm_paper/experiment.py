@@ -29,9 +29,14 @@ Gaussian kernel: the paper's ``k(x, x') = exp(-||x - x'||^2 / sigma)``, sigma in
 
 Outputs in ``--out``: ``table.md``, ``table.csv``, ``accuracy_vs_proportion.png`` and ``results.json`` (every
 partition's numbers and the configuration; no pickle).
+
+Runs on `certiprog.experiments.runner`: one task per (data set, proportion, partition) (`tasks`,
+`partition_task`), results kept in ``OUT/tasks`` (a rerun resumes; ``--shard`` / ``--merge`` split a run over
+machines), tables from `aggregate`.
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import platform
@@ -43,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import CertiprogError, InputError
+from certiprog.experiments.runner import Task, run_tasks
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +62,9 @@ QUICK_PARTITIONS = 2
 KERNEL_DATASETS = ("sonar", "ionosphere", "heart")
 METHODS = ("MPM", "HP-MPM", "bHP-MPM", "SVM", "FDA")
 MISSING_NOTE = "missing (not in ../shared/data)"
+VERSION = "1"  # of the task results: bump when a change to the code changes what a task returns
+# Config fields a task's result depends on (its key); the others only say which tasks to run or how
+TASK_FIELDS = ("validation", "seed", "delta", "kernel", "nu", "C", "lam", "sigma", "backend", "solver")
 
 
 @dataclass
@@ -77,7 +86,7 @@ class Config:
     backend: str = "clarabel"
     solver: str | None = None
     n_jobs: int = 1
-    progress: bool = False
+    progress: bool | None = False  # None: a bar only on a terminal
     data_root: str | None = None
     quick: bool = False
 
@@ -107,12 +116,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--delta", type=float, default=0.1, help="HP-MPM confidence parameter delta (0.1)")
     parser.add_argument("--kernel", action="store_true", help="Table 3: Gaussian kernel, width chosen on validation")
     parser.add_argument("--quick", action="store_true", help="few partitions, small grids, two small data sets")
-    parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers over partitions (joblib)")
     parser.add_argument("--backend", default="clarabel", help="backend of the MPM/HP-MPM solves")
     parser.add_argument("--solver", default=None, help="solver for the cvxpy backend")
     parser.add_argument("--data", default=None, help="data folder (default: $CERTIPROG_DATA or ../shared/data)")
-    parser.add_argument("--out", default=None, help="output folder (default results/hp-mpm[-kernel])")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
 def config_from_args(args) -> Config:
@@ -142,7 +148,8 @@ def config_from_args(args) -> Config:
         adult_proportions=_floats(args.adult_proportions),
         partitions=args.partitions if args.partitions is not None else (QUICK_PARTITIONS if quick else 50),
         validation=args.validation, seed=args.seed, delta=args.delta, kernel=kernel, backend=args.backend,
-        solver=args.solver, n_jobs=args.n_jobs, progress=not args.no_progress, data_root=args.data, quick=quick,
+        solver=args.solver, n_jobs=getattr(args, "jobs", 1), progress=False if getattr(args, "no_progress", False)
+        else None, data_root=args.data, quick=quick,
         **grids,
     )
     validate_config(cfg, known=DATASETS_004)
@@ -194,49 +201,82 @@ def available_datasets(root=None) -> tuple:
 
 
 def run(args) -> dict:
-    """Entry point of ``certiprog reproduce hp-mpm``: run and write the files; ``{name: path}``, the table first.
+    """Entry point of ``certiprog reproduce hp-mpm`` (`certiprog.experiments.runner.reproduce`): run and write the
+    files; ``{name: path}``, the table first. Bad input raises a CertiprogError (the CLI prints it, exits 2)."""
+    import sys
 
-    Bad input raises a CertiprogError (the CLI prints it and exits 2)."""
-    cfg = config_from_args(args)
-    result = run_experiment(cfg)
-    out = Path(args.out or ("results/hp-mpm-kernel" if cfg.kernel else "results/hp-mpm"))
-    return write_outputs(result, out)
+    from certiprog.experiments.runner import reproduce
+
+    return reproduce(sys.modules[__name__], args, "hp-mpm").paths
+
+
+def default_out(cfg: Config) -> str:
+    return "results/hp-mpm-kernel" if cfg.kernel else "results/hp-mpm"
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# One run
+# Tasks and aggregation (certiprog.experiments.runner)
 # ----------------------------------------------------------------------------------------------------------------
-def run_experiment(cfg: Config) -> dict:
-    """Every (data set, proportion, partition) task of ``cfg``; returns ``dict(config, meta, records)``."""
+def tasks(cfg: Config) -> list:
+    """One `Task` per (data set, proportion, partition), in table order; InputError for a missing data file."""
+    validate_config(cfg)
+    present = set(available_datasets(cfg.data_root))
+    for name in cfg.datasets:
+        if name not in present:
+            from certiprog.datasets import DATASETS_004, data_root
+
+            root = cfg.data_root or data_root()
+            raise InputError(f"data set {name!r}: {Path(root) / DATASETS_004[name].file} not found; set "
+                             "CERTIPROG_DATA or --data to the shared data folder")
+    keyed = {k: getattr(cfg, k) for k in TASK_FIELDS}
+    out = []
+    for name in cfg.datasets:
+        for p in (cfg.adult_proportions if name == "adult" else cfg.proportions):
+            out += [Task(f"{name} p={float(p):g} partition {k}", partition_task,
+                         dict(keyed, dataset=name, proportion=float(p), partition=k), VERSION,
+                         extra=dict(data_root=cfg.data_root)) for k in range(cfg.partitions)]
+    return out
+
+
+def partition_task(config: dict, data_root=None) -> dict:
+    """A task: `run_task` on one partition, every parameter from ``config`` (`tasks`); the data set is read from
+    ``data_root`` (not part of the task's key) once per worker."""
+    c = dict(config)
+    name, p, k = c.pop("dataset"), c.pop("proportion"), c.pop("partition")
+    cfg = Config(datasets=(name,), data_root=data_root,
+                 **{key: tuple(v) if isinstance(v, list) else v for key, v in c.items()})
+    return run_task(*_dataset(name, data_root), name, p, k, cfg)
+
+
+@functools.lru_cache(maxsize=4)
+def _dataset(name: str, root) -> tuple:
     from certiprog.datasets import load_dataset
 
-    validate_config(cfg)
-    start = time.perf_counter()
-    data, tasks = {}, []
-    for name in cfg.datasets:
-        options = {"missing": "nan"} if name == "vote" else {}
-        data[name] = load_dataset(name, root=cfg.data_root, **options)
-        props = cfg.adult_proportions if name == "adult" else cfg.proportions
-        tasks += [(name, float(p), k) for p in props for k in range(cfg.partitions)]
-    records = list(_map_tasks(data, tasks, cfg))
-    records.sort(key=lambda r: (cfg.datasets.index(r["dataset"]), r["proportion"], r["partition"]))
-    meta = dict(wall_time_s=time.perf_counter() - start, n_tasks=len(tasks), python=platform.python_version(),
-                machine=platform.machine(), versions=_versions())
-    return dict(config=asdict(cfg), meta=meta, records=records)
+    X, y = load_dataset(name, root=root, **({"missing": "nan"} if name == "vote" else {}))
+    X.setflags(write=False)  # shared by every task of the worker
+    y.setflags(write=False)
+    return X, y
 
 
-def _map_tasks(data, tasks, cfg):
-    from tqdm.auto import tqdm
+def assemble(cfg: Config, records: list, meta: dict) -> dict:
+    """``dict(config, meta, records)`` (what results.json holds) from the tasks' records."""
+    records = sorted(records, key=lambda r: (cfg.datasets.index(r["dataset"]), r["proportion"], r["partition"]))
+    return dict(config=asdict(cfg), meta=dict(meta, versions=_versions()), records=records)
 
-    bar = dict(total=len(tasks), disable=not cfg.progress, desc="hp-mpm tasks")
-    if cfg.n_jobs == 1:
-        for name, p, k in tqdm(tasks, **bar):
-            yield run_task(*data[name], name, p, k, cfg)
-        return
-    from joblib import Parallel, delayed
 
-    jobs = (delayed(run_task)(*data[name], name, p, k, cfg) for name, p, k in tasks)
-    yield from tqdm(Parallel(n_jobs=cfg.n_jobs, return_as="generator_unordered")(jobs), **bar)
+def aggregate(cfg: Config, records: list, out, meta: dict) -> dict:
+    """The runner's aggregation: `write_outputs` of the records; ``{name: path}``, the table first."""
+    return write_outputs(assemble(cfg, records, meta), out)
+
+
+def run_experiment(cfg: Config, store=None, executor: str = "loky", scheduler=None) -> dict:
+    """Every task of ``cfg`` (``cfg.n_jobs`` workers; ``store``: a `ResultStore` to resume from, None: keep
+    nothing); returns ``dict(config, meta, records)``."""
+    report = run_tasks(tasks(cfg), store, executor, cfg.n_jobs, scheduler, progress=cfg.progress, desc="hp-mpm")
+    meta = dict(wall_time_s=report.wall_time_s, n_tasks=len(report.results), n_computed=len(report.computed),
+                n_reused=len(report.reused), executor=executor, jobs=cfg.n_jobs,
+                python=platform.python_version(), machine=platform.machine())
+    return assemble(cfg, report.results, meta)
 
 
 def _versions() -> dict:
@@ -571,9 +611,10 @@ def format_table(result: dict, rows: list[dict]) -> str:
            "the paper's", "",
            f"Mean test accuracy (%) ± std over {cfg['partitions']} random partition(s) per cell, paper's value in "
            f"parentheses (50 partitions, no std published). Validation fraction {cfg['validation']}, "
-           f"delta = {cfg['delta']}, R = {radius}, backend {cfg['backend']}, seed {cfg['seed']}"
+           f"delta = {cfg['delta']}, R = {radius}, backend {cfg['backend'] or 'chosen by certiprog'}, "
+           f"seed {cfg['seed']}"
            f"{', QUICK grids' if cfg['quick'] else ''}. Wall time {meta['wall_time_s']:.1f} s for "
-           f"{meta['n_tasks']} tasks (n_jobs = {cfg['n_jobs']}).", ""]
+           f"{meta['n_tasks']} tasks ({_run_note(cfg, meta)}).", ""]
     by_set: dict = {}
     for r in rows:
         by_set.setdefault(r["dataset"], []).append(r)
@@ -613,6 +654,14 @@ def format_table(result: dict, rows: list[dict]) -> str:
             "and in Table 4 (German, kernel). Bounds are means over partitions of 1/(1+κ*²) at the chosen "
             "parameter (HP-MPM with ν < 1 is no longer a valid high-probability bound, paper Sec. 6).", ""]
     return "\n".join(out)
+
+
+def _run_note(cfg: dict, meta: dict) -> str:
+    note = f"{meta.get('executor', 'loky')}, n_jobs = {meta.get('jobs', cfg['n_jobs'])}"
+    if meta.get("n_reused"):
+        note += f"; {meta['n_reused']} reused from {meta.get('store', 'the store')}, " \
+                f"{meta.get('task_seconds', 0.0):.1f} s of task time in all"
+    return note
 
 
 def _json_safe(obj):

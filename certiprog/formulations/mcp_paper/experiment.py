@@ -29,6 +29,10 @@ Outputs in ``--out``: ``summary.md`` (every table, with the paper's claims besid
 (``generalisation.csv``, ``capacity.csv``, ``curves.csv``: every error-vs-points point), PNG plots (``fig3a.png`` ...,
 ``capacity.png``, ``images_<configuration>.png``, ``convergence.png``: objective and delta_k per iteration) and
 ``results.json`` (every repetition's raw numbers and the configuration; no pickle).
+
+Runs on `certiprog.experiments.runner`: one task per repetition of each figure point (`tasks`, `run_task`), results
+kept in ``OUT/tasks`` (a rerun resumes; ``--shard`` / ``--merge`` split a run over machines), outputs from
+`aggregate`.
 """
 from __future__ import annotations
 
@@ -41,10 +45,19 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.runner import Task, run_tasks
 from certiprog.formulations.mcp_paper.programs import exact_backend
 from certiprog.model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
+VERSION = "1"  # of the task results: bump when a change to the code changes what a task returns
+# Config fields each kind of task depends on (part of its key); the others say which tasks to run, or how
+TASK_FIELDS = {
+    "ellipsoid": ("seed", "n_test", "delta", "max_iter", "checkpoints", "budgets", "backend", "solver"),
+    "capacity": ("seed", "sweep_N", "max_iter", "backend", "solver"),
+    "image": ("seed", "n_test", "delta", "checkpoints", "image_source", "image_shear", "image_budgets",
+              "image_starts", "image_local", "image_max_iter", "backend", "solver"),
+}
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,7 @@ class Config:
     backend: str | None = None  # MCP masters (None: `master_backend`, PIQP when installed) and point SVM (None: Clarabel)
     solver: str | None = None
     n_jobs: int = 1
-    progress: bool = False
+    progress: bool | None = False  # None: bars only on a terminal
     settings: dict = field(default_factory=dict)
 
 
@@ -386,45 +399,79 @@ def image_configs(cfg: Config) -> list:
     return out
 
 
-def tasks(cfg: Config) -> list:
-    """Every (function, arguments) of the run, in output order."""
+def tasks(cfg: Config, inner_progress: bool | None = None) -> list:
+    """One `Task` per repetition of every figure point, in output order. ``inner_progress``: MCP's own bars inside
+    each task (None: with one worker, progress not turned off and a terminal)."""
+    import sys
+
+    validate_config(cfg)
+    if inner_progress is None:
+        inner_progress = cfg.n_jobs == 1 and cfg.progress is not False and sys.stderr.isatty()
+    extra = dict(progress=bool(inner_progress))
+
+    def task(name, kind, **args):
+        keyed = {k: getattr(cfg, k) for k in TASK_FIELDS[kind]}
+        return Task(name, run_task, dict(keyed, kind=kind, **args), VERSION, extra=extra)
+
     out = []
     for name in cfg.figures:
         if name in cfg.settings:
-            out += [(ellipsoid_task, (cfg.settings[name], r)) for r in range(cfg.reps)]
+            out += [task(f"fig {name} rep {r}", "ellipsoid", setting=asdict(cfg.settings[name]), rep=r)
+                    for r in range(cfg.reps)]
     P0, D0, R00 = cfg.sweep_base
+    sweeps = []
     if "3c" in cfg.figures:
-        out += [(capacity_task, ("3c-P", P, D0, R00, r)) for P in cfg.sweep_P for r in range(cfg.reps)]
-        out += [(capacity_task, ("3c-D", P0, D, R00, r)) for D in cfg.sweep_D for r in range(cfg.reps)]
+        sweeps += [("3c-P", P, D0, R00) for P in cfg.sweep_P] + [("3c-D", P0, D, R00) for D in cfg.sweep_D]
     if "3d" in cfg.figures:
-        out += [(capacity_task, ("3d", P0, D0, R0, r)) for R0 in cfg.sweep_R0 for r in range(cfg.reps)]
+        sweeps += [("3d", P0, D0, R0) for R0 in cfg.sweep_R0]
+    out += [task(f"{f} P={P} D={D} R0={R0:g} rep {r}", "capacity", figure=f, P=P, D=D, R0=R0, rep=r)
+            for f, P, D, R0 in sweeps for r in range(cfg.reps)]
     if "images" in cfg.figures:
-        out += [(image_task, (*c, r)) for c in image_configs(cfg) for r in range(cfg.reps)]
+        out += [task(f"images {kind} {features} shift {shift:g} rep {r}", "image", warp=kind, features=features,
+                     shift=shift, C=C, rep=r) for kind, features, shift, C in image_configs(cfg)
+                for r in range(cfg.reps)]
     return out
 
 
-def _call(fn, args, cfg):
-    return fn(*args, cfg)
+def run_task(config: dict, progress: bool = False) -> dict:
+    """A task of `tasks`: `ellipsoid_task`, `capacity_task` or `image_task` with the parameters of ``config``."""
+    c = dict(config)
+    kind = c.pop("kind")
+    if kind not in TASK_FIELDS:
+        raise InputError(f"unknown mcp task kind {kind!r}; expected one of {sorted(TASK_FIELDS)}")
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in ((k, c.pop(k)) for k in TASK_FIELDS[kind])}
+    cfg = replace(Config(), **fields, progress=progress, n_jobs=1)
+    if kind == "ellipsoid":
+        return ellipsoid_task(Setting(**c["setting"]), c["rep"], cfg)
+    if kind == "capacity":
+        return capacity_task(c["figure"], c["P"], c["D"], c["R0"], c["rep"], cfg)
+    return image_task(c["warp"], c["features"], c["shift"], c["C"], c["rep"], cfg)
 
 
-def run_experiment(cfg: Config) -> dict:
-    """Run every task of ``cfg`` (joblib over tasks when ``n_jobs != 1``); returns dict(config, meta, records)."""
-    from tqdm.auto import tqdm
-
-    validate_config(cfg)
-    start = time.perf_counter()
-    todo = tasks(cfg)
-    bar = dict(total=len(todo), disable=not cfg.progress, desc="mcp tasks")
-    if cfg.n_jobs == 1:
-        records = [_call(fn, a, cfg) for fn, a in tqdm(todo, **bar)]
-    else:
-        from joblib import Parallel, delayed
-
-        records = list(tqdm(Parallel(n_jobs=cfg.n_jobs, return_as="generator")(
-            delayed(_call)(fn, a, cfg) for fn, a in todo), **bar))
-    meta = dict(wall_time_s=time.perf_counter() - start, n_tasks=len(todo), python=platform.python_version(),
-                machine=platform.machine())
+def assemble(cfg: Config, records: list, meta: dict) -> dict:
+    """``dict(config, meta, records)`` (what results.json holds) from the tasks' records."""
     return dict(config=_jsonable(asdict(cfg)), meta=meta, records=_jsonable(records))
+
+
+def aggregate(cfg: Config, records: list, out, meta: dict) -> dict:
+    """The runner's aggregation: `write_outputs`; ``{name: path}``, the summary first."""
+    return write_outputs(assemble(cfg, records, meta), out)
+
+
+def default_out(cfg: Config) -> str:
+    return "results/mcp"
+
+
+def run_experiment(cfg: Config, store=None, executor: str = "loky", scheduler=None) -> dict:
+    """Every task of ``cfg`` (``cfg.n_jobs`` workers; ``store``: a `ResultStore` to resume from, None: keep
+    nothing); returns dict(config, meta, records)."""
+    inner = bool(cfg.progress) and cfg.n_jobs == 1 and executor in ("serial", "loky")
+    report = run_tasks(tasks(cfg, inner), store, executor, cfg.n_jobs, scheduler, progress=cfg.progress,
+                       desc="mcp")
+    meta = dict(wall_time_s=report.wall_time_s, n_tasks=len(report.results), n_computed=len(report.computed),
+                n_reused=len(report.reused), executor=executor, jobs=cfg.n_jobs,
+                python=platform.python_version(), machine=platform.machine())
+    return assemble(cfg, report.results, meta)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -724,9 +771,6 @@ def add_arguments(parser) -> None:
                         "for the masters when installed, clarabel for the rest; the exact robust counterparts go to "
                         "clarabel unless this backend takes cones")
     parser.add_argument("--solver", default=None, help="solver for the cvxpy backend")
-    parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers over repetitions (joblib)")
-    parser.add_argument("--out", default="results/mcp", help="output folder (default results/mcp)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def config_from_args(args) -> Config:
@@ -735,8 +779,8 @@ def config_from_args(args) -> Config:
     base = Config(**QUICK) if quick else Config()
     figures = tuple(dict.fromkeys(f.lower() for f in args.figures))
     cfg = replace(base, figures=figures, quick=quick, seed=args.seed, delta=args.delta,
-                  image_source=args.image_source, backend=args.backend, solver=args.solver, n_jobs=args.n_jobs,
-                  progress=not args.no_progress)
+                  image_source=args.image_source, backend=args.backend, solver=args.solver,
+                  n_jobs=getattr(args, "jobs", 1), progress=False if getattr(args, "no_progress", False) else None)
     for key in ("reps", "n_test", "max_iter", "checkpoints", "image_max_iter"):
         if getattr(args, key) is not None:
             cfg = replace(cfg, **{key: getattr(args, key)})
@@ -764,7 +808,10 @@ def validate_config(cfg: Config) -> None:
 
 
 def run(args) -> dict:
-    """Entry point of ``certiprog reproduce mcp``: run and write the files; ``{name: path}``, the summary first.
+    """Entry point of ``certiprog reproduce mcp`` (`certiprog.experiments.runner.reproduce`): run and write the
+    files; ``{name: path}``, the summary first. Bad input raises a CertiprogError (the CLI prints it, exits 2)."""
+    import sys
 
-    Bad input raises a CertiprogError (the CLI prints it and exits 2)."""
-    return write_outputs(run_experiment(config_from_args(args)), args.out)
+    from certiprog.experiments.runner import reproduce
+
+    return reproduce(sys.modules[__name__], args, "mcp").paths

@@ -258,7 +258,8 @@ def test_quick_reproduce_run_writes_every_output(tmp_path, capsys):
     assert main(argv) == 0
     assert "Table 2" in capsys.readouterr().out
     names = {p.name for p in out.iterdir()}
-    assert names == {"table.md", "table.csv", "accuracy_vs_proportion.png", "results.json"}
+    assert names == {"table.md", "table.csv", "accuracy_vs_proportion.png", "results.json", "tasks"}
+    assert len(list((out / "tasks").glob("*.json"))) == 8  # one result file per (data set, proportion, partition)
     assert (out / "accuracy_vs_proportion.png").read_bytes()[:4] == b"\x89PNG"
     rows = list(csv.DictReader(open(out / "table.csv")))
     ours = [r for r in rows if r["status"] == "ok"]
@@ -297,6 +298,45 @@ def test_kernel_run_and_parallel_workers_agree(tmp_path):
     rec = one["records"][0]
     assert rec["R"] == 1.0 and rec["kernel"] and rec["SVM"]["params"]["sigma"] == 30.0
     assert 0.4 < rec["FDA"]["test_acc"] <= 1 and 0.4 < rec["SVM"]["test_acc"] <= 1
+
+
+TINY = ["--datasets", "heart", "--proportions", "0.1,0.3", "--partitions", "2", "--quick", "--no-progress"]
+
+
+def test_rerun_resumes_and_shards_merge_to_the_full_table(tmp_path, capsys):
+    """A second run computes nothing; two shards merged give the table of one full run (runner, item 7)."""
+    need_data("keel/heart.dat")
+    need_estimators()
+    full = tmp_path / "full"
+    assert main(["reproduce", "hp-mpm", *TINY, "--out", str(full), "--executor", "serial"]) == 0
+    assert "4 computed, 0 reused" in capsys.readouterr().out
+    table = (full / "table.csv").read_text()
+    assert main(["reproduce", "hp-mpm", *TINY, "--out", str(full)]) == 0
+    assert "0 computed, 4 reused" in capsys.readouterr().out
+    assert (full / "table.csv").read_text() == table and "4 reused from" in (full / "table.md").read_text()
+    for i in range(2):
+        assert main(["reproduce", "hp-mpm", *TINY, "--out", str(tmp_path / f"s{i}"), "--shard", f"{i}/2"]) == 0
+        assert "shard" in capsys.readouterr().out and not (tmp_path / f"s{i}" / "table.csv").exists()
+    merged = tmp_path / "merged"
+    assert main(["reproduce", "hp-mpm", *TINY, "--out", str(merged), "--merge", str(tmp_path / "s0"),
+                 str(tmp_path / "s1")]) == 0
+    assert "merged 4 result(s); 0 computed, 4 reused" in capsys.readouterr().out
+    assert (merged / "table.csv").read_text() == table
+
+
+def test_task_keys_depend_on_the_result_only():
+    """Keys ignore how and where a run goes (workers, progress, data folder, how many partitions): raising
+    --partitions reuses the partitions already done; a parameter of the fit changes every key."""
+    base = H.Config(datasets=("heart",), proportions=(0.1,), partitions=2, nu=(0.1,), C=(1.0,), lam=(1.0,))
+    keys = [t.key for t in H.tasks(base)]
+    more = H.Config(**dict(H.asdict(base), partitions=3, n_jobs=2, progress=True, data_root=str(DATA)))
+    assert [t.key for t in H.tasks(more)][:2] == keys
+    other = H.Config(**dict(H.asdict(base), delta=0.2))
+    assert not set(t.key for t in H.tasks(other)) & set(keys)
+    task = H.tasks(base)[1]
+    assert task.name == "heart p=0.1 partition 1" and task.config["partition"] == 1 and task.config["nu"] == [0.1]
+    with pytest.raises(InputError, match="not found"):
+        H.tasks(H.Config(**dict(H.asdict(base), data_root="/nonexistent")))
 
 
 def test_solver_failures_are_recorded_not_hidden(monkeypatch):

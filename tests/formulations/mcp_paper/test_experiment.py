@@ -218,7 +218,10 @@ def test_quick_run_writes_every_output_with_finite_errors(quick_run):
     (["--delta", "nan"], "--delta"),
     (["--reps", "0"], "--reps"),
     (["--n-test", "-3"], "--n-test"),
-    (["--n-jobs", "0"], "--n-jobs"),
+    (["--n-jobs", "0"], "--jobs"),
+    (["--jobs", "0"], "--jobs"),
+    (["--shard", "2/2"], "--shard"),
+    (["--executor", "serial", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
 ])
 def test_bad_arguments_give_clear_errors(argv, message, tmp_path, capsys):
     rc = main(["reproduce", "mcp", "--quick", "--out", str(tmp_path), *argv])
@@ -233,3 +236,49 @@ def test_plot_convergence_and_tables_from_a_history(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0
     curve = [dict(n_points=4, error=0.4), dict(n_points=8, error=0.04), dict(n_points=16, error=0.0)]
     assert exp.first_reaching(curve, 0.05) == 8 and math.isnan(exp.first_reaching(curve[:1], 0.05))
+
+
+# ------------------------------------------------------------------ on the runner (resume, shards, executors)
+def tiny_cfg(**kw):
+    cfg = exp.Config(**dict(exp.QUICK, figures=("3d",), sweep_R0=(1.0, 5.0, 10.0), **kw))
+    exp.validate_config(cfg)
+    return cfg
+
+
+def strip_times(records):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in records]
+
+
+def test_resume_shards_and_loky_give_the_serial_records(tmp_path):
+    from certiprog.experiments.runner import ResultStore, run_tasks
+
+    cfg = tiny_cfg()
+    serial = exp.run_experiment(cfg, executor="serial")["records"]
+    assert [r["R0"] for r in serial] == [1.0, 5.0, 10.0]
+    store = ResultStore(tmp_path / "full")
+    loky = exp.run_experiment(tiny_cfg(n_jobs=2), store, executor="loky")
+    assert strip_times(loky["records"]) == strip_times(serial) and loky["meta"]["n_computed"] == 3
+    again = exp.run_experiment(cfg, store, executor="serial")
+    assert again["meta"]["n_computed"] == 0 and again["records"] == loky["records"]
+    shards = [ResultStore(tmp_path / f"s{i}") for i in range(2)]
+    for i, s in enumerate(shards):
+        run_tasks(exp.tasks(cfg), s, "serial", shard=(i, 2))
+    merged = ResultStore(tmp_path / "merged")
+    merged.merge(*shards)
+    report = run_tasks(exp.tasks(cfg), merged, "serial")
+    assert report.computed == [] and strip_times(exp._jsonable(report.results)) == strip_times(serial)
+
+
+def test_task_keys_follow_what_each_kind_of_task_uses():
+    cfg = exp.Config(**dict(exp.QUICK, figures=("3a", "3d")))
+    exp.validate_config(cfg)
+    tasks = exp.tasks(cfg)
+    kinds = [t.config["kind"] for t in tasks]
+    assert kinds == ["ellipsoid"] + ["capacity"] * 2 and tasks[0].name == "fig 3a rep 0"
+    other = exp.Config(**dict(exp.QUICK, figures=("3a", "3d"), delta=0.05, n_jobs=2, progress=True))
+    exp.validate_config(other)
+    moved = [a.key != b.key for a, b in zip(tasks, exp.tasks(other))]
+    assert moved == [True, False, False]  # delta changes the MCP runs, not the capacity points (delta ~ 1 there)
+    assert exp.run_task(dict(tasks[1].config))["kind"] == "capacity"
+    with pytest.raises(InputError, match="unknown mcp task kind"):
+        exp.run_task(dict(tasks[1].config, kind="nope"))
