@@ -17,9 +17,19 @@ class DCPError(CertiprogError, TypeError):
     """A construction that is not convex (or not affine where it must be)."""
 
 
+class NonConvexError(DCPError, InputError):
+    """Data that make a well-formed model non-convex (an indefinite quad_form matrix, a nonpositive
+    quad_over_lin denominator), found before any backend is called. Both a DCPError and an InputError."""
+
+
 class BackendError(CertiprogError, RuntimeError):
     """A backend or solver is missing, unlicensed or failed to run."""
 
 
 class ModelError(CertiprogError, ValueError):
     """A model that cannot be compiled (duplicate names, no objective, ...)."""
+
+
+class SavedFileError(InputError, ModelError):
+    """A saved file (a Solution's JSON + .npz, ...) that is missing, corrupt, tampered with or of another
+    format. Also a ModelError, which the first solution format raised."""

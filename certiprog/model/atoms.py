@@ -13,10 +13,13 @@ import abc
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
-from ..errors import DCPError, InputError, ShapeError
+from ..errors import DCPError, InputError, NonConvexError, ShapeError
 from . import coef as cf
-from .expression import Expression, Parameter, as_constant_array, as_expression, vstack
+from .expression import (
+    Expression, Parameter, as_constant_array, as_expression, numeric_array, real_scalar, vstack,
+)
 
 
 class Atom(abc.ABC):
@@ -112,6 +115,8 @@ class MaxEntries(Atom):
 
     def __init__(self, e):
         super().__init__(e)
+        if self.args[0].size == 0:
+            raise ShapeError("max_entries of an empty expression is undefined")
         self.shape = ()
 
     def numeric(self, vals):
@@ -136,9 +141,9 @@ class PNorm(Atom):
 
     def __init__(self, e, p=2):
         super().__init__(e)
-        p = float(p)
+        p = real_scalar(p, "pnorm's p")
         if not (p >= 1):
-            raise DCPError(f"pnorm needs p >= 1 to be convex; got p={p}")
+            raise DCPError(f"pnorm needs p >= 1 (or inf) to be convex; got p={p}")
         self.p = p
         self.shape = ()
 
@@ -205,8 +210,15 @@ class QuadOverLin(Atom):
 
     def __init__(self, e, y):
         super().__init__(e, y)
-        if self.args[1].size != 1:
-            raise ShapeError("quad_over_lin: the denominator must be a scalar")
+        y = self.args[1]
+        if y.size != 1:
+            raise ShapeError(f"quad_over_lin: the denominator must be a scalar; got shape {y.shape}")
+        if y.is_constant:  # ||e||^2 / y is convex only for y > 0: refuse other numbers (Parameters when read)
+            what = f"quad_over_lin's denominator{_param_label(y)}"
+            if cf.is_lazy(y.const):
+                self.args[1] = Expression(y.shape, const=cf.lmap(lambda c: _positive(c, what), y.const))
+            else:
+                _positive(y.const, what)
         self.shape = ()
 
     def numeric(self, vals):
@@ -232,29 +244,122 @@ class QuadOverLin(Atom):
         return sum(z**2 for z in args[0]) / args[1][0]
 
 
+def _param_label(e) -> str:
+    return f" (parameter {e.name!r})" if isinstance(e, Parameter) else ""
+
+
+def _positive(c, what: str) -> np.ndarray:
+    arr = np.asarray(c, float)
+    if np.any(arr <= 0):
+        raise NonConvexError(f"{what} is {arr.reshape(-1)[0]:.6g}; it must be positive (||x||^2 / y is not convex "
+                             "for y <= 0)")
+    return arr
+
+
+def _symmetric_scale(Q, what: str, tol: float) -> float:
+    """max |Q_ij| (at least 1), after checking Q is square and symmetric within tol times it."""
+    if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
+        raise InputError(f"{what} must be a square matrix; got shape {Q.shape}")
+    if Q.shape[0] == 0:
+        return 1.0
+    scale = max(1.0, float(abs(Q).max()))
+    if float(abs(Q - Q.T).max()) > tol * scale:
+        raise InputError(f"{what} is not symmetric: pass (Q + Q.T) / 2 if that is what you mean")
+    return scale
+
+
+def check_psd(Q, what: str = "Q", tol: float = 1e-9) -> None:
+    """Raise NonConvexError unless the symmetric Q (dense or sparse) is PSD within tol * max|Q_ij| * n.
+
+    Cheap first: diagonal dominance (O(nnz)) settles most data matrices; otherwise a Cholesky (dense) or a
+    sparse LDL^T without pivoting (SuperLU in symmetric mode) of Q + shift I, which runs through with
+    positive pivots exactly when Q + shift I is positive definite.
+    """
+    if sp.issparse(Q):
+        if np.iscomplexobj(Q.data):
+            raise InputError(f"{what} is complex; certiprog works over the reals")
+        Q = Q.tocsr().astype(float)
+        if not np.all(np.isfinite(Q.data)):
+            raise InputError(f"{what} contains NaN or inf")
+    else:
+        Q = as_constant_array(Q, what)
+    scale = _symmetric_scale(Q, what, tol)
+    n = Q.shape[0]
+    if n == 0:
+        return
+    shift = tol * scale * n
+    diag = Q.diagonal()
+    off = np.asarray(abs(Q).sum(axis=1)).reshape(-1) - np.abs(diag)
+    if np.all(diag + shift >= off):
+        return  # Gershgorin: every eigenvalue >= min_i (Q_ii - sum_j |Q_ij|) >= -shift
+    i = int(np.argmin(diag))
+    if diag[i] < -shift:
+        raise NonConvexError(f"{what} is indefinite (diagonal entry {i} is {diag[i]:.6g} < 0): "
+                             "a convex quadratic needs a PSD matrix")
+    if sp.issparse(Q):
+        M = (Q + shift * sp.identity(n, format="csr")).tocsc()
+        try:
+            lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+            ok = bool(np.array_equal(lu.perm_r, lu.perm_c) and np.all(lu.U.diagonal() > 0))
+        except RuntimeError:  # Q + shift I exactly singular
+            ok = False
+    else:
+        try:
+            np.linalg.cholesky(Q + shift * np.eye(n))
+            ok = True
+        except np.linalg.LinAlgError:
+            ok = False
+    if not ok:
+        detail = ""
+        if n <= 2000:
+            dense = Q.toarray() if sp.issparse(Q) else Q
+            detail = f" (smallest eigenvalue {sla.eigvalsh((dense + dense.T) / 2, subset_by_index=[0, 0])[0]:.6g})"
+        raise NonConvexError(f"{what} is indefinite{detail}: a convex quadratic needs a PSD matrix "
+                             "(e.g. Q = L L^T); the model would not be convex")
+
+
+def _checked_parameter_matrix(param: Parameter, n: int):
+    """The n x n value of ``param``, checked PSD once per new value (when the model is assembled)."""
+    seen = {"version": None}
+
+    def value(q):
+        Q = np.asarray(q, float).reshape(n, n)
+        if seen["version"] != param.version:
+            check_psd(Q, f"Q of quad_form (parameter {param.name!r})")
+            seen["version"] = param.version
+        return Q
+
+    return value
+
+
 def psd_factor(Q, what: str = "Q", tol: float = 1e-9) -> np.ndarray:
     """A matrix L with Q = L L^T, after checking Q is symmetric PSD (tolerance relative to ||Q||)."""
     Q = as_constant_array(Q, what)
-    if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
-        raise InputError(f"{what} must be a square matrix; got shape {Q.shape}")
-    scale = max(1.0, float(np.max(np.abs(Q)))) if Q.size else 1.0
-    if not np.allclose(Q, Q.T, atol=tol * scale, rtol=0):
-        raise InputError(f"{what} is not symmetric: pass (Q + Q.T) / 2 if that is what you mean")
+    scale = _symmetric_scale(Q, what, tol)
+    if Q.shape[0] == 0:
+        return np.zeros((0, 0))
     w, V = sla.eigh((Q + Q.T) / 2)
     if w.size and w[0] < -tol * scale * Q.shape[0]:
-        raise InputError(
+        raise NonConvexError(
             f"{what} is indefinite (smallest eigenvalue {w[0]:.3g}); a convex quadratic needs a PSD matrix"
         )
     return V * np.sqrt(np.clip(w, 0.0, None))
 
 
 class QuadForm(Atom):
-    """x^T Q x with Q symmetric PSD (dense, sparse, or a Parameter)."""
+    """x^T Q x with Q symmetric PSD (dense, sparse, or a Parameter).
+
+    Q is checked PSD (`check_psd`) when the atom is built, and a Parameter Q at each new value when the
+    model is assembled, before any backend runs. ``assume_psd`` is kept for compatibility only: the check
+    (diagonal dominance, else one Cholesky / sparse LDL^T) is cheap enough to run always.
+    """
 
     name = "quad_form"
 
     def __init__(self, x, Q, assume_psd: bool = False):
         super().__init__(x)
+        if not isinstance(assume_psd, (bool, np.bool_)):
+            raise InputError(f"quad_form's assume_psd must be True or False; got {assume_psd!r}")
         x = self.args[0]
         if x.ndim > 1:
             raise ShapeError(f"quad_form needs a vector, got shape {x.shape}")
@@ -262,26 +367,15 @@ class QuadForm(Atom):
         if isinstance(Q, Parameter):
             if Q.shape != (n, n):
                 raise ShapeError(f"quad_form: Q has shape {Q.shape}, expected {(n, n)}")
-            self.Q = cf.lmap(lambda q: q.reshape(n, n), Q.const)
+            self.Q = cf.lmap(_checked_parameter_matrix(Q, n), Q.const)
+        elif isinstance(Q, Expression):
+            raise InputError("quad_form's Q must be a constant matrix or a Parameter, not an expression")
         else:
-            Qs = Q.tocsr().astype(float) if sp.issparse(Q) else as_constant_array(Q, "Q")
+            Qs = Q.tocsr() if sp.issparse(Q) else numeric_array(Q, "Q of quad_form")
             if Qs.shape != (n, n):
                 raise ShapeError(f"quad_form: Q has shape {Qs.shape}, expected {(n, n)}")
-            vals = Qs.data if sp.issparse(Qs) else Qs
-            if not np.all(np.isfinite(vals)):
-                raise InputError("quad_form: Q contains NaN or inf")
-            dense = Qs if assume_psd else (Qs.toarray() if sp.issparse(Qs) else Qs)
-            asym = (abs(Qs - Qs.T) > 1e-9 * max(1.0, abs(Qs).max())).nnz if sp.issparse(Qs) else not np.allclose(Qs, Qs.T)
-            if asym:
-                raise InputError("Q of quad_form is not symmetric: pass (Q + Q.T) / 2 if that is what you mean")
-            if not assume_psd:
-                if n > 3000:
-                    raise InputError(
-                        f"quad_form: checking a {n} x {n} Q for PSD needs a dense eigendecomposition; "
-                        "pass assume_psd=True if Q is PSD by construction"
-                    )
-                psd_factor(dense, "Q of quad_form")
-            self.Q = Qs
+            check_psd(Qs, "Q of quad_form")
+            self.Q = Qs.astype(float) if sp.issparse(Qs) else Qs
         self.shape = ()
 
     def numeric(self, vals):

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
+KINDS = ("zero", "nonneg", "soc", "psd", "pow")
+
 
 @dataclass(frozen=True)
 class Cone:
@@ -19,6 +23,20 @@ class Cone:
     dim: int
     count: int = 1
     alpha: float | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.kind, str):
+            raise InputError(f"Cone kind must be a string such as {KINDS}; got {self.kind!r}")
+        for what in ("dim", "count"):
+            v = getattr(self, what)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise InputError(f"Cone {what} must be a nonnegative integer; got {v!r}")
+        if self.kind == "pow":
+            ok = isinstance(self.alpha, (float, int, np.floating)) and not isinstance(self.alpha, bool)
+            if not (ok and 0 < self.alpha < 1) or self.dim != 3:
+                raise InputError(f"a pow cone has dim 3 and 0 < alpha < 1; got dim={self.dim}, alpha={self.alpha!r}")
+        if self.kind == "psd" and self.side * (self.side + 1) // 2 != self.dim:
+            raise InputError(f"a psd cone's dim must be n(n+1)/2; got {self.dim}")
 
     @property
     def rows(self) -> int:
@@ -106,7 +124,7 @@ def project(cone: Cone, s: np.ndarray, dual: bool = False) -> np.ndarray:
             D = np.array([a, 1 - a, 1.0])
             return np.concatenate([D * _pow_project(p / D, a) for p in parts])
         return np.concatenate([_pow_project(p, a) for p in parts])
-    raise ValueError(f"unknown cone kind {kind!r}")
+    raise InputError(f"unknown cone kind {kind!r}")
 
 
 def distance_to_cone(cone: Cone, s: np.ndarray, dual: bool = False) -> float:

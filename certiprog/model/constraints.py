@@ -5,7 +5,11 @@ and its dual ``z`` lies in the dual cone ``K*``; the Lagrangian of the
 minimisation form is ``f(x) - <z, s(x)>``. Hence
 
 * ``lhs <= rhs``:  s = rhs - lhs >= 0, dual z >= 0 (the usual multiplier);
-* ``lhs == rhs``:  s = lhs - rhs  = 0, dual z free;
+* ``lhs == rhs``:  s = lhs - rhs  = 0, dual z free. The user's sides are kept whichever operand's
+  ``__eq__`` Python runs (``2*y == t`` and ``t == 2*y`` have opposite duals), except that a plain
+  number or array on the left is read as the right side: Python calls ``expr.__eq__(c)`` for both
+  ``c == expr`` and ``expr == c``, so the two cannot be told apart (write ``Equality(c, expr)`` to
+  keep c on the left);
 * ``SOC(t, x)``:   s = (t, x), dual in the second-order cone;
 * ``PSD(X)``:      s = X, dual a PSD matrix;
 * for ``maximize f`` the duals are those of ``minimize -f``.
@@ -17,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import DCPError, ShapeError
 from .cones import Cone
-from .expression import as_expression, hstack
+from .expression import as_expression, hstack, real_scalar
 
 
 class Constraint:
@@ -187,7 +191,10 @@ class PowerCone3D(Constraint):
         super().__init__()
         x, y, z = (as_expression(a).flatten() for a in (x, y, z))
         if not (x.size == y.size == z.size):
-            raise ShapeError("PowerCone3D: x, y, z must have equal sizes")
+            raise ShapeError(f"PowerCone3D: x, y, z must have equal sizes; got {x.size}, {y.size}, {z.size}")
+        if not (x.is_affine and y.is_affine and z.is_affine):
+            raise DCPError("PowerCone3D(x, y, z, alpha) needs affine x, y and z")
+        alpha = real_scalar(alpha, "PowerCone3D's alpha")
         if not 0 < alpha < 1:
             raise DCPError(f"PowerCone3D needs 0 < alpha < 1, got {alpha}")
         self.alpha, self.k = float(alpha), x.size

@@ -23,14 +23,24 @@ from . import coef as cf
 _ids = itertools.count()
 
 
-def _shape(shape) -> tuple:
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _shape(shape, what: str = "shape") -> tuple:
+    """A validated shape: (), (n,) or (m, n) with nonnegative integer sides."""
     if shape is None:
         return ()
-    if isinstance(shape, numbers.Integral):
-        return (int(shape),)
+    if _is_int(shape):
+        shape = (shape,)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise ShapeError(f"{what} must be an int or a tuple of ints, e.g. 3 or (3, 2); got {shape!r}")
+    shape = tuple(shape)
+    if not all(_is_int(s) for s in shape):
+        raise ShapeError(f"{what} must contain integers only, e.g. (3, 2); got {shape!r}")
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape) or len(shape) > 2:
-        raise ShapeError(f"shape {shape} is not supported: use (), (n,) or (m, n)")
+        raise ShapeError(f"{what} {shape} is not supported: use (), (n,) or (m, n) with n, m >= 0")
     return shape
 
 
@@ -38,25 +48,80 @@ def _size(shape: tuple) -> int:
     return int(np.prod(shape)) if shape else 1
 
 
-def as_constant_array(value, what: str = "constant") -> np.ndarray:
-    """A finite float64 array, or a clear InputError naming ``what``."""
-    if sp.issparse(value):
-        value = value.toarray()
+def _check_flag(value, what: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{what} must be True or False; got {value!r}")
+    return bool(value)
+
+
+def _check_name(name, what: str):
+    if name is not None and (not isinstance(name, str) or not name):
+        raise InputError(f"{what} must be a non-empty string (or None for an automatic name); got {name!r}")
+    return name
+
+
+def numeric_array(value, what: str = "constant", finite: bool = True) -> np.ndarray:
+    """A float64 array of real numbers, or an InputError naming ``what``.
+
+    Complex numbers are refused (never silently cut to their real part), as are strings and other
+    non-numbers; ``finite=True`` also refuses NaN and inf.
+    """
+    if isinstance(value, Expression):
+        raise InputError(f"{what} must be a constant (number, array or sparse matrix), not an Expression")
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{what} must be numeric; got {type(value).__name__}") from exc
-    if not np.all(np.isfinite(arr)):
+        if sp.issparse(value):
+            value = value.toarray()
+        raw = np.asarray(value)
+        kind = raw.dtype.kind
+        if kind == "O":
+            if any(isinstance(v, (complex, np.complexfloating)) for v in raw.flat):
+                kind = "c"
+            else:
+                raw = raw.astype(float)
+                kind = "f"
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError(f"{what} must be real numbers; got {type(value).__name__} ({exc})") from exc
+    if kind == "c":
+        raise InputError(f"{what} is complex; certiprog works over the reals: split it into real and "
+                         "imaginary parts yourself if that is what you mean")
+    if kind not in "biuf":
+        raise InputError(f"{what} must be real numbers; got {type(value).__name__} of dtype {raw.dtype}")
+    arr = raw.astype(float)
+    if finite and not np.all(np.isfinite(arr)):
         raise InputError(f"{what} contains NaN or inf: remove or impute those entries first")
     return arr
 
 
+def real_scalar(value, what: str) -> float:
+    """A real number (not a bool, string or array), or an InputError naming ``what``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
+        raise InputError(f"{what} must be a real number; got {value!r}")
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "iuf":
+        raise InputError(f"{what} must be a real number; got {value!r}")
+    return float(arr.reshape(-1)[0])
+
+
+def as_constant_array(value, what: str = "constant") -> np.ndarray:
+    """A finite float64 array, or a clear InputError naming ``what``."""
+    return numeric_array(value, what, finite=True)
+
+
 class Expression:
-    """An affine map of the variables plus nonnegative combinations of convex atoms."""
+    """An affine map of the variables plus nonnegative combinations of convex atoms.
+
+    ``Expression(...)`` builds a `_Combination`, a sibling class of `Variable` and `Parameter`: Python
+    runs a *subclass's* reflected comparison first, so were combinations of the base class, ``2*y == t``
+    would call ``t.__eq__(2*y)`` and store ``t == 2*y``, flipping the equality's dual. As siblings the
+    left operand's method always runs and every constraint keeps the user's lhs and rhs.
+    """
 
     __array_ufunc__ = None  # let numpy defer ``array @ expr`` to our reflected operators
     __array_priority__ = 1000
     __hash__ = object.__hash__
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(_Combination if cls is Expression else cls)
 
     def __init__(self, shape, terms=None, const=None, nonlin=()):
         self.shape = _shape(shape)
@@ -183,14 +248,29 @@ class Expression:
         return self._select(idx.ravel(), idx.shape)
 
     def __getitem__(self, key) -> "Expression":
-        idx = np.arange(self.size).reshape(self.shape)[key]
+        if isinstance(key, Expression) or (isinstance(key, tuple) and any(isinstance(k, Expression) for k in key)):
+            raise ShapeError("an Expression cannot be used as an index; index with integers, slices or arrays")
+        try:
+            idx = np.arange(self.size).reshape(self.shape)[key]
+        except (IndexError, TypeError, ValueError) as exc:
+            raise ShapeError(f"cannot index an expression of shape {self.shape} with {key!r}: {exc}") from exc
         return self._select(np.asarray(idx).ravel(), np.shape(idx))
+
+    def __iter__(self):
+        """Iterate over the first axis, like numpy (a scalar expression is not iterable)."""
+        if self.ndim == 0:
+            raise ShapeError("a scalar expression is not iterable")
+        for i in range(self.shape[0]):
+            yield self[i]
 
     def sum(self, axis=None) -> "Expression":
         if axis is None:
             M = sp.csr_matrix(np.ones((1, self.size)))
             return self._linear(M, ())
-        axis = axis % max(self.ndim, 1)
+        if not _is_int(axis) or not -self.ndim <= axis < self.ndim:
+            raise ShapeError(f"sum: axis must be None or an integer in [{-self.ndim}, {self.ndim}) for shape "
+                             f"{self.shape}; got {axis!r}")
+        axis = int(axis) % self.ndim
         grid = np.arange(self.size).reshape(self.shape)
         out_shape = tuple(s for k, s in enumerate(self.shape) if k != axis)
         out_idx = np.indices(self.shape).take(
@@ -266,8 +346,25 @@ class Expression:
     def __truediv__(self, other):
         other = as_expression(other)
         if not other.is_constant:
-            raise DCPError("division by an expression with variables is not convex")
-        return self * Expression(other.shape, const=cf.lmap(lambda c: 1.0 / np.asarray(c, float), other.const))
+            raise DCPError("division by an expression with variables is not convex; divide by a constant or "
+                           "a Parameter (quad_over_lin(x, y) is the convex ||x||^2 / y)")
+        if not cf.is_lazy(other.const):
+            _nonzero(other.const, "the divisor")
+            return self * Expression(other.shape, const=1.0 / np.asarray(other.const, float))
+        name = getattr(other, "name", "a Parameter expression")
+        return self * Expression(other.shape, const=cf.lmap(lambda c: 1.0 / _nonzero(c, f"divisor {name!r}"), other.const))
+
+    def __rtruediv__(self, other):
+        return as_expression(other) / self
+
+    def __pow__(self, p):
+        raise DCPError(
+            "x ** p is not supported yet (a power atom is planned); for a convex square use sum_squares(x), "
+            "quad_form(x, Q) or quad_over_lin(x, y), or bound it with a cone constraint (SOC, PowerCone3D)"
+        )
+
+    def __rpow__(self, base):
+        raise DCPError("c ** x (an exponential of an expression) is not supported")
 
     def __matmul__(self, other):
         return matmul(self, other)
@@ -301,8 +398,29 @@ class Expression:
 
         return PSD(as_expression(other) - self)
 
+    def __rrshift__(self, other):  # other >> self, with other a constant
+        from .constraints import PSD
+
+        return PSD(as_expression(other) - self)
+
+    def __rlshift__(self, other):  # other << self
+        from .constraints import PSD
+
+        return PSD(self - as_expression(other))
+
     def __bool__(self):
         raise DCPError("an Expression has no truth value; use it in a constraint")
+
+
+class _Combination(Expression):
+    """What ``Expression(...)`` builds: any expression that is not itself a Variable or a Parameter."""
+
+
+def _nonzero(c, what: str) -> np.ndarray:
+    arr = np.asarray(c, float)
+    if np.any(arr == 0):
+        raise InputError(f"{what} has a zero entry: division by zero")
+    return arr
 
 
 def as_expression(x) -> Expression:
@@ -310,7 +428,10 @@ def as_expression(x) -> Expression:
     if isinstance(x, Expression):
         return x
     arr = as_constant_array(x)
-    return Expression(arr.shape, const=arr.reshape(-1).copy())
+    if arr.ndim > 2:
+        raise ShapeError(f"constants of {arr.ndim} dimensions are not supported (shape {arr.shape}); "
+                         "use scalars, vectors or matrices")
+    return Expression(arr.shape, const=arr.reshape(-1))
 
 
 def _kron_left(A, n):
@@ -374,11 +495,11 @@ class Variable(Expression):
     """
 
     def __init__(self, shape=(), name: str | None = None, *, nonneg: bool = False, symmetric: bool = False):
-        shape = _shape(shape)
+        shape = _shape(shape, "Variable shape")
         self.id = next(_ids)
-        self.name = name or f"var{self.id}"
-        self.nonneg = bool(nonneg)
-        self.symmetric = bool(symmetric)
+        self.name = _check_name(name, "Variable name") or f"var{self.id}"
+        self.nonneg = _check_flag(nonneg, "Variable nonneg")
+        self.symmetric = _check_flag(symmetric, "Variable symmetric")
         if symmetric:
             if len(shape) != 2 or shape[0] != shape[1]:
                 raise ShapeError(f"symmetric variable {self.name!r} needs a square shape, got {shape}")
@@ -396,13 +517,18 @@ class Variable(Expression):
 
     @value.setter
     def value(self, v):
-        self._val = None if v is None else np.asarray(v, dtype=float).reshape(self.shape)
+        self._val = None if v is None else self._sized(v)
+
+    def _sized(self, value) -> np.ndarray:
+        """A real array of this variable's shape (NaN allowed: solvers may return them)."""
+        arr = numeric_array(value, f"value of variable {self.name!r}", finite=False)
+        if arr.shape != self.shape and arr.size != _size(self.shape):
+            raise ShapeError(f"value for {self.name!r} has shape {arr.shape}, expected {self.shape}")
+        return arr.reshape(self.shape)
 
     def flat(self, value) -> np.ndarray:
         """Stacked (free-entry) vector of a value of this variable."""
-        arr = np.asarray(value, dtype=float)
-        if arr.shape != self.shape and arr.size != _size(self.shape):
-            raise ShapeError(f"value for {self.name!r} has shape {arr.shape}, expected {self.shape}")
+        arr = self._sized(value)
         arr = arr.reshape(-1)
         if not self.symmetric:
             return arr
@@ -424,11 +550,12 @@ class Parameter(Expression):
     """A named constant whose value can change after the model is compiled."""
 
     def __init__(self, shape=(), name: str | None = None, value=None, *, nonneg: bool = False):
-        shape = _shape(shape)
+        shape = _shape(shape, "Parameter shape")
         self.id = next(_ids)
-        self.name = name or f"param{self.id}"
-        self.nonneg = nonneg
+        self.name = _check_name(name, "Parameter name") or f"param{self.id}"
+        self.nonneg = _check_flag(nonneg, "Parameter nonneg")
         self._value = None
+        self.version = 0  # bumped at every new value: data checks run once per value
         super().__init__(shape, const=cf.ParamLeaf(self))
         if value is not None:
             self.value = value
@@ -439,12 +566,15 @@ class Parameter(Expression):
 
     @value.setter
     def value(self, v):
+        if v is None:
+            raise InputError(f"value of parameter {self.name!r} cannot be None: pass an array of shape {self.shape}")
         arr = as_constant_array(v, f"value of parameter {self.name!r}")
         if arr.shape != self.shape:
             raise ShapeError(f"parameter {self.name!r} has shape {self.shape}; got a value of shape {arr.shape}")
         if self.nonneg and np.any(arr < 0):
             raise InputError(f"parameter {self.name!r} is declared nonneg; got a negative value")
         self._value = arr
+        self.version += 1
 
     def flat_value(self) -> np.ndarray:
         if self._value is None:
@@ -455,8 +585,15 @@ class Parameter(Expression):
         return f"Parameter({self.name!r}, shape={self.shape})"
 
 
+def _expression_list(exprs, what: str) -> list:
+    if isinstance(exprs, (str, bytes)) or not hasattr(exprs, "__iter__"):
+        raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); got {type(exprs).__name__}")
+    return [as_expression(e) for e in exprs]
+
+
 def hstack(exprs) -> Expression:
-    exprs = [as_expression(e) for e in exprs]
+    """Stack along the last axis (vectors are concatenated)."""
+    exprs = _expression_list(exprs, "hstack")
     if all(e.ndim <= 1 for e in exprs):
         return vstack([e.flatten() for e in exprs])
     return vstack([e.T for e in exprs]).T
@@ -464,7 +601,7 @@ def hstack(exprs) -> Expression:
 
 def vstack(exprs) -> Expression:
     """Stack along the first axis (vectors are concatenated)."""
-    exprs = [as_expression(e) for e in exprs]
+    exprs = _expression_list(exprs, "vstack")
     if not exprs:
         raise ShapeError("vstack needs at least one expression")
     if all(e.ndim <= 1 for e in exprs):

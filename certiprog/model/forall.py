@@ -21,6 +21,8 @@ class ForAll(Constraint):
         super().__init__()
         if not isinstance(index_set, IndexSet):
             raise ShapeError("ForAll needs an IndexSet (LqEllipsoid, PointCloud, OracleSet, ...)")
+        if not callable(fn):
+            raise DCPError(f"ForAll's fn must be a function u -> inequality, e.g. lambda u: w @ u >= 1; got {fn!r}")
         self.index_set, self.fn = index_set, fn
         self._basis_con = None  # the constraint at u = 0, e_1, ..., e_D (built on first use by the oracle)
         probe = self._probe = self.instantiate(index_set.initial_points())

@@ -12,7 +12,7 @@ import abc
 import numpy as np
 
 from ..errors import InputError
-from .expression import as_constant_array
+from .expression import _is_int, as_constant_array, real_scalar
 
 
 class IndexSet(abc.ABC):
@@ -116,7 +116,7 @@ class LqEllipsoid(IndexSet):
             raise InputError(f"radii has {r.size} entries but the basis has {U.shape[1]} columns")
         if np.any(r < 0):
             raise InputError("radii must be nonnegative")
-        q = float(q)
+        q = real_scalar(q, "q of LqEllipsoid")
         if not q >= 1:
             raise InputError(f"q must be >= 1 (got {q}); the Lq ball is not convex otherwise")
         self.center, self.basis, self.radii, self.q = c, U, r, q
@@ -174,12 +174,19 @@ class OracleSet(IndexSet):
     """A set known only through a user oracle ``oracle(a) -> u*`` (minimiser of a^T u)."""
 
     def __init__(self, oracle, initial_points, dim: int | None = None):
+        if not callable(oracle):
+            raise InputError(f"OracleSet's oracle must be a function a -> argmin of a^T u over the set; got {oracle!r}")
         P = as_constant_array(initial_points, "initial_points")
         if P.ndim == 1:
             P = P.reshape(1, -1)
+        if P.ndim != 2 or P.shape[0] == 0:
+            raise InputError(f"initial_points must be a non-empty (k, D) array; got shape {P.shape}")
+        if dim is not None and (not _is_int(dim) or dim != P.shape[1]):
+            raise InputError(f"OracleSet's dim must be the integer {P.shape[1]} (the columns of initial_points); "
+                             f"got {dim!r}")
         self.oracle = oracle
         self.points0 = P
-        self.dim = P.shape[1] if dim is None else int(dim)
+        self.dim = P.shape[1]
 
     def minimize_linear(self, a):
         u = as_constant_array(self.oracle(np.asarray(a, float)), "oracle output").reshape(-1)

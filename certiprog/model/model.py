@@ -16,6 +16,11 @@ class Objective:
     expr: Expression
 
     def __post_init__(self):
+        if self.sense not in ("minimize", "maximize"):
+            raise ModelError(f"Objective sense must be 'minimize' or 'maximize'; got {self.sense!r}")
+        if not isinstance(self.expr, Expression):
+            raise ModelError(f"Objective expr must be an Expression; got {type(self.expr).__name__} "
+                             "(use minimize(expr) or maximize(expr))")
         if self.expr.size != 1:
             raise ShapeError(f"the objective must be scalar; got shape {self.expr.shape} (use .sum() or a norm)")
         need = "convex" if self.sense == "minimize" else "concave"
@@ -53,6 +58,14 @@ class Model:
     """
 
     def __init__(self, objective: Objective | None = None, constraints=(), name: str = "model"):
+        if objective is not None and not isinstance(objective, Objective):
+            raise ModelError("Model's objective must be minimize(expr) or maximize(expr); "
+                             f"got {type(objective).__name__}")
+        if not isinstance(name, str) or not name:
+            raise ModelError(f"Model's name must be a non-empty string; got {name!r}")
+        if isinstance(constraints, (Constraint, Expression, str)) or not hasattr(constraints, "__iter__"):
+            raise ModelError("Model's constraints must be a list (or a dict name -> constraint) of constraints, "
+                             f"e.g. [x >= 0]; got {type(constraints).__name__}")
         self.name = name
         self.constraints: dict[str, Constraint] = {}
         self.objective = objective
@@ -71,6 +84,8 @@ class Model:
         """Add a constraint under ``name`` (unique in the model) and return it."""
         if not isinstance(constraint, Constraint):
             raise ModelError(f"add() takes a constraint (e.g. `x >= 0`), got {type(constraint).__name__}")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ModelError(f"a constraint's name must be a non-empty string; got {name!r}")
         name = name or constraint.name or f"c{len(self.constraints)}"
         if name in self.constraints:
             raise ModelError(f"a constraint named {name!r} already exists in model {self.name!r}")
