@@ -18,7 +18,9 @@ GROUP = "certiprog.papers"
 
 @dataclass(frozen=True)
 class Experiment:
-    """``certiprog reproduce NAME``: ``module`` has ``add_arguments(parser)`` and ``run(args) -> {name: path}``."""
+    """``certiprog reproduce NAME``: ``module`` follows the task protocol of `certiprog.experiments.runner`
+    (``add_arguments``, ``config_from_args``, ``tasks``, ``aggregate``), or has ``add_arguments(parser)`` and
+    ``run(args) -> {name: path}``."""
 
     name: str
     module: str

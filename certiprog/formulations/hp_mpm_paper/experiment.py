@@ -83,7 +83,7 @@ class Config:
     C: tuple = PAPER_C
     lam: tuple = PAPER_LAMBDA
     sigma: tuple = PAPER_SIGMA
-    backend: str = "clarabel"
+    backend: str | None = None  # None: certiprog chooses the solver
     solver: str | None = None
     n_jobs: int = 1
     progress: bool | None = False  # None: a bar only on a terminal
@@ -116,7 +116,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--delta", type=float, default=0.1, help="HP-MPM confidence parameter delta (0.1)")
     parser.add_argument("--kernel", action="store_true", help="Table 3: Gaussian kernel, width chosen on validation")
     parser.add_argument("--quick", action="store_true", help="few partitions, small grids, two small data sets")
-    parser.add_argument("--backend", default="clarabel", help="backend of the MPM/HP-MPM solves")
+    parser.add_argument("--backend", default=None, help="backend of the MPM/HP-MPM solves (default: certiprog chooses)")
     parser.add_argument("--solver", default=None, help="solver for the cvxpy backend")
     parser.add_argument("--data", default=None, help="data folder (default: $CERTIPROG_DATA or ../shared/data)")
 
@@ -184,7 +184,7 @@ def validate_config(cfg: Config, known=None) -> None:
         raise InputError("--n-jobs must be nonzero (joblib: -1 = all cores)")
     from certiprog.solvers import available_backends
 
-    if cfg.backend not in available_backends():
+    if cfg.backend is not None and cfg.backend not in available_backends():
         raise InputError(f"backend {cfg.backend!r} is not available here; choose from {available_backends()}")
     for key in ("nu", "C", "lam", "sigma"):
         grid = np.asarray(getattr(cfg, key), float)

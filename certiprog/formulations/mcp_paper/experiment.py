@@ -198,7 +198,7 @@ def point_svm(X, y, C: float | None = None, backend: str | None = None, solver=N
     C = validate.scalar(C, "C", low=0.0, low_open=True)
     w = Variable(X.shape[1], "w")
     sol = Model(minimize(0.5 * sum_squares(w) + C * hinge(A @ w).sum()), name="point_svm").solve(
-        backend=backend or "clarabel", solver=solver)
+        backend=backend, solver=solver)
     if sol.x is None:
         raise InputError(f"the point SVM did not solve (status {sol.status}); try another backend")
     return np.asarray(sol.value("w"), float)
@@ -572,7 +572,10 @@ def summary_markdown(result: dict, level: float = 0.05) -> str:
     cfg, meta = result["config"], result["meta"]
     parts = [f"# Paper 001 experiments (certiprog reproduce mcp{' --quick' if cfg['quick'] else ''})\n",
              f"seed {cfg['seed']}, {cfg['reps']} repetition(s), {cfg['n_test']} test points per manifold, "
-             f"MCP delta = {cfg['delta']}, wall time {meta['wall_time_s']:.1f} s.\n"]
+             f"MCP delta = {cfg['delta']}, wall time {meta['wall_time_s']:.1f} s"
+             + (f" ({meta['n_reused']} of {meta['n_tasks']} task results reused from {meta.get('store', 'the store')}, "
+                f"{meta.get('task_seconds', 0.0):.1f} s of task time in all)" if meta.get("n_reused") else "")
+             + ".\n"]
     if gen:
         cols = [("figure", lambda r: r["figure"]),
                 ("exact separable", lambda r: r.get("separable_exact", "-")),
