@@ -648,9 +648,15 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
         return -np.inf, "fewer usable rows than unbounded columns", {}
     weight = np.where(kind[cand] == "zero", 1e6, 1.0)
     nonneg = kind[cand] == "nonneg"
-    weight[nonneg] *= np.where(zc[cand[nonneg]] > 0, 1.0, np.where(np.isfinite(S_hi[cand[nonneg]]), 1e-2, 1e-6))
+    # prefer inequality rows whose dual is large (a small correction keeps it >= 0) or whose slack is bounded
+    zn = zc[cand[nonneg]]
+    zrel = np.clip(zn / max(float(zn.max(initial=0.0)), 1e-300), 1e-6, 1.0)
+    weight[nonneg] *= np.maximum(zrel, np.where(np.isfinite(S_hi[cand[nonneg]]), 1e-2, 0.0))
     soc = kind[cand] == "soc"
-    weight[soc] *= np.where(np.isfinite(S_hi[head[cand[soc]]]), 1.0, 1e-6)
+    h0 = head[cand[soc]]
+    zh = zc[h0]
+    weight[soc] *= np.maximum(np.clip(zh / max(float(zh.max(initial=0.0)), 1e-300), 1e-6, 1.0),
+                              np.where(np.isfinite(S_hi[h0]), 1.0, 0.0))
     if cand.size * J.size > 2e7:
         return -np.inf, f"the dual correction would need a dense {cand.size} x {J.size} matrix", {}
     M = sp.csr_matrix(AJ)[cand].toarray()  # rows = candidate rows, cols = J
