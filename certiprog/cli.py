@@ -10,10 +10,11 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="solve every paper's core program on every available backend, with certificates")
     demo.add_argument("--backends", nargs="*", default=None, help="backends to use (default: all available)")
-    aud = sub.add_parser("audit", help="check every formula, step and bound a paper states")
+    aud = sub.add_parser("audit", help="check every formula, step and bound a paper states (claims and bounds)")
     aud.add_argument("paper", nargs="?", default=None, help="000, 001, 002, 003 or 004 (default: all)")
     aud.add_argument("--out", default="results/audit", help="folder for audit.json and audit.md")
     aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    aud.add_argument("--only", nargs="+", default=None, metavar="ID", help="check only these entries (e.g. 004-E6a)")
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
     from certiprog.experiments import experiments, load
@@ -63,8 +64,13 @@ def main(argv=None) -> int:
         return 1 if bad else 0
     if args.command == "audit":
         from certiprog.certificates.audit import audit, table, write_reports
+        from certiprog.errors import CertiprogError
 
-        results = audit(args.paper, progress=not args.no_progress)
+        try:
+            results = audit(args.paper, progress=not args.no_progress, ids=args.only)
+        except CertiprogError as exc:
+            print(f"certiprog audit: {exc}", file=sys.stderr)
+            return 2
         print(table(results))
         js, md = write_reports(results, args.out)
         print(f"reports: {js} and {md}")

@@ -34,9 +34,10 @@ class Paper:
     id: str  # "000" .. "004": the file prefix in shared/papers
     title: str
     package: str
-    claims: tuple = ()  # modules whose import registers claims and bounds
+    claims: tuple = ()  # modules whose import registers claims (in the one audit registry)
     experiments: tuple = ()  # Experiment entries
     estimators: dict = field(default_factory=dict)  # class name -> module
+    bounds: tuple = ()  # modules whose import registers bounds (same registry, same id scheme)
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,8 +60,16 @@ def paper(paper_id: str) -> Paper:
     return have[paper_id]
 
 
+def load_bounds(paper_ids=None) -> None:
+    """Import the bound modules of the given papers (all if None), registering their bounds."""
+    for pid in (papers() if paper_ids is None else paper_ids):
+        for module in paper(pid).bounds:
+            importlib.import_module(module)
+
+
 def load_claims(paper_ids=None) -> None:
-    """Import the claim and bound modules of the given papers (all if None), registering their entries."""
+    """Import the bound and claim modules of the given papers (all if None), registering their entries."""
+    load_bounds(paper_ids)
     for pid in (papers() if paper_ids is None else paper_ids):
         for module in paper(pid).claims:
             importlib.import_module(module)

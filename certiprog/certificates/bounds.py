@@ -1,4 +1,4 @@
-"""Bounds as objects: each paper's concentration / generalisation bound as a SymPy expression.
+"""Bounds as objects: a paper's concentration / generalisation bound as a SymPy expression (machinery only).
 
 A `Bound` holds the right-hand side of one inequality of a paper (usually a deviation radius)
 as a SymPy expression in named symbols (``m``, ``delta``, ``R``, ``C``, ``alpha``, ``kappa``...),
@@ -13,13 +13,17 @@ else - the printed form, so a test can show that the two differ.
   (H0: failure probability <= nominal; reject when P(Bin(n, nominal) >= failures) < ``level``).
   A correct bound passes with probability >= 1 - level; a bound whose true failure rate is well
   above nominal fails. The Clopper-Pearson interval of the failure rate is reported too.
-* ``BOUNDS`` (id -> Bound) and ``get_bound(id)``.
+* ``bound.audit()`` is what `certiprog audit` runs: the expression and the failure probability
+  evaluate at the bound's example values, the assumptions are stated (and hold there), and the
+  bound's own Monte Carlo test (``monte_carlo``, e.g. `moment_coverage`) passes on a small seeded sample.
 
 Bounded laws with known moments (`uniform_sphere`, `uniform_ball`, `scaled_rademacher`,
 `two_point`, `finite_law`) draw the empirical moments of many samples at once (finite laws draw
 multinomial counts, so any sample size m costs the same).
 
-Ids: ``"<paper>.<where>[.<variant>]"``, e.g. ``"004.eq6.mean"``, ``"000.lemma3"``.
+The bounds themselves live in the paper packages (``certiprog/formulations/<paper>/bounds.py``), which
+`register` them in the one audit registry (`certiprog.certificates.registry`, whose docstring gives the
+id scheme, e.g. ``"004-E6a"``); `get_bound` and `list_bounds` load them through `certiprog.papers`.
 """
 from __future__ import annotations
 
@@ -33,9 +37,9 @@ from scipy import stats
 
 from ..errors import InputError
 
-__all__ = ["Assumption", "Bound", "BoundedLaw", "BOUNDS", "CoverageResult", "binomial_coverage",
-           "finite_law", "get_bound", "list_bounds", "scaled_rademacher", "two_point", "uniform_ball",
-           "uniform_sphere", "empirical_moments", "SYMBOLS"]
+__all__ = ["Assumption", "Bound", "BoundedLaw", "CoverageResult", "EXAMPLE_VALUES", "SYMBOLS", "binomial_coverage",
+           "delta_in_01", "empirical_moments", "finite_law", "get_bound", "list_bounds", "moment_coverage",
+           "register", "scaled_rademacher", "two_point", "uniform_ball", "uniform_sphere"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -60,7 +64,14 @@ SYMBOLS: dict[str, sp.Symbol] = {
 }
 
 
-def _S(*names):
+# Where a bound has no ``example`` of its own, the audit evaluates it at these values (they satisfy every
+# assumption of the registered bounds: delta in (0, 1), m large enough for Bernstein's range, alpha <= C^2).
+EXAMPLE_VALUES = {"m": 100_000, "n": 100_000, "d": 3, "delta": 0.05, "R": 1.0, "C": 1.0, "alpha": 0.5,
+                  "alpha_hat": 0.5, "dmu": 0.01, "kappa": 1.0, "B": 1.0, "k": 4.0, "mu": 0.1, "lam": 0.1, "K": 1.0}
+
+
+def symbols(*names) -> dict:
+    """The shared symbols of these names (name -> SymPy symbol), for `Bound.symbols`."""
     return {n: SYMBOLS[n] for n in names}
 
 
@@ -80,7 +91,8 @@ class Assumption:
         return self.text
 
 
-def _delta_in_01():
+def delta_in_01() -> Assumption:
+    """The assumption 0 < delta < 1, checked."""
     return Assumption("0 < delta < 1", lambda v: (v["delta"] > 0) & (v["delta"] < 1), ("delta",))
 
 
@@ -154,6 +166,10 @@ class Bound:
     (documentation only). ``printed``: the right-hand side exactly as the paper prints it, when
     that differs from ``expr`` (``None`` otherwise); ``printed_failure_prob`` likewise.
     ``status``: "as printed", "corrected", "re-derived" or "external (not re-derived)".
+    ``example``: values at which the audit evaluates the bound (default `EXAMPLE_VALUES`).
+    ``monte_carlo``: ``f(bound, n_trials, seed) -> CoverageResult``, the bound's coverage test that the audit
+    runs on a small seeded sample (e.g. `moment_coverage`); None for a formula-only bound.
+    ``relied_on``: whether certiprog's code uses this bound (e.g. an estimator's reported guarantee).
     """
 
     id: str
@@ -169,6 +185,9 @@ class Bound:
     printed_failure_prob: sp.Expr | None = None
     status: str = "as printed"
     notes: str = ""
+    example: dict | None = None
+    monte_carlo: Callable | None = None
+    relied_on: bool = False
 
     def __post_init__(self):
         self.expr = sp.sympify(self.expr)
@@ -270,6 +289,64 @@ class Bound:
 
     def __str__(self):
         return f"{self.id} [{self.paper} {self.where}]: {self.quantity} <= {self.expr}  (w.p. >= 1 - {self.failure_prob})"
+
+    def statement(self) -> str:
+        """The inequality in plain text (the audit table's statement for a bound without an inventory row)."""
+        return f"w.p. >= 1 - {self.failure_prob}: {self.quantity} <= {self.expr}"
+
+    # ---- audit ----------------------------------------------------------------------------------
+    def example_values(self) -> dict:
+        """The values the audit evaluates at: ``example`` over `EXAMPLE_VALUES`, for every symbol."""
+        ex = dict(self.example or {})
+        missing = [n for n in self.symbols if n not in ex and n not in EXAMPLE_VALUES]
+        if missing:
+            raise InputError(f"bound {self.id}: no example value for {missing}; pass example={{...}}")
+        return {n: ex.get(n, EXAMPLE_VALUES.get(n)) for n in self.symbols}
+
+    def audit(self, n_trials: int = 400, seed: int = 0):
+        """Check the bound object itself and return a registry `Result` (what `certiprog audit` shows).
+
+        Refuted when the right-hand side or the failure probability does not evaluate to a finite number >= 0
+        at the example values (an assumption failing there counts), when no assumption is stated, or when the
+        Monte Carlo coverage test (``monte_carlo``, ``n_trials`` seeded trials) rejects the bound.
+        """
+        from .registry import refuted, verified
+
+        vals = self.example_values()
+        if not self.assumptions or any(not str(a).strip() for a in self.assumptions):
+            return refuted(f"bound {self.id} states no assumptions (every bound must say when it holds)",
+                           counterexample={"assumptions": list(map(str, self.assumptions))},
+                           corrected="state the hypotheses (support, sample size, range of delta, ...)")
+        try:
+            with np.errstate(invalid="ignore", divide="ignore"):  # a nan / inf result is reported below
+                radius = self.evaluate(**vals)
+                fp = float(np.max(self._eval("fp", self.failure_prob, vals)))
+                printed = self.evaluate_printed(**vals)
+        except InputError as exc:
+            return refuted(f"does not evaluate at the example values: {exc}", counterexample=vals,
+                           corrected="fix the expression or the example values")
+        if not (np.isfinite(radius) and radius >= 0 and np.isfinite(fp) and fp >= 0 and np.isfinite(printed)):
+            return refuted(f"right-hand side {radius!r} / failure probability {fp!r} / printed form {printed!r} at "
+                           f"the example values is not a finite number >= 0", counterexample=vals,
+                           corrected="a bound's radius and failure probability are finite and >= 0")
+        checked = sum(isinstance(a, Assumption) and a.check is not None for a in self.assumptions)
+        shown = ", ".join(f"{k}={v:g}" for k, v in vals.items())
+        detail = (f"{self.id} ({self.status}) evaluates to {radius:.4g} at {shown}, failure probability "
+                  f"{min(fp, 1.0):.3g}; {len(self.assumptions)} assumptions stated, {checked} of them checkable and "
+                  "holding there")
+        if self.printed is not None or self.printed_failure_prob is not None:
+            pfp = self.printed_bound().failure_probability(**vals)
+            detail += f"; the paper prints radius {printed:.4g}, failure probability {pfp:.3g}"
+        if self.monte_carlo is None:
+            return verified(detail + "; formula only (no Monte Carlo test).")
+        cov = self.monte_carlo(self, n_trials, seed)
+        if not cov.passes:
+            return refuted(f"Monte Carlo coverage rejects the bound: {cov}",
+                           counterexample={"failures": cov.failures, "trials": cov.n_trials, "rate": cov.rate,
+                                           "nominal": cov.nominal, "p_value": cov.p_value},
+                           corrected=f"a radius at least {cov.max_ratio:.3g} times larger (max observed deviation/radius)")
+        return verified(detail + f"; Monte Carlo: {cov.failures}/{cov.n_trials} failures (nominal "
+                        f"{cov.nominal:.3g}, p = {cov.p_value:.3g}, max deviation/radius {cov.max_ratio:.3g}).")
 
     # ---- variants -----------------------------------------------------------------------------
     def printed_bound(self) -> "Bound":
@@ -455,231 +532,71 @@ def scaled_rademacher(d: int, R: float = 1.0, p: float = 0.5, center=None) -> Bo
     return law
 
 
-# ----------------------------------------------------------------------------------------------
-# The registry
-# ----------------------------------------------------------------------------------------------
-BOUNDS: dict[str, Bound] = {}
 
 
-def _register(b: Bound) -> Bound:
-    if b.id in BOUNDS:
-        raise ValueError(f"duplicate bound id {b.id!r}")
-    BOUNDS[b.id] = b
-    return b
+def moment_coverage(law, m: int, what, delta: float = 0.05, values=None, deviation: Callable | None = None,
+                    level: float = 1e-3) -> Callable:
+    """A ``monte_carlo`` test for `Bound`: coverage of the empirical moments of ``m`` draws from ``law``.
+
+    ``law``: a `BoundedLaw` (or a function returning one). ``what``: "mean", "cov" or "second" (the deviation
+    is the Euclidean / Frobenius distance to the law's true moment), or a tuple of them with a ``deviation(est,
+    None) -> (n,)``. ``values``: the bound's other symbol values, a dict or ``f(law) -> dict``; ``R`` and ``C``
+    default to the law's radius, ``alpha`` to its lambda_min, ``m`` to ``m``.
+    """
+    def run(bound: Bound, n_trials: int, seed: int) -> CoverageResult:
+        L = law() if callable(law) else law
+        moments = {"mean": L.mean, "cov": L.cov, "second": L.second}
+        vals = {k: v for k, v in {"R": L.radius, "C": L.radius, "alpha": L.alpha, "m": m}.items()
+                if k in bound.symbols}
+        vals.update(values(L) if callable(values) else (values or {}))
+        if isinstance(what, str):
+            true, estimate = moments[what], (lambda s: s[what])
+        else:
+            true, estimate = None, (lambda s: tuple(s[w] for w in what))
+        return bound.coverage(L.moment_sampler(m), true, estimate, n_trials, delta, seed, values=vals,
+                              deviation=deviation, level=level)
+    return run
+
+
+# ----------------------------------------------------------------------------------------------
+# Registration (the bounds live in the paper packages; one registry with the claims)
+# ----------------------------------------------------------------------------------------------
+def register(bound: Bound) -> Bound:
+    """Register ``bound`` as an entry of the audit registry (id scheme: `certiprog.certificates.registry`).
+
+    A claim of the same formula then names it (``@claim(bound.id, ..., bound=bound)``) and becomes that entry.
+    """
+    from .registry import REGISTRY, Claim, register as add
+
+    old = REGISTRY.get(bound.id)
+    if old is not None and old.bound is bound:  # already registered (with or without its claim)
+        return bound
+    add(Claim(bound.id, bound.paper, bound.where, bound.statement(), "bound", None, bound.relied_on, (), bound))
+    return bound
+
+
+def _load(paper_ids) -> None:
+    from ..papers import load_bounds
+
+    load_bounds(paper_ids)
 
 
 def get_bound(id: str) -> Bound:
-    """The registered bound ``id`` (see `list_bounds`)."""
-    try:
-        return BOUNDS[id]
-    except KeyError:
-        raise InputError(f"no bound {id!r}; known: {sorted(BOUNDS)}") from None
+    """The registered bound ``id`` (e.g. ``"004-E6a"``), loading its paper's bounds (see `list_bounds`)."""
+    from ..papers import papers
+    from .registry import ID_PATTERN, REGISTRY
+
+    m = ID_PATTERN.match(str(id))
+    _load((m.group(1),) if m and m.group(1) in papers() else None)
+    entry = REGISTRY.get(id)
+    if entry is None or entry.bound is None:
+        raise InputError(f"no bound {id!r}; known: {[b.id for b in list_bounds()]}")
+    return entry.bound
 
 
 def list_bounds(paper: str | None = None) -> list:
-    return [b for k, b in sorted(BOUNDS.items()) if paper is None or b.paper == paper]
+    """Every registered bound (of ``paper``, or of every installed paper), in id order."""
+    from .registry import REGISTRY
 
-
-m, n, d, delta = SYMBOLS["m"], SYMBOLS["n"], SYMBOLS["d"], SYMBOLS["delta"]
-R, C, alpha, alpha_hat, dmu, kappa = (SYMBOLS[k] for k in ("R", "C", "alpha", "alpha_hat", "dmu", "kappa"))
-log = sp.log
-
-
-def _r_mean(dl):  # Shawe-Taylor & Cristianini mean radius, unit R/sqrt(m)
-    return R / sp.sqrt(m) * (2 + sp.sqrt(2 * log(1 / dl)))
-
-
-def _r_cov(dl):
-    return 2 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(2 / dl)))
-
-
-_SUPPORT_R = "x_1..x_m i.i.d. with ||x|| <= R almost surely"
-_BIASED = "Sigma_hat = (1/m) sum (x_k - x_hat)(x_k - x_hat)^T (biased, 1/m)"
-
-# ---- 004: Cousins & Shawe-Taylor, HP-MPM -------------------------------------------------------
-_register(Bound(
-    "004.eq6.mean", "mean deviation (Shawe-Taylor & Cristianini 2003)", "004", "Sec. 3, eq. (6), first",
-    r"\|\bar{x} - \hat{x}\|_2", _S("R", "m", "delta"), _r_mean(delta), delta,
-    [_SUPPORT_R, _delta_in_01()], status="as printed (re-derived)",
-    notes="Printed with ln(1/delta) (not ln(2/delta); ln(2/delta) appears in Prop. 1 after delta -> delta/2). "
-          "Implied by the sharper McDiarmid bound 004.eq6.mean.mcdiarmid."))
-_register(Bound(
-    "004.eq6.mean.mcdiarmid", "mean deviation, McDiarmid (re-derived, sharper)", "004", "Sec. 3, eq. (6) (re-derived)",
-    r"\|\bar{x} - \hat{x}\|_2", _S("R", "m", "delta"), R / sp.sqrt(m) * (1 + sp.sqrt(2 * log(1 / delta))), delta,
-    [_SUPPORT_R, _delta_in_01()], status="re-derived",
-    notes="E||x_hat - x_bar|| <= sqrt(E||x - x_bar||^2 / m) <= R/sqrt(m); McDiarmid with c_i = 2R/m."))
-_register(Bound(
-    "004.eq6.cov", "covariance deviation (Shawe-Taylor & Cristianini 2003)", "004", "Sec. 3, eq. (6), second",
-    r"\|\Sigma - \hat{\Sigma}\|_F", _S("R", "m", "delta"), _r_cov(delta), delta,
-    [_SUPPORT_R, _BIASED, _delta_in_01()], status="external (not re-derived)",
-    notes="The constant 2R^2 (2 + sqrt(2 ln(2/delta))) is cited from Shawe-Taylor & Cristianini (2003) and "
-          "could not be re-derived; the elementary argument gives 004.eq6.cov.rederived (3R^2, 1 + ...), which is "
-          "LARGER for every delta < 1.2. This is the form eq. (8) uses; Monte Carlo never came near violating it."))
-_register(Bound(
-    "004.eq6.cov.rederived", "covariance deviation (elementary re-derivation)", "004", "Sec. 3, eq. (6) (re-derived)",
-    r"\|\Sigma - \hat{\Sigma}\|_F", _S("R", "m", "delta"),
-    3 * R**2 / sp.sqrt(m) * (1 + sp.sqrt(2 * log(2 / delta))), delta,
-    [_SUPPORT_R, _BIASED, _delta_in_01()], status="re-derived",
-    notes="Sigma_hat - Sigma = (C_hat - C) - (x_hat x_hat^T - x_bar x_bar^T); McDiarmid on ||C_hat - C||_F "
-          "(c_i = 2R^2/m, E <= R^2/sqrt(m)) and on ||x_hat - x_bar|| (times 2R), each at delta/2."))
-# Prop. 1's joint use of (6) at delta/2: mean radius with ln(2/delta), covariance radius with ln(4/delta).
-_register(Bound(
-    "004.eq6.mean.half", "mean deviation at delta/2 (Prop. 1's union)", "004", "Prop. 1 proof, (6) with delta/2",
-    r"\|\bar{x} - \hat{x}\|_2", _S("R", "m", "delta"), _r_mean(delta / 2), delta / 2,
-    [_SUPPORT_R, _delta_in_01()], status="as printed"))
-_register(Bound(
-    "004.eq6.cov.half", "covariance deviation at delta/2 (Prop. 1's union)", "004", "Prop. 1 proof, (6) with delta/2",
-    r"\|\Sigma - \hat{\Sigma}\|_F", _S("R", "m", "delta"), _r_cov(delta / 2), delta / 2,
-    [_SUPPORT_R, _BIASED, _delta_in_01()], printed=_r_cov(delta), status="corrected",
-    notes="(6) with delta -> delta/2 turns the covariance ln(2/delta) into ln(4/delta); the paper keeps ln(2/delta)."))
-_T_corr = 4 * R * _r_mean(delta / 2) + kappa**2 * _r_cov(delta / 2)
-_T_print = 4 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(2 / delta))) \
-    + kappa**2 * 2 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(2 / delta)))
-_register(Bound(
-    "004.eq7.T", "Prop. 1 uncertainty term T", "004", "Prop. 1, eq. (7)",
-    r"\sup_{\|w\|\le 1, |b| \le R} |(b-w^T\hat{x})^2 - \kappa^2 w^T\hat{\Sigma}w - (b-w^T\bar{x})^2 + \kappa^2 w^T\Sigma w|",
-    _S("R", "m", "delta", "kappa"), _T_corr, delta,
-    [_SUPPORT_R, _BIASED, "||w|| <= 1", "|b| <= R (missing in the paper; needed for 2|b| + ||x_hat + x_bar|| <= 4R)",
-     _delta_in_01()],
-    printed=_T_print, status="corrected",
-    notes="Corrected: covariance part at ln(4/delta) (union of (6) at delta/2 each); printed keeps ln(2/delta)."))
-_A_print = 2 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(2 / delta)))
-_register(Bound(
-    "004.eq8.A", "HP-MPM uncertainty A_j (per class, m = m_j)", "004", "Sec. 3, eq. (8)",
-    r"A_j \text{ with } T_j = 2A_j + \kappa^2 A_j \ge \text{Prop. 1 deviation}",
-    _S("R", "m", "delta"), 2 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(4 / delta))), delta,
-    [_SUPPORT_R, _BIASED, "||w|| <= 1, |b| <= R", _delta_in_01(),
-     "per class; Cor. 1 combines the two classes: overall confidence 1 - 2 delta (use 004.cor1.A for 1 - delta)"],
-    printed=_A_print, status="corrected",
-    notes="Printed A_j = (2R^2/sqrt(m_j))(2 + sqrt(2 ln(2/delta))). Corrected (conservative single A): "
-          "ln(4/delta), so that 2A + kappa^2 A >= 004.eq7.T (the mean part of T needs only ln(2/delta))."))
-_register(Bound(
-    "004.cor1.A", "HP-MPM A_j for an overall 1 - delta over both classes", "004", "Cor. 1 (corrected)",
-    r"A_j", _S("R", "m", "delta"), 2 * R**2 / sp.sqrt(m) * (2 + sp.sqrt(2 * log(8 / delta))), delta,
-    [_SUPPORT_R, _BIASED, "||w|| <= 1, |b| <= R", _delta_in_01(), "both classes, union bound (delta/2 per class)"],
-    printed=_A_print, status="corrected",
-    notes="Cor. 1 applies Prop. 1 to both classes at level delta each, i.e. 1 - 2 delta overall; with delta/2 per "
-          "class, A_j needs ln(8/delta)."))
-# The worst-case misclassification bounds 1 - alpha* = 1/(1 + kappa*^2): eq. (5) (MPM, deterministic given the
-# moments it uses) and Cor. 1 (HP-MPM, for the TRUE moments, with the confidence of the A_j used).
-_WCE = 1 / (1 + kappa**2)
-_WCE_Q = (r"\max_{j} \sup_{x \sim (\bar{x}_j, \Sigma_j)} P(\text{x misclassified}) = "
-          r"\max_j 1/(1 + d_j^2),\ d_j = \text{margin}_j / \sqrt{w^T \Sigma_j w}")
-_register(Bound(
-    "004.eq5", "MPM worst-case misclassification (Marshall-Olkin / Cantelli)", "004", "Sec. 2, eqs. (2), (5)",
-    _WCE_Q, _S("kappa"), _WCE, sp.Integer(0),
-    ["(w, b) satisfy w^T x_1 - b >= kappa sqrt(w^T S_1 w) and b - w^T x_0 >= kappa sqrt(w^T S_0 w) for the moments "
-     "(x_j, S_j) the bound speaks about (eq. 2); for the MPM's empirical moments it says nothing about the true law",
-     "kappa >= 0 (kappa = inf: bound 0)"], status="as printed (re-derived)",
-    notes="Deterministic: 1/(1 + d^2) with d >= kappa per class (004-T1, E1, E2 of the claims audit)."))
-_COR1 = ("(w*, b*, kappa*) from the HP-MPM program with the stated A_j and nu >= 1; m_j samples per class, "
-         "||x|| <= R a.s. for both classes")
-_register(Bound(
-    "004.cor1", "HP-MPM worst-case error for the true moments (A_j with ln(4/delta))", "004", "Cor. 1 (corrected)",
-    _WCE_Q, _S("kappa", "delta"), _WCE, 2 * delta,
-    [_COR1 + " (A_j = 004.eq8.A, i.e. ln(4/delta): Prop. 1 per class at 1 - delta)", _delta_in_01(),
-     "|b*| <= R (holds at the optimum: b* lies between w*^T x_hat_0 and w*^T x_hat_1)"],
-    printed_failure_prob=delta, status="corrected",
-    notes="Cor. 1 applies Prop. 1 to each class at level delta: the union bound gives 1 - 2 delta, not 1 - delta "
-          "(docs/derivations/004.md, error 9). form='prop1' in certiprog.formulations.hp_mpm_paper.hp_mpm."))
-_register(Bound(
-    "004.cor1.joint", "HP-MPM worst-case error, both classes at 1 - delta (A_j with ln(8/delta))", "004",
-    "Cor. 1 (corrected, delta/2 per class)", _WCE_Q, _S("kappa", "delta"), _WCE, delta,
-    [_COR1 + " (A_j = 004.cor1.A, i.e. ln(8/delta))", _delta_in_01(), "|b*| <= R (holds at the optimum)"],
-    status="corrected", notes="form='cor1' in certiprog.formulations.hp_mpm_paper.hp_mpm."))
-_register(Bound(
-    "004.cor1.eq8", "HP-MPM worst-case error with A_j as printed in eq. (8) (ln(2/delta))", "004",
-    "Cor. 1 with eq. (8) as printed", _WCE_Q, _S("kappa", "delta"), _WCE, 3 * delta,
-    [_COR1 + " (A_j = eq. (8) as printed, ln(2/delta))", _delta_in_01(), "|b*| <= R (holds at the optimum)"],
-    printed_failure_prob=delta, status="corrected",
-    notes="With ln(2/delta) the covariance half of T is eq. (6) at level delta (not delta/2), the mean half at delta/2: "
-          "1.5 delta per class, 3 delta for both (the paper prints 1 - delta). form='eq8' (the paper's experiments)."))
-
-
-# ---- 000: Osadchy, Hazan, Keren, hinge-minimax ----------------------------------------------------
-_L1 = log(1 / delta) + sp.Rational(1, 4)
-_SUPPORT_C = "x ~ D_neg i.i.d., ||x|| <= C almost surely"
-_M_RANGE = Assumption("m >= 8 (ln(1/delta) + 1/4) (Bernstein range t <= 2C, missing in the paper)",
-                      lambda v: v["m"] >= 8 * (np.log(1 / v["delta"]) + 0.25), ("m", "delta"))
-_t_mean = sp.sqrt(32 * C**2 * _L1 / m)
-_t_second = sp.sqrt(32 * C**4 * _L1 / m)
-_ALPHA_LE = Assumption("alpha = lambda_min(Sigma) <= C^2 (always true when ||x|| <= C)",
-                       lambda v: v["alpha"] <= v["C"] ** 2 * (1 + 1e-12), ("alpha", "C"))
-_register(Bound(
-    "000.lemma3.mean", "mean concentration (vector Bernstein, Lemma 3 proof)", "000", "Sec. 2.3.1, Lemma 3 proof",
-    r"\|\hat{\mu} - \mu\|_2", _S("C", "m", "delta"), _t_mean, delta,
-    [_SUPPORT_C, _delta_in_01(), _M_RANGE], status="as printed",
-    notes="P[||mu_hat - mu|| >= t] <= exp(-m t^2/(32 C^2) + 1/4) for t <= 2C (Candes & Plan Thm 2.6)."))
-_register(Bound(
-    "000.lemma3", "Delta_1 (first part of the background-risk discrepancy)", "000", "Sec. 2.3.1, Lemma 3",
-    r"\sup_W \Delta_1(W) = \mu^T A(\hat{\mu}-\mu) + (\hat{\mu}-\mu)^T A\hat{\mu},\ A = U(U^T\Sigma U)^{-1}U^T",
-    _S("C", "alpha", "m", "delta"), 2 * C / alpha * _t_mean, delta,
-    [_SUPPORT_C, "alpha = lambda_min(Sigma) > 0", "U: linearly independent columns", _delta_in_01(), _M_RANGE,
-     _ALPHA_LE],
-    printed=2 * C / alpha * sp.sqrt(32 * C**4 * _L1 / m), status="corrected",
-    notes="Printed sqrt(32 C^4 (...)/m); the proof gives 32 C^2. Delta_1 is scale invariant (x -> s x, alpha -> s^2 "
-          "alpha), the corrected bound is too, the printed one scales like s."))
-_register(Bound(
-    "000.lemma4.second_moment", "second-moment concentration (Lemma 4 proof)", "000", "Sec. 2.3.1, Lemma 4 proof",
-    r"\|\tfrac{1}{m}\sum x_k x_k^T - E xx^T\|_F", _S("C", "m", "delta"), _t_second, delta,
-    [_SUPPORT_C, _delta_in_01(), _M_RANGE], status="as printed"))
-_register(Bound(
-    "000.lemma4.cov", "covariance concentration (Lemma 4 proof + Lemma 3)", "000", "Sec. 2.3.1, Lemma 4 proof",
-    r"\|\hat{\Sigma} - \Sigma\|_F", _S("C", "m", "delta"), 2 * C * _t_mean + _t_second, 2 * delta,
-    [_SUPPORT_C, _BIASED, _delta_in_01(), _M_RANGE], status="re-derived",
-    notes="||Sigma_hat - Sigma||_F <= ||C_hat - C||_F + 2C ||mu_hat - mu|| = 3 C^2 sqrt(32(ln(1/delta)+1/4)/m); "
-          "two events, failure 2 delta."))
-_register(Bound(
-    "000.lemma4", "Delta_2 (second part of the discrepancy)", "000", "Sec. 2.3.1, Lemma 4",
-    r"\sup_W \Delta_2(W) = \hat{\mu}^T(\hat{A} - A)\hat{\mu}",
-    _S("C", "alpha", "alpha_hat", "dmu", "m", "delta"),
-    C**2 / (alpha * alpha_hat) * (2 * C * dmu + _t_second), delta,
-    [_SUPPORT_C, "alpha = lambda_min(Sigma) > 0, alpha_hat = lambda_min(Sigma_hat) > 0 (data dependent)",
-     "dmu = ||mu_hat - mu|| (data dependent)", _delta_in_01(), _M_RANGE, _ALPHA_LE], status="as printed",
-    notes="As stated (with the random ||mu_hat - mu||); Thm 6 substitutes Lemma 3's radius: 3C^4/(alpha alpha_hat) "
-          "sqrt(32(...)/m) at failure 2 delta."))
-_register(Bound(
-    "000.lemma5", "lambda_min of the sample covariance", "000", "Sec. 2.3.1, Lemma 5",
-    r"\alpha - \hat{\alpha}\ (\text{i.e. } \hat{\alpha} \ge \alpha/2)", _S("C", "alpha", "m"), alpha / 2,
-    2 * sp.exp(-m * alpha**2 / (1152 * C**4) + sp.Rational(1, 4)),
-    [_SUPPORT_C, "alpha = lambda_min(Sigma) > 0", _ALPHA_LE], status="corrected (proof)",
-    notes="Statement as printed; the proof bounds the largest eigenvalue - the conclusion holds by Weyl: "
-          "lambda_min(Sigma_hat) >= alpha - ||Sigma_hat - Sigma||_2. The second-moment tail needs C^4 (dropped)."))
-_L2 = log(2 / delta) + sp.Rational(1, 4)
-_register(Bound(
-    "000.thm6", "background (worst-case) risk generalisation", "000", "Sec. 2.3.1, Theorem 6",
-    r"\sup_W L^B_{\mu,\Sigma}(W) - L^B_{\hat{\mu},\hat{\Sigma}}(W)",
-    _S("C", "alpha", "m", "delta"), (2 * C**2 / alpha + 6 * C**4 / alpha**2) * sp.sqrt(32 * _L1 / m), 3 * delta,
-    [_SUPPORT_C, "K linearly independent hyperplanes; the active set U of the true moments is used for both "
-     "(gap: the active set depends on the moments; exact for K = 1)", _delta_in_01(), _M_RANGE, _ALPHA_LE,
-     Assumption("alpha >= C^2 sqrt(1152 (ln(2/delta) + 1/4)/m) (paper drops C^2)",
-                lambda v: v["alpha"] >= v["C"] ** 2 * np.sqrt(1152 * (np.log(2 / v["delta"]) + 0.25) / v["m"]),
-                ("alpha", "C", "m", "delta"))],
-    status="corrected (condition)",
-    notes="Printed condition alpha >= sqrt(1152(ln(2/delta)+1/4)/m) is not scale invariant; with C^2 it makes "
-          "Lemma 5's failure <= delta. Bound expression as printed."))
-_register(Bound(
-    "000.thm8", "hinge risk of the positive class (Rademacher)", "000", "Sec. 2.3.2, Theorem 8",
-    r"\sup_W L^H_D(W) - L^H_S(W)", {"K": SYMBOLS["K"], "m": m, "delta": delta},
-    2 * SYMBOLS["K"] / sp.sqrt(m) + 8 * SYMBOLS["K"] * sp.sqrt(2 * log(2 / delta) / m), delta,
-    ["||w_j|| <= 1, ||x|| <= 1", _delta_in_01()], status="as printed",
-    notes="Valid but loose (the loss is <= 2, not 2K). Formula only; no Monte Carlo here."))
-
-
-# ---- 002: uniform-stability bound, Thm 2 (formula; k^2 corrected) ------------------------------------
-def _thm2(kk):
-    B, k, mu_, lam, K = (SYMBOLS[s] for s in ("B", "k", "mu", "lam", "K"))
-    mn = sp.Min(mu_, lam)
-    kap = sp.Rational(1, 2)
-    return 4 * kk / (n * kap * mn) + (8 * kk / (kap * mn) + K) * sp.sqrt(log(1 / delta) / (2 * n))
-
-
-_k = SYMBOLS["k"]
-_register(Bound(
-    "002.thm2", "uniform-stability generalisation bound", "002", "Sec. 4.2, Theorem 2 (kappa = 1/2)",
-    r"L(\theta_S) - \hat{L}_S(\theta_S)", _S("k", "n", "mu", "lam", "K", "delta"), _thm2(_k**2), delta,
-    ["||x|| <= B; k = max(1, 4B^2) (Lemma 1)", "0 <= loss <= K (K = B suffices, Lemma 4)",
-     Assumption("k >= 1", lambda v: v["k"] >= 1, ("k",)), _delta_in_01()],
-    printed=_thm2(_k), status="corrected",
-    notes="beta_stab = 2k^2/(kappa min(mu, lambda)) = 4k^2/min with kappa = 1/2; the paper writes k for k^2. "
-          "Formula only (no Monte Carlo: needs the learner)."))
+    _load(None if paper is None else (paper,))
+    return [c.bound for k, c in sorted(REGISTRY.items()) if c.bound is not None and paper in (None, c.paper)]

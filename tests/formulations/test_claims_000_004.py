@@ -28,6 +28,15 @@ EXPECTED = {
         "not checkable": ["004-L", "004-U", "004-E6b", "004-X2", "004-X4"],
     },
 }
+# bound variants (re-derived or corrected forms of an inventory row, `certificates.registry` id scheme)
+BOUND_VARIANTS = {"000": {"000-L4.cov"},
+                  "004": {"004-E6a.mcdiarmid", "004-E6a.half", "004-E6b.rederived", "004-E6b.half", "004-E8.joint",
+                          "004-C1d.joint", "004-C1d.eq8"}}
+# inventory rows whose formula is a Bound object: one entry, the claim's check and the bound's audit
+WITH_BOUND = {"000": {"000-L3", "000-L3b", "000-L4", "000-L4b", "000-L5", "000-T6", "000-T8"},
+              "004": {"004-E6a", "004-E6b", "004-P1", "004-E8", "004-T2c", "004-C1d"}}
+for _p in EXPECTED:
+    EXPECTED[_p]["verified"] = EXPECTED[_p]["verified"] + sorted(BOUND_VARIANTS[_p])
 # rows the colleague's inventory marks V / R outright (P and N rows were decided by the audit)
 INVENTORY_V = {"000": ["000-MO", "000-T1", "000-T1b", "000-E9", "000-E12", "000-E13", "000-E15", "000-L4"],
                "004": ["004-T1", "004-E1", "004-E2", "004-P", "004-T2a", "004-T2b", "004-T2c", "004-T2d", "004-E6a",
@@ -59,12 +68,15 @@ def _inventory_ids(paper):
 @pytest.mark.parametrize("paper", ["000", "004"])
 def test_every_inventory_row_has_an_entry(paper):
     res, _ = _results(paper)
-    ids = [c.id for c, _ in res]
+    ids = [c.id for c, _ in res if c.fn is not None]  # the claims; the other entries are bound variants
     inv = _inventory_ids(paper)
     assert len(inv) == {"000": 40, "004": 38}[paper]
     assert sorted(ids) == sorted(inv), (set(inv) ^ set(ids))
-    assert len(ids) == len(set(ids))
-    assert sorted(sum(EXPECTED[paper].values(), [])) == sorted(inv)
+    assert len(res) == len({c.id for c, _ in res})
+    variants = {c.id for c, _ in res if c.fn is None}
+    assert variants == BOUND_VARIANTS[paper]
+    assert all(c.bound is not None and c.id.split(".")[0] in inv for c, _ in res if c.fn is None)
+    assert sorted(sum(EXPECTED[paper].values(), [])) == sorted(inv + sorted(variants))
 
 
 @pytest.mark.parametrize("paper", ["000", "004"])
@@ -100,6 +112,17 @@ def test_relied_on_flags(paper):
     res, _ = _results(paper)
     flagged = {c.id for c, _ in res if c.relied_on}
     assert RELIED[paper] <= flagged
+
+
+@pytest.mark.parametrize("paper", ["000", "004"])
+def test_bounds_are_audited(paper):
+    res, _ = _results(paper)
+    have = {c.id for c, _ in res if c.bound is not None}
+    assert have == WITH_BOUND[paper] | BOUND_VARIANTS[paper]
+    for c, r in res:
+        if c.bound is not None:
+            assert c.bound.id == c.id
+            assert "evaluates to" in r.detail and "bound object:" not in r.detail, (c.id, r.detail[:300])
 
 
 def test_runtime_budget():

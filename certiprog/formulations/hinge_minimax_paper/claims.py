@@ -17,7 +17,8 @@ from scipy.optimize import minimize as _sp_minimize
 from scipy.stats import norm as _normal
 
 from certiprog.certificates.symbolic import verify_identity
-from certiprog.certificates.registry import claim, not_checkable, refuted, verified
+from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.formulations.hinge_minimax_paper import bounds as BND
 
 P = "000"
 
@@ -572,7 +573,7 @@ def _two_point_1d(rng, C, m1, reps):
 
 
 @claim("000-L3", P, "Lemma 3", "w.p. >= 1-delta, uniformly in W: Delta_1 <= (2C/alpha) sqrt(32 C^4 (log(1/delta)+1/4)/m1)",
-       kind="lemma")
+       kind="lemma", bound=BND.L3)
 def _l3():
     C, m1, delta, reps = 0.01, 200, 0.1, 4000
     rng = np.random.default_rng(12)
@@ -580,15 +581,15 @@ def _l3():
     mh = _two_point_1d(rng, C, m1, reps)
     d1 = (mu * (mh - mu) + (mh - mu) * mh) / alpha  # U = [1], A = 1/sigma^2
     Lg = math.log(1 / delta) + 0.25
-    b_paper = 2 * C / alpha * math.sqrt(32 * C ** 4 * Lg / m1)
-    b_corr = 2 * C * C / alpha * math.sqrt(32 * Lg / m1)
+    b_paper = BND.L3.evaluate_printed(C=C, alpha=alpha, m=m1, delta=delta)
+    b_corr = BND.L3.evaluate(C=C, alpha=alpha, m=m1, delta=delta)
     det = np.all(d1 <= 2 * C / alpha * np.abs(mh - mu) + 1e-12)
     f_paper, f_corr = float(np.mean(d1 > b_paper)), float(np.mean(d1 > b_corr))
     # scale check of the corrected form on a bigger radius: violations stay <= delta
     mh2 = _two_point_1d(rng, 3.0, m1, reps)
     mu2, al2 = 2.0, 1.0
     d1b = (mu2 * (mh2 - mu2) + (mh2 - mu2) * mh2) / al2
-    f_corr2 = float(np.mean(d1b > 2 * 9.0 / al2 * math.sqrt(32 * Lg / m1)))
+    f_corr2 = float(np.mean(d1b > BND.L3.evaluate(C=3.0, alpha=al2, m=m1, delta=delta)))
     if not det or f_paper <= delta or f_corr > delta or f_corr2 > delta or m1 < 8 * Lg:
         return not_checkable("Monte Carlo did not separate the printed and corrected constants")
     return refuted(f"Scale-inconsistent constant: Delta_1 is invariant under x -> s x (alpha scales s^2, C scales s), the "
@@ -606,7 +607,7 @@ def _l3():
 
 @claim("000-L3b", P, "Lemma 3 proof", "vector Bernstein (Candes-Plan Thm 2.6) with v_k = (x_k - E x)/m1, B = 2C/m1, "
        "sigma^2 = 4C^2/m1: P(||mu_hat - mu|| >= t) <= exp(-m1 t^2/(32 C^2) + 1/4) for 0 <= t <= 2C; "
-       "t = sqrt(32 C^2 (log(1/delta)+1/4)/m1)", kind="step")
+       "t = sqrt(32 C^2 (log(1/delta)+1/4)/m1)", kind="step", bound=BND.L3B)
 def _l3b():
     C, m, t, dl = sp.symbols("C m t delta", positive=True)
     B, s2 = 2 * C / m, 4 * C ** 2 / m
@@ -637,7 +638,8 @@ def _l3b():
 
 @claim("000-L4", P, "Lemma 4", "w.p. >= 1-delta: Delta_2 <= (C^2/(alpha alpha_hat)) (2C ||mu_hat - mu|| + "
        "sqrt(32 C^4 (log(1/delta)+1/4)/m1)), via A_hat - A = A_hat (Sigma - Sigma_hat) A, mu_hat mu_hat^T - mu mu^T = "
-       "mu_hat (mu_hat - mu)^T + (mu_hat - mu) mu^T and Sigma_hat = (1/m1) sum x x^T - mu_hat mu_hat^T", kind="lemma")
+       "mu_hat (mu_hat - mu)^T + (mu_hat - mu) mu^T and Sigma_hat = (1/m1) sum x x^T - mu_hat mu_hat^T", kind="lemma",
+       bound=BND.L4)
 def _l4():
     rng = np.random.default_rng(14)
     n, m1, Cr = 3, 80, 1.0
@@ -675,7 +677,7 @@ def _l4():
 
 
 @claim("000-L4b", P, "Lemma 4 proof", "||(1/m1) sum_k x_k x_k^T - E xx^T||_F <= sqrt(32 C^4 (log(1/delta)+1/4)/m1) "
-       "w.p. >= 1-delta (vector Bernstein with B = 2C^2/m1, sigma^2 = 4C^4/m1, t <= 2C^2)", kind="step")
+       "w.p. >= 1-delta (vector Bernstein with B = 2C^2/m1, sigma^2 = 4C^4/m1, t <= 2C^2)", kind="step", bound=BND.L4B)
 def _l4b():
     C, m, t = sp.symbols("C m t", positive=True)
     B, s2 = 2 * C ** 2 / m, 4 * C ** 4 / m
@@ -691,7 +693,7 @@ def _l4b():
     idx = rng.integers(0, len(pts), size=(reps, m1))
     Xs = pts[idx]
     dev = np.linalg.norm(np.einsum("rki,rkj->rij", Xs, Xs) / m1 - E2, axis=(1, 2))
-    bound = math.sqrt(32 * (math.log(1 / delta) + 0.25) / m1)
+    bound = BND.L4B.evaluate(C=1.0, m=m1, delta=delta)
     frac = float(np.mean(dev > bound))
     if frac > delta:
         return refuted("Monte Carlo violation rate exceeds delta", counterexample={"rate": frac})
@@ -703,7 +705,7 @@ def _l4b():
 @claim("000-L5", P, "Lemma 5 and proof", "alpha_hat >= alpha/2 w.p. >= 1 - 2 exp(-m1 alpha^2/(32*36 C^4) + 1/4); proof: "
        "||U^T Sigma_hat U|| >= ||U^T Sigma U|| - ||Sigma - Sigma_hat|| ||U||^2 >= (alpha/2)||U||^2, 'therefore' "
        "alpha_hat ||U||^2 >= (alpha/2)||U||^2; tails exp(-m1 alpha^2/(36*32)+1/4) (t = alpha/6) and "
-       "exp(-m1 alpha^2/(36*32 C^4)+1/4) (t = alpha/(6C))", kind="lemma")
+       "exp(-m1 alpha^2/(36*32 C^4)+1/4) (t = alpha/(6C))", kind="lemma", bound=BND.L5)
 def _l5():
     # the inference from the largest to the smallest eigenvalue is invalid
     Sh, U = np.diag([1.0, 0.01]), np.array([[1.0], [0.0]])
@@ -740,7 +742,7 @@ def _l5():
 @claim("000-T6", P, "Thm 6 and proof", "for alpha >= sqrt(1152 (log(2/delta)+1/4)/m1), w.p. >= 1-3delta, for all W with "
        "K independent hyperplanes: L^B_{mu,Sigma} <= L^B_{mu_hat,Sigma_hat} + (2C^2/alpha + 6C^4/alpha^2) "
        "sqrt(32 (log(1/delta)+1/4)/m1); proof: Delta_1 + Delta_2 with alpha_hat >= alpha/2 at error probability <= delta",
-       kind="theorem")
+       kind="theorem", bound=BND.T6)
 def _t6():
     C, m, a, dl = sp.symbols("C m alpha delta", positive=True)
     Lg = sp.log(1 / dl) + sp.Rational(1, 4)
@@ -823,7 +825,8 @@ def _t7():
 
 
 @claim("000-T8", P, "Thm 8", "w.p. >= 1-delta, for all ||w_j|| <= 1 and ||x|| <= 1: L^H_D(W) <= L^H_S(W) + 2K/sqrt(m2) + "
-       "8K sqrt(2 log(2/delta)/m2), L^H_S = (1/m2) sum_{i<=m2} l(W, x_i, 1); proof: |l| <= 2K", kind="theorem")
+       "8K sqrt(2 log(2/delta)/m2), L^H_S = (1/m2) sum_{i<=m2} l(W, x_i, 1); proof: |l| <= 2K", kind="theorem",
+       bound=BND.T8)
 def _t8():
     rng = np.random.default_rng(18)
     W = rng.normal(size=(4000, 3, 5))
@@ -834,7 +837,7 @@ def _t8():
     ell_adv = np.max(np.maximum(0, 1 - np.einsum("kd,d->k", -x[:1].repeat(3, 0), x[0])))  # w = -x: l = 2
     # Mohri et al. Thm 3.3 for losses in [0, M]: E <= E_hat + 2 R_hat + 3M sqrt(log(2/delta)/(2m)); M = 2, R_hat <= K/sqrt m
     K, m, dl = sp.symbols("K m delta", positive=True)
-    paper = 2 * K / sp.sqrt(m) + 8 * K * sp.sqrt(2 * sp.log(2 / dl) / m)
+    paper = BND.T8.expr.subs({BND.SYMBOLS["K"]: K, BND.m: m, BND.delta: dl})
     std = 2 * K / sp.sqrt(m) + 3 * 2 * sp.sqrt(sp.log(2 / dl) / (2 * m))
     gap = sp.simplify((paper - std) * sp.sqrt(m) / sp.sqrt(sp.log(2 / dl)))  # = 8 sqrt2 K - 3 sqrt2
     if not (ell.max() <= 2 + 1e-12 and abs(ell_adv - 2) < 1e-12 and sp.simplify(gap - (8 * K - 3) * sp.sqrt(2)) == 0):

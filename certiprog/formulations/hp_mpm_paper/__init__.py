@@ -16,7 +16,7 @@ from .hp_mpm import hp_mpm, solve_hp_mpm
 from .kernels import kernel_hp_mpm, kernel_mpm
 from .mpm import mpm
 
-PAPER = Paper("004", "MPM and HP-MPM", __name__, claims=(f"{__name__}.claims",),
+PAPER = Paper("004", "MPM and HP-MPM", __name__, claims=(f"{__name__}.claims",), bounds=(f"{__name__}.bounds",),
               experiments=(Experiment("hp-mpm", f"{__name__}.experiment",
                                       "004: Table 2/3 (MPM, HP-MPM, SVM, FDA on real data), Figure 1"),),
               estimators={"MPMClassifier": f"{__name__}.estimator", "HPMPMClassifier": f"{__name__}.estimator"})

@@ -49,8 +49,8 @@ __all__ = ["HPMPMProblem", "HPMPMResult", "UNCERTAINTY_FORMS", "hp_mpm", "hp_mpm
            "uncertainty_terms"]
 
 # form -> (c in ln(c/delta), k in the corrected confidence 1 - k delta of Cor. 1, bound id of A_j)
-UNCERTAINTY_FORMS = {"eq8": (2.0, 3, "004.eq8.A (printed)"), "prop1": (4.0, 2, "004.eq8.A"),
-                     "cor1": (8.0, 1, "004.cor1.A")}
+UNCERTAINTY_FORMS = {"eq8": (2.0, 3, "004-E8 (printed)"), "prop1": (4.0, 2, "004-E8"),
+                     "cor1": (8.0, 1, "004-E8.joint")}
 METHODS = ("bisection", "alternating")
 
 

@@ -9,6 +9,7 @@ from certiprog.papers import Paper
 
 from .programs import me2_dual, me2_primal
 
-PAPER = Paper("002", "ME^2: maximal exclusion ellipsoids", __name__, claims=(f"{__name__}.claims",))
+PAPER = Paper("002", "ME^2: maximal exclusion ellipsoids", __name__, claims=(f"{__name__}.claims",),
+              bounds=(f"{__name__}.bounds",))
 
 __all__ = ["PAPER", "me2_dual", "me2_primal"]

@@ -18,7 +18,8 @@ import numpy as np
 import sympy
 
 from certiprog.certificates.symbolic import verify_identity
-from certiprog.certificates.registry import claim, not_checkable, refuted, verified
+from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.formulations.me2_paper import bounds as thm2_bound
 
 P = "002"
 
@@ -1144,7 +1145,7 @@ def c45():
 
 @claim("002-C46", P, "Sec. 4.2, Thm 2",
        "L <= L_S + 4k/(n kappa m) + (8k/(kappa m) + B + 4B^2 sqrt(mu B^2/lam + d)) sqrt(ln(1/delta)/(2n)), "
-       "k = max(1, 4B^2), m = min(mu, lam)", kind="theorem")
+       "k = max(1, 4B^2), m = min(mu, lam)", kind="theorem", bound=thm2_bound.C46)
 def c46():
     k, n, kap, m, K, dl = sympy.symbols("k n kappa m K delta", positive=True)
     root = sympy.sqrt(sympy.log(1 / dl) / (2 * n))
@@ -1158,6 +1159,10 @@ def c46():
     KK = vals["B"] + 4 * vals["B"] ** 2 * math.sqrt(vals["mu"] * vals["B"] ** 2 / vals["lam"] + vals["d"])
     sub = {k: kk, n: vals["n"], kap: 0.5, m: 1.0, K: KK, dl: vals["delta"]}
     pv, cv = float((printed - 0).subs(sub)), float(corrected.subs(sub))
+    at = dict(k=kk, n=vals["n"], mu=vals["mu"], lam=vals["lam"], K=KK, delta=vals["delta"])
+    if rel(thm2_bound.C46.evaluate_printed(**at), pv) > 1e-12 or rel(thm2_bound.C46.evaluate(**at), cv) > 1e-12:
+        return refuted("the bound object 002-C46 differs from the re-derived forms", counterexample=at,
+                       corrected=str(corrected))
     if ok_fix and pv < cv:
         return refuted("plugging Prop. 1's beta = 2k^2/(kappa m) into Thm 1 gives 2 beta/n = 4k^2/(n kappa m) and 4 beta = "
                        f"8k^2/(kappa m) (SymPy); the paper writes k for k^2. With k >= 1 the printed bound is smaller: "

@@ -77,7 +77,7 @@ def test_hp_mpm_classifier_attributes_match_the_formulation_and_bound():
     np.testing.assert_allclose(est.coef_[0], res.weights)
     assert est.intercept_[0] == pytest.approx(-res.b) and est.b_ == pytest.approx(res.b)
     assert est.worst_case_error_ == pytest.approx(1 / (1 + est.kappa_**2), rel=1e-15)
-    assert est.worst_case_error_ == pytest.approx(get_bound("004.cor1.eq8").evaluate(kappa=est.kappa_), rel=1e-14)
+    assert est.worst_case_error_ == pytest.approx(get_bound("004-C1d.eq8").evaluate(kappa=est.kappa_), rel=1e-14)
     assert est.alpha_ == pytest.approx(1 - est.worst_case_error_)
     lo, hi = est.kappa_bracket_
     assert lo * (1 - 1e-8) <= est.kappa_ <= hi and hi - lo <= 1e-6 * hi
@@ -108,7 +108,7 @@ def test_mpm_classifier_matches_mpm_and_its_eq5_bound_is_tight_on_the_training_m
     S1, S0 = np.cov(X[y == 1].T, bias=True), np.cov(X[y == 0].T, bias=True)
     e1, e0 = worst_case_errors(w, est.b_, X[y == 1].mean(0), S1, X[y == 0].mean(0), S0)
     assert e1 == pytest.approx(est.worst_case_error_, rel=1e-6) and e0 == pytest.approx(est.worst_case_error_, rel=1e-6)
-    assert est.worst_case_error_ == pytest.approx(get_bound("004.eq5").evaluate(kappa=est.kappa_))
+    assert est.worst_case_error_ == pytest.approx(get_bound("004-T2c").evaluate(kappa=est.kappa_))
     assert est.solution_["certificate"]["verdict"].startswith("certified")
 
 
