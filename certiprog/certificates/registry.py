@@ -141,12 +141,12 @@ def claim(id: str, paper: str, where: str, statement: str, kind: str = "formula"
 
 
 def not_checkable_rows(paper: str, rows) -> None:
-    """Register data-like rows ``(id, where, statement, kind, reason)`` whose check is a fixed reason.
+    """Register data-like rows ``(id, where, kind, statement, reason)`` whose check is a fixed reason.
 
     For statements with nothing to compute (design choices, citations, empirical results on data that is not
     available): a table, not one function per row.
     """
-    for id, where, statement, kind, reason in rows:
+    for id, where, kind, statement, reason in rows:
         register(Claim(id, paper, where, statement, kind, lambda reason=reason: not_checkable(reason)))
 
 

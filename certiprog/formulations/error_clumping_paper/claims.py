@@ -16,7 +16,8 @@ import numpy as np
 import sympy
 
 from certiprog.certificates.symbolic import verify_identity
-from certiprog.certificates.registry import claim, not_checkable, refuted, verified
+from certiprog.certificates.claimkit import short
+from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
 
 PAPER = "003"
 RHO, ETA, LAM = 1.0, 0.5, 0.1
@@ -135,10 +136,6 @@ def _alg1(T, c=1.0, seed=0, wstep="corrected", xi1="zero"):
                 wnorm=float(np.linalg.norm(wb)))
 
 
-def _fmt(d: dict) -> dict:
-    return {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in d.items()}
-
-
 # ============================================================================================== Section 2
 @claim("003-N", PAPER, "Sec. 2", "N_i = {j in [m] minus {i} : ||x_i - x_j||_2 <= rho}; j in N_i iff i in N_j",
        kind="formula", relied_on=True)
@@ -212,7 +209,7 @@ def _psd():
         worst = min(worst, float(np.linalg.eigvalsh(np.eye(mm) - e / (mm - 1) * Ar)[0]))
     lam_out = float(np.linalg.eigvalsh(np.eye(5) - 1.5 / 4 * (np.ones((5, 5)) - np.eye(5)))[0])
     if not chk or worst < -1e-12:
-        return refuted("Theta not PSD", counterexample=_fmt(dict(min_eig=worst)))
+        return refuted("Theta not PSD", counterexample=short(dict(min_eig=worst)))
     return verified(f"SOS identity xi'Theta xi = sum_i (1 - eta d_i/(m-1)) xi_i^2 + eta/(m-1) sum_edges (xi_i - xi_j)^2 "
                     f"(SymPy, {chk.method}) with d_i <= m-1, so both coefficients are >= 0 for eta <= 1; min eigenvalue "
                     f"over 60 random graphs (incl. complete graphs, eta = 1) = {worst:.2e}. Sharp: eta = 1.5, complete "
@@ -233,7 +230,7 @@ def _e1():
         sol = error_clumping(X, y, RHO, eta, LAM).solve()
         if abs(P["value"] - dv) > 1e-5 * P["value"] or abs(float(sol.objective) - P["value"]) > 1e-5 * P["value"]:
             return refuted("primal, dual and certiprog disagree",
-                           counterexample=_fmt(dict(eta=eta, primal=P["value"], dual=dv, certiprog=float(sol.objective))))
+                           counterexample=short(dict(eta=eta, primal=P["value"], dual=dv, certiprog=float(sol.objective))))
         rows.append(f"eta={eta}: {P['value']:.6f} / {dv:.6f} / {float(sol.objective):.6f}")
     return verified("primal (CVXPY, SOS form) = dual (L-BFGS-B on max sum a - ||sum a_i y_i x_i||^2/(2lam) - "
                     "(m/2)(a+b)'Theta^-1(a+b)) = certiprog's error_clumping model, rel 1e-5: " + "; ".join(rows))
@@ -271,7 +268,7 @@ def _eta0():
     r = minimize(f, np.zeros(X.shape[1]), jac=True, method="BFGS", options=dict(gtol=1e-12))
     dxi = float(np.max(np.abs(P["xi"] - hinge)))
     if not (np.array_equal(P["Theta"], np.eye(m)) and dxi < 1e-3 and abs(r.fun - P["value"]) < 1e-7 * P["value"]):
-        return refuted("eta = 0 is not the squared-hinge SVM", counterexample=_fmt(dict(max_xi_minus_hinge=dxi)))
+        return refuted("eta = 0 is not the squared-hinge SVM", counterexample=short(dict(max_xi_minus_hinge=dxi)))
     return verified(f"Theta = I; max|xi* - hinge(w*)| = {dxi:.1e} (interior-point tolerance on points with g_i < 0); "
                     f"the unconstrained squared-hinge objective minimised by BFGS gives the same value ({r.fun:.8f} vs "
                     f"{P['value']:.8f})")
@@ -343,7 +340,7 @@ def _zero():
     g = 1 - P["y"] * (P["X"] @ P["w"])
     i = int(np.argmax(P["xi"]))
     return refuted("on non-separable data the optimal slack cannot vanish (xi = 0 needs y_i<w,x_i> >= 1 for all i)",
-                   counterexample=_fmt(dict(data="seed 0, m=60, n=3, rho=1, eta=0.5, lambda=0.1", i=i,
+                   counterexample=short(dict(data="seed 0, m=60, n=3, rho=1, eta=0.5, lambda=0.1", i=i,
                                             xi_star_i=float(P["xi"][i]), g_i=float(g[i]))),
                    corrected="xi* >= 0 and xi* >= 1 - y_i<w*, x_i> (constraints, hold: min(xi*-g) = "
                              f"{float(np.min(P['xi'] - g)):.1e}, min xi* = {float(P['xi'].min()):.1e}); xi* = 0 only if "
@@ -360,7 +357,7 @@ def _gap():
     idx = gap > 1e-3
     thx = np.abs(P["Theta"] @ P["xi"])[idx]
     if gap.max() < 1e-2 or thx.max() > 1e-5:
-        return refuted("no strict slack found", counterexample=_fmt(dict(max_gap=float(gap.max()))))
+        return refuted("no strict slack found", counterexample=short(dict(max_gap=float(gap.max()))))
     return verified(f"eta = 0.5 optimum: {int(idx.sum())} points with xi*_i > max(0, g_i) + 1e-3 (max gap "
                     f"{gap.max():.4f}); at all of them |(Theta xi*)_i| <= {thx.max():.1e} (stationarity with alpha_i = "
                     "beta_i = 0)")
@@ -454,7 +451,7 @@ def _e5():
     for eta in (0.0, 0.5, 0.9):
         p, d = _primal(0, eta)["value"], _dual(0, eta)
         if abs(p - d) > 1e-5 * p:
-            return refuted("duality gap", counterexample=_fmt(dict(eta=eta, primal=p, dual=d)))
+            return refuted("duality gap", counterexample=short(dict(eta=eta, primal=p, dual=d)))
         rows.append(f"eta={eta}: gap {abs(p - d):.1e}")
     return verified("min-max equals the primal (the max is f+h on the feasible set, +inf outside: 003-E4); convex + "
                     "Slater (xi large) gives strong duality, and numerically max-min (dual) = min (primal): " + ", ".join(rows))
@@ -475,7 +472,7 @@ def _gamma():
     e2 = float(np.max(np.abs(a[g < xi - 1e-3])))
     e3 = float(np.max(np.abs(b[xi > 1e-3])))
     if max(e1, e2, e3) > 1e-5 or min(a.min(), b.min()) < -1e-9:
-        return refuted("KKT multipliers not in Gamma", counterexample=_fmt(dict(e1=e1, e2=e2, e3=e3)))
+        return refuted("KKT multipliers not in Gamma", counterexample=short(dict(e1=e1, e2=e2, e3=e3)))
     return verified(f"CLARABEL's multipliers at the eta = 0.5 optimum: |alpha + beta - max(0, grad h)| <= {e1:.1e}, "
                     f"alpha_i = 0 where g_i < xi_i ({e2:.1e}), beta_i = 0 where xi_i > 0 ({e3:.1e}). (Off the optimum "
                     "Gamma(w, xi) can be empty: see 003-αβ.)")
@@ -602,7 +599,7 @@ def _comb():
             dmu_c = m * dh[I] if ((xi[I] > max(0, g[I]) and dh[I] > 0) or dh[I] < 0) else 0.0
             if not (np.allclose(du_sep, du_c) and abs(dmu_sep - dmu_c) < 1e-12):
                 return refuted("combined step differs from closed form + updates",
-                               counterexample=_fmt(dict(xi_I=float(xi[I]), g_I=float(g[I]), dh_I=float(dh[I]))))
+                               counterexample=short(dict(xi_I=float(xi[I]), g_I=float(g[I]), dh_I=float(dh[I]))))
             n += 1
     return verified(f"on {n} (state, I) pairs of eq. (1) (incl. xi_I = g_I ties and xi_I = 0) the combined rule equals "
                     "closed-form duals followed by the two updates. (For a general h the two differ where xi_I = g_I = 0 "
@@ -625,7 +622,7 @@ def _wstep():
         "the printed objective ||w - eta_t u_t - w|| = eta_t||u_t|| does not depend on w (SymPy: w - eta_t u - w = "
         f"{expr.T}), so every w in W is a minimiser; read as the step w_{{t+1}} = eta_t u_t (wrong sign, stale "
         "accumulator) the iterates diverge",
-        counterexample=_fmt(dict(data="seed 0, m=60, rho=1, eta=0.5, lambda=0.1, eta_t=1/sqrt(t)", T=2000,
+        counterexample=short(dict(data="seed 0, m=60, rho=1, eta=0.5, lambda=0.1, eta_t=1/sqrt(t)", T=2000,
                                  literal_w_bar_norm=lit["wnorm"], literal_objective=lit["obj"], optimum=opt)),
         corrected=f"w_{{t+1}} = argmin_{{w in W}} ||w + eta_t u_{{t+1}}|| = Pi_W(-eta_t u_{{t+1}}) (dual averaging); "
                   f"with it, T = 20000 gives objective {cor['obj']:.6f} vs optimum {opt:.6f}")
@@ -662,7 +659,7 @@ def _init():
         return verified("average feasible")
     return refuted("g_i(w_1) = g_i(0) = 1 > 0 = xi_{1,i}: the first iterate violates every constraint, and the "
                    "average (which includes it) is infeasible",
-                   counterexample=_fmt(dict(T=T, g_i_w1=1.0, xi_1i=0.0, max_violation_of_average=r["viol"],
+                   counterexample=short(dict(T=T, g_i_w1=1.0, xi_1i=0.0, max_violation_of_average=r["viol"],
                                             one_over_T=1.0 / T)),
                    corrected=f"xi_1 = max(0, g(w_1)) = 1 (or average from t = 2): the average is then feasible (max "
                              f"violation {rf['viol']:.1e}) with objective {rf['obj']:.6f} vs optimum {opt:.6f}")
@@ -692,7 +689,7 @@ def _spec():
             gen = s if ((xi[I] > max(0, g[I]) and s > 0) or s < 0) else 0.0
             spec = s * ((s < 0) + (xi[I] > 0) * (xi[I] > g[I]) * (s > 0))
             if abs(gen - spec) > 1e-15:
-                return refuted("mu rule mismatch", counterexample=_fmt(dict(s=s, xi=float(xi[I]), g=float(g[I]))))
+                return refuted("mu rule mismatch", counterexample=short(dict(s=s, xi=float(xi[I]), g=float(g[I]))))
             n += 1
     if not (c1 and c2):
         return refuted("specialisation algebra fails")
@@ -701,26 +698,13 @@ def _spec():
                     "pairs ([xi_I > 0][xi_I > g_I] = [xi_I > [g_I]_+])")
 
 
-@claim("003-regret", PAPER, "Sec. 3",
-       "dual-averaging regret bounds ([14], Sec. 3.1) give (1/T) sum_t L_t(w_t, xi_t) - inf_{w, xi} (1/T) sum_t "
-       "L_t(w, xi) <= R(T), R(T) = Theta(T^{-1/2})", kind="bound")
-def _regret():
-    return not_checkable(
-        "a worst-case regret inequality over all T and all index sequences with an unstated constant, imported from "
-        "[14] whose hypotheses are not met verbatim: the xi-step projects onto {xi >= max(0, g(w_t+1))} after w was "
-        "computed (not the joint Euclidean projection of dual averaging), L_t depends on the iterates through "
-        "(alpha_t+1, beta_t+1) and on the random index, and 'Theta(T^-1/2)' is presumably O(T^-1/2) in expectation. "
-        "Neither the adapted proof nor the constant is given, so a finite simulation can neither confirm nor refute it "
-        "(the end-to-end consequence is tested empirically in 003-conv)")
-
-
 @claim("003-conv", PAPER, "Sec. 3", "f(w_bar_T) + h(xi_bar_T) <= f(w*) + h(xi*) + R(T)", kind="theorem")
 def _conv():
     opt = _primal(0, ETA)["value"]
     r1, r2 = _alg1(5000), _alg1(20000)
     g1, g2 = r1["obj"] - opt, r2["obj"] - opt
     if not (abs(g2) < 1e-2 * opt and abs(g2) <= abs(g1) * 1.5 + 1e-6):
-        return refuted("no convergence", counterexample=_fmt(dict(gap_5000=g1, gap_20000=g2)))
+        return refuted("no convergence", counterexample=short(dict(gap_5000=g1, gap_20000=g2)))
     return verified(f"empirical only (R(T) has no explicit constant): with the corrected w-step and eta_t = 1/sqrt(t), "
                     f"objective gap of the average {g1:.2e} (T = 5000) and {g2:.2e} (T = 20000) vs optimum {opt:.6f}, "
                     f"i.e. consistent with O(T^-1/2); the average violates constraints by ~1/T (003-init)")
@@ -748,7 +732,7 @@ def _e6():
     k = int(np.argmax(np.abs(printed - piecewise)))
     return refuted("with g_bar evaluated at a fixed training point x_i the ambient predictor is switched off everywhere "
                    "when x_i lies in a hole",
-                   counterexample=_fmt(dict(x_i=xi, x=float(xs[k]), printed=float(printed[k]),
+                   counterexample=short(dict(x_i=xi, x=float(xs[k]), printed=float(printed[k]),
                                             piecewise=float(piecewise[k]))),
                    corrected="f(x) = h(x) g_bar(x) + sum_j h_j(x) g_j(x) = h(x) + sum_j (h_j(x) - h(x)) g_j(x) "
                              "(verified pointwise on a grid for 2 disjoint intervals)")
@@ -823,7 +807,7 @@ def _gen():
     bound = 2 * Rm + math.sqrt(math.log(1 / delta) / (2 * m))
     freq = float(np.mean(dev > bound))
     if freq > delta:
-        return refuted("deviation bound violated too often", counterexample=_fmt(dict(freq=freq, delta=delta)))
+        return refuted("deviation bound violated too often", counterexample=short(dict(freq=freq, delta=delta)))
     return verified(f"standard result (Boucheron-Bousquet-Lugosi Thm. 3.2 form: sup(E - E_emp) <= 2R_m + "
                     f"sqrt(log(1/delta)/2m)); Monte Carlo with thresholds, m = 60, 1500 samples: bound {bound:.3f} "
                     f"exceeded with frequency {freq:.3f} <= delta = {delta}")
@@ -836,7 +820,7 @@ def _rf():
     S = _all_sigma(Hv.shape[1])
     rF, rH, rHG = _rad(F, S), _rad(Hv, S), _rad(HG, S)
     if rF > rH + 2 * rHG + 1e-12:
-        return refuted("inequality fails", counterexample=_fmt(dict(RF=rF, RH=rH, RHG=rHG)))
+        return refuted("inequality fails", counterexample=short(dict(RF=rF, RH=rH, RHG=rHG)))
     return verified(f"exact enumeration (m = 8 points on a line, H = constants {{-1,0,1}}, G = intervals, k = 2 disjoint): "
                     f"R(F) = {rF:.4f} <= R(H) + 2R(H(x)^kG) = {rH:.4f} + 2*{rHG:.4f}; proof: f = h + sum h_j g_j - h "
                     "sum g_j, sup subadditive, h sum g_j in H(x)^kG and sigma -> -sigma symmetry for the minus sign")
@@ -855,7 +839,7 @@ def _mass():
         bnd = math.sqrt(2 * d * math.log(math.e * m / d) / m)
         massart = math.sqrt(2 * math.log(len(G)) * m) / m  # Massart: max ||v||_2 sqrt(2 log|G(S)|)/m, ||v|| <= sqrt(m)
         if r > bnd or r > massart:
-            return refuted("Massart bound fails", counterexample=_fmt(dict(m=m, R=r, bound=bnd)))
+            return refuted("Massart bound fails", counterexample=short(dict(m=m, R=r, bound=bnd)))
         rows.append(f"m={m}: R={r:.4f} <= {min(bnd, massart):.4f}")
     return verified("intervals (VC dim 2), exact enumeration: R_m(G) <= sqrt(2 log|G(S)|/m) (Massart) <= "
                     "sqrt(2 d log(em/d)/m) (Sauer): " + "; ".join(rows))
@@ -938,7 +922,7 @@ def _t1b():
     return refuted("the printed sup over g_1..g_k in G is not restricted to disjoint g_j; with k copies of the all-ones "
                    "interval sum_j sqrt(|{i : g_j(x_i)=1}|) = k sqrt(m) > sqrt(k m), so the first term exceeds "
                    "sqrt(k d_H/m) and the 'in turn' bound does not follow",
-                   counterexample=_fmt(dict(m=m, k=k, d_H=dH, g_1="all-ones", g_2="all-ones",
+                   counterexample=short(dict(m=m, k=k, d_H=dH, g_1="all-ones", g_2="all-ones",
                                             first_term_printed=first_printed, sqrt_k_sqrt_dH_over_m=first_claimed)),
                    corrected="with the sup over disjoint g_1..g_k: sum_j sqrt(n_j) <= sqrt(k sum_j n_j) <= sqrt(k m) "
                              "(Cauchy-Schwarz), giving sqrt(k)(sqrt(d_H/m) + 8 sqrt(d_G log m/m)); exhaustively on m = 8, "
@@ -953,7 +937,7 @@ def _t1c():
     for k in (2, 3, 4):
         est, se = _thm1_mc(m, k, 100, 1)
         if est - 3 * se <= math.sqrt(k / m):
-            return refuted("estimate not above sqrt(k/m)", counterexample=_fmt(dict(k=k, est=est, se=se)))
+            return refuted("estimate not above sqrt(k/m)", counterexample=short(dict(k=k, est=est, se=se)))
         rows.append(f"k={k}: {est:.3f} +- {se:.3f} > {math.sqrt(k / m):.3f}")
     return verified("Monte Carlo (m = 30, intervals x constants in [-1,1], d_H = 1; R_m(H) = E|sum sigma|/m <= "
                     "1/sqrt(m)), the estimate minus 3 standard errors exceeds sqrt(k d_H/m): " + "; ".join(rows))
@@ -1037,18 +1021,27 @@ def _boost():
                              "each round and reaches 0 (verified on 30 random instances, m = 25)")
 
 
-@claim("003-lin", PAPER, "Sec. 5.2", "the ball-finding procedure is linear in the number of training examples",
-       kind="claim")
-def _lin():
-    return not_checkable("a complexity statement about an implementation the paper does not specify: the center search "
-                         "costs O(nnz Theta) (Theta itself is quadratic to build without a spatial index) and the radius "
-                         "search needs the m distances ordered (O(m log m) by sorting, O(m) only with a selection-based "
-                         "scan); whether 'linear' holds depends on these choices, which the text leaves open")
-
-
-@claim("003-exp", PAPER, "Sec. 5.1 Table 1, Fig. 2",
-       "MNIST (0-4 vs 5-9): per-digit test error rates of w_0, w_0.3, w_0.5 as in Table 1; hole punching with "
-       "eta = 0.5 overtakes eta = 0 after a few iterations (Fig. 2)", kind="claim")
-def _exp():
-    return not_checkable("needs the MNIST data set (70K digits), the paper's random train/test split and its tuned "
-                         "parameters (rho, lambda, step sizes), none of which are available offline here")
+# ----------------------------------------------------------------------------- rows with nothing to compute
+# (definitions, citations, design choices, results on unavailable data): data, one row each
+not_checkable_rows(PAPER, [  # (id, where, kind, statement, reason)
+    ("003-regret", "Sec. 3", "bound",
+     "dual-averaging regret bounds ([14], Sec. 3.1) give (1/T) sum_t L_t(w_t, xi_t) - inf_{w, xi} (1/T) sum_t "
+     "L_t(w, xi) <= R(T), R(T) = Theta(T^{-1/2})",
+     "a worst-case regret inequality over all T and all index sequences with an unstated constant, imported from "
+     "[14] whose hypotheses are not met verbatim: the xi-step projects onto {xi >= max(0, g(w_t+1))} after w was "
+     "computed (not the joint Euclidean projection of dual averaging), L_t depends on the iterates through "
+     "(alpha_t+1, beta_t+1) and on the random index, and 'Theta(T^-1/2)' is presumably O(T^-1/2) in expectation. "
+     "Neither the adapted proof nor the constant is given, so a finite simulation can neither confirm nor refute "
+     "it (the end-to-end consequence is tested empirically in 003-conv)"),
+    ("003-lin", "Sec. 5.2", "claim",
+     "the ball-finding procedure is linear in the number of training examples",
+     "a complexity statement about an implementation the paper does not specify: the center search costs O(nnz "
+     "Theta) (Theta itself is quadratic to build without a spatial index) and the radius search needs the m "
+     "distances ordered (O(m log m) by sorting, O(m) only with a selection-based scan); whether 'linear' holds "
+     "depends on these choices, which the text leaves open"),
+    ("003-exp", "Sec. 5.1 Table 1, Fig. 2", "claim",
+     "MNIST (0-4 vs 5-9): per-digit test error rates of w_0, w_0.3, w_0.5 as in Table 1; hole punching with eta = "
+     "0.5 overtakes eta = 0 after a few iterations (Fig. 2)",
+     "needs the MNIST data set (70K digits), the paper's random train/test split and its tuned parameters (rho, "
+     "lambda, step sizes), none of which are available offline here"),
+])

@@ -17,6 +17,7 @@ from scipy.optimize import minimize as _sp_minimize
 from scipy.stats import norm as _normal
 
 from certiprog.certificates.symbolic import verify_identity
+from certiprog.certificates.claimkit import open_unit, random_spd
 from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
 from certiprog.formulations.hinge_minimax_paper import bounds as BND
 
@@ -24,11 +25,6 @@ P = "000"
 
 
 # ----------------------------------------------------------------------------- helpers
-def _spd(rng, d, lo=0.5, hi=3.0):
-    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    return (Q * rng.uniform(lo, hi, size=d)) @ Q.T
-
-
 def _qp(W_rows, mu, Sigma, b=None):
     """certiprog's Theorem-1 QP; returns its derived dict."""
     from certiprog.formulations.hinge_minimax_paper.programs import background_risk
@@ -46,7 +42,7 @@ def _exterior_instance(rng, d=4, K=3):
         W = rng.normal(size=(K, d))
         mu = rng.normal(size=d) * 1.5
         if np.min(W @ mu) < -0.3:
-            return W, mu, _spd(rng, d)
+            return W, mu, random_spd(rng, d)
 
 
 def _cantelli(w, mu, Sigma, b=0.0):
@@ -56,11 +52,6 @@ def _cantelli(w, mu, Sigma, b=0.0):
     if m <= 0:
         return 1.0
     return s2 / (s2 + m * m) if s2 > 0 else 0.0
-
-
-def _in01(sym):
-    """verify_identity domain: 0 < sym < 1 (sym may have cancelled from the difference)."""
-    return lambda s: 0 < s.get(sym, sp.Rational(1, 2)) < 1
 
 
 # ----------------------------------------------------------------------------- definitions
@@ -277,14 +268,14 @@ def _e8():
     from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 
     dl = sp.symbols("delta", positive=True)
-    chk = verify_identity(1 / (1 + (1 - dl) / dl), dl, domain=_in01(dl))
+    chk = verify_identity(1 / (1 + (1 - dl) / dl), dl, domain=open_unit(dl))
     if not chk:
         return refuted("1/(1+gamma^2) != delta", counterexample=chk.counterexample)
     rng = np.random.default_rng(5)
     # equivalence on random (w, mu, Sigma, delta)
     for _ in range(1500):
         d = 3
-        w, mu, S, delta = rng.normal(size=d), rng.normal(size=d) * 2, _spd(rng, d), rng.uniform(0.02, 0.5)
+        w, mu, S, delta = rng.normal(size=d), rng.normal(size=d) * 2, random_spd(rng, d), rng.uniform(0.02, 0.5)
         gam = math.sqrt((1 - delta) / delta)
         lhs = gam * math.sqrt(w @ S @ w) + w @ mu <= 0
         rhs = _cantelli(w, mu, S) <= delta
@@ -354,17 +345,6 @@ def _g():
                    counterexample={"d": 2, "gaussian_P": rows[2.0][0], "bound": rows[2.0][1]},
                    corrected="for Gaussian z, P(w^T z >= 0) = Phi(-d) < 1/(1+d^2); the bound is tight only over all "
                              "laws with the given moments (attained by a two-point law)")
-
-
-@claim("000-A1", P, "Alg. 1", "greedy init (w_t fitted by eq. (8) on the negatives inside the previous half-spaces), "
-       "then cyclic refit of each w_t on the negatives inside the other K-1 half-spaces; stop when P_{t-1} - P_t <= eps",
-       kind="algorithm")
-def _a1():
-    return not_checkable("a procedure (heuristic) with no truth value of its own: its claimed guarantees are audited "
-                         "as 000-L2a (probability part, verified) and 000-L2b (monotone hinge loss, refuted). Printed "
-                         "ambiguities: t is both the iteration counter and the hyperplane index; P_0 is undefined; the "
-                         "stopping eps is not Lemma 2's eps = a*delta; empty or one-point conditioning sets leave Sigma_t "
-                         "undefined.")
 
 
 @claim("000-L2a", P, "Lemma 2 (probability part)", "P(W^T z >= 0) = P(w_t^T z >= 0 | z in S_t) P(z in S_t) <= a*delta, "
@@ -449,8 +429,8 @@ def _l2b():
 # ----------------------------------------------------------------------------- Sec. 2.3.1
 def _UA(rng, d=5, KU=2):
     U = rng.normal(size=(d, KU))
-    S = _spd(rng, d)
-    Sh = _spd(rng, d)
+    S = random_spd(rng, d)
+    Sh = random_spd(rng, d)
     A = U @ np.linalg.solve(U.T @ S @ U, U.T)
     Ah = U @ np.linalg.solve(U.T @ Sh @ U, U.T)
     return U, S, Sh, A, Ah
@@ -554,7 +534,7 @@ def _e15():
         d = int(rng.integers(2, 7))
         k = int(rng.integers(1, d + 1))
         V, _ = np.linalg.qr(rng.normal(size=(d, k)))
-        S = _spd(rng, d, 0.1, 5.0)
+        S = random_spd(rng, d, 0.1, 5.0)
         Minv = np.linalg.inv(V.T @ S @ V)
         n1 = np.linalg.norm(V @ Minv @ V.T, 2)
         n2 = np.linalg.norm(Minv, 2)
@@ -615,7 +595,7 @@ def _l3b():
     c2 = verify_identity(s2 / B, 2 * C)
     tt = sp.sqrt(32 * C ** 2 * (sp.log(1 / dl) + sp.Rational(1, 4)) / m)
     c3 = verify_identity(sp.exp(-m * tt ** 2 / (32 * C ** 2) + sp.Rational(1, 4)), dl,
-                         domain=_in01(dl))
+                         domain=open_unit(dl))
     if not (c1 and c2 and c3):
         bad = next(c for c in (c1, c2, c3) if not c)
         return refuted("Bernstein parameter algebra fails", counterexample=bad.counterexample)
@@ -714,7 +694,7 @@ def _l5():
     # corrected route (Weyl) on random pairs, and the tails
     rng = np.random.default_rng(16)
     for _ in range(200):
-        S1, E = _spd(rng, 4), rng.normal(size=(4, 4)) * 0.3
+        S1, E = random_spd(rng, 4), rng.normal(size=(4, 4)) * 0.3
         S2 = S1 + 0.5 * (E + E.T)
         if np.linalg.eigvalsh(S2)[0] < np.linalg.eigvalsh(S1)[0] - np.linalg.norm(S2 - S1, 2) - 1e-10:
             return refuted("Weyl check failed (unexpected)")
@@ -748,13 +728,13 @@ def _t6():
     Lg = sp.log(1 / dl) + sp.Rational(1, 4)
     t1 = sp.sqrt(32 * C ** 2 * Lg / m)
     t2 = sp.sqrt(32 * C ** 4 * Lg / m)
-    ok = [verify_identity(2 * C * t1, 2 * t2, domain=_in01(dl)),
-          verify_identity(2 * C / a * t1, 2 * C ** 2 / a * sp.sqrt(32 * Lg / m), domain=_in01(dl)),
+    ok = [verify_identity(2 * C * t1, 2 * t2, domain=open_unit(dl)),
+          verify_identity(2 * C / a * t1, 2 * C ** 2 / a * sp.sqrt(32 * Lg / m), domain=open_unit(dl)),
           verify_identity(C ** 2 / (a * a / 2) * (2 * C * t1 + t2), 6 * C ** 4 / a ** 2 * sp.sqrt(32 * Lg / m),
-                          domain=_in01(dl))]
+                          domain=open_unit(dl))]
     a_corr = C ** 2 * sp.sqrt(1152 * (sp.log(2 / dl) + sp.Rational(1, 4)) / m)
     fail_at = 2 * sp.exp(-m * a_corr ** 2 / (1152 * C ** 4) + sp.Rational(1, 4))
-    ok.append(verify_identity(fail_at, dl, domain=_in01(dl)))
+    ok.append(verify_identity(fail_at, dl, domain=open_unit(dl)))
     if not all(ok):
         return refuted("constant algebra fails", counterexample=next(c for c in ok if not c).counterexample)
     # the printed condition does not make Lemma 5's failure probability <= delta
@@ -950,15 +930,6 @@ def _a2():
                    corrected="while L(W^{t-1}; phi^{t-1}) - L(W^t; phi^t) >= T (L evaluated after each model step)")
 
 
-@claim("000-L9", P, "Lemma 9", "Alg. 2 reduces the empirical risk L^{HB}_S(W_LHM; phi) in each iteration", kind="lemma")
-def _l9():
-    return not_checkable("the claim concerns the output of Alg. 1 (a heuristic, not an exact minimiser) inside Alg. 2 on "
-                         "arbitrary data; its proof assumes (31) 'KHHM training is not worse than the naive inflation' "
-                         "and (32) 'x in X_j implies x in Q^{j,t+1}', neither of which Alg. 1 guarantees (Alg. 1 is not "
-                         "even monotone: 000-L2b). (28) writes L^B_{S2} for L^B_{S1}. A counterexample would need a full "
-                         "LHM implementation with a fixed KHHM solver; not available here.")
-
-
 @claim("000-T10", P, "Thm 10 and proof", "fixed phi*: w.p. >= 1-delta, L^H_D <= L^H_{S2} + sqrt(log(1/delta)/(2 m2)) "
        "L^H_{S2} + max_i (2K/sqrt(m_i) + 8K sqrt(2 log(2/delta)/m2)); proof eq. (34): L^H_D - L^H_{S2} = "
        "sum_i (p_i L^H_D(W^i) - (m_i/m2) L^H_{S2}(W^i)), with L^H_{S2}(W^i) = sum_{x in X_i} l (eq. 22)",
@@ -1050,20 +1021,6 @@ def _nn1():
                    corrected="use step activations, or scale the fixed weights and biases by a gain s >> 1 (sigmoid(s z))")
 
 
-@claim("000-NN2", P, "Sec. 4.2", "multi-class: C*K*G first-layer units, C*G AND units, G outputs initialised with 1's on the "
-       "own components and small Gaussian weights elsewhere; trained with cross-entropy", kind="claim")
-def _nn2():
-    return not_checkable("an architecture and initialisation recipe (design choice) with no checkable assertion beyond "
-                         "the unit counts, which follow from Sec. 4.1; its effect is empirical (Sec. 5.3 data).")
-
-
-@claim("000-X1", P, "Sec. 5", "experimental results (Table 1 AUC 94.68...95.83, Table 2 EER rates, Table 3 AUC, "
-       "Table 4 71.48% ...)", kind="claim")
-def _x1():
-    return not_checkable("empirical results on external data sets (UCI letters, SUN, CNN features) and tuned "
-                         "hyper-parameters that are not available here.")
-
-
 @claim("000-X2", P, "Abstract, Sec. 2.3", "the KHHM generalisation bounds are dimension independent and decay as "
        "K/sqrt(m)", kind="claim")
 def _x2():
@@ -1091,3 +1048,32 @@ def _x2():
                                    "thm6_constant_lower_bound": const},
                    corrected="hinge part: O(K/sqrt(m2)), dimension free; background part: O((C^2/alpha + C^4/alpha^2)"
                              "/sqrt(m1)) with C^2/alpha >= n, i.e. at least order n^2/sqrt(m1)")
+
+
+# ----------------------------------------------------------------------------- rows with nothing to compute
+# (definitions, citations, design choices, results on unavailable data): data, one row each
+not_checkable_rows(P, [  # (id, where, kind, statement, reason)
+    ("000-A1", "Alg. 1", "algorithm",
+     "greedy init (w_t fitted by eq. (8) on the negatives inside the previous half-spaces), then cyclic refit of "
+     "each w_t on the negatives inside the other K-1 half-spaces; stop when P_{t-1} - P_t <= eps",
+     "a procedure (heuristic) with no truth value of its own: its claimed guarantees are audited as 000-L2a "
+     "(probability part, verified) and 000-L2b (monotone hinge loss, refuted). Printed ambiguities: t is both the "
+     "iteration counter and the hyperplane index; P_0 is undefined; the stopping eps is not Lemma 2's eps = "
+     "a*delta; empty or one-point conditioning sets leave Sigma_t undefined."),
+    ("000-L9", "Lemma 9", "lemma",
+     "Alg. 2 reduces the empirical risk L^{HB}_S(W_LHM; phi) in each iteration",
+     "the claim concerns the output of Alg. 1 (a heuristic, not an exact minimiser) inside Alg. 2 on arbitrary "
+     "data; its proof assumes (31) 'KHHM training is not worse than the naive inflation' and (32) 'x in X_j "
+     "implies x in Q^{j,t+1}', neither of which Alg. 1 guarantees (Alg. 1 is not even monotone: 000-L2b). (28) "
+     "writes L^B_{S2} for L^B_{S1}. A counterexample would need a full LHM implementation with a fixed KHHM "
+     "solver; not available here."),
+    ("000-NN2", "Sec. 4.2", "claim",
+     "multi-class: C*K*G first-layer units, C*G AND units, G outputs initialised with 1's on the own components "
+     "and small Gaussian weights elsewhere; trained with cross-entropy",
+     "an architecture and initialisation recipe (design choice) with no checkable assertion beyond the unit "
+     "counts, which follow from Sec. 4.1; its effect is empirical (Sec. 5.3 data)."),
+    ("000-X1", "Sec. 5", "claim",
+     "experimental results (Table 1 AUC 94.68...95.83, Table 2 EER rates, Table 3 AUC, Table 4 71.48% ...)",
+     "empirical results on external data sets (UCI letters, SUN, CNN features) and tuned hyper-parameters that "
+     "are not available here."),
+])

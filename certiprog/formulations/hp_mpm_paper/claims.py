@@ -18,6 +18,7 @@ from scipy.optimize import brentq, linprog
 from scipy.optimize import minimize as _sp_minimize
 
 from certiprog.certificates.symbolic import verify_identity
+from certiprog.certificates.claimkit import open_unit, random_spd
 from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
 from certiprog.formulations.hp_mpm_paper import bounds as BND
 from certiprog.formulations.hp_mpm_paper.hp_mpm import uncertainty_terms
@@ -26,11 +27,6 @@ P = "004"
 
 
 # ----------------------------------------------------------------------------- helpers
-def _spd(rng, d, lo=0.5, hi=3.0):
-    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    return (Q * rng.uniform(lo, hi, size=d)) @ Q.T
-
-
 def _moments(X):
     mu = X.mean(axis=0)
     Xc = X - mu
@@ -40,10 +36,6 @@ def _moments(X):
 def _sqrtm(S):
     ev, V = np.linalg.eigh(0.5 * (S + S.T))
     return (V * np.sqrt(np.clip(ev, 0, None))) @ V.T
-
-
-def _in01(sym):
-    return lambda s: 0 < s.get(sym, sp.Rational(1, 2)) < 1
 
 
 def _h(w, kap, dmu, S1, S0, A1, A0):
@@ -149,8 +141,8 @@ def _mpm_solve(X1, X0):
 
 
 def _data(rng, d=3, n1=25, n0=35):
-    X1 = rng.normal(size=(n1, d)) @ _sqrtm(_spd(rng, d, 0.2, 1.5)) + rng.normal(size=d) + 1.0
-    X0 = rng.normal(size=(n0, d)) @ _sqrtm(_spd(rng, d, 0.2, 1.5)) - 0.5
+    X1 = rng.normal(size=(n1, d)) @ _sqrtm(random_spd(rng, d, 0.2, 1.5)) + rng.normal(size=d) + 1.0
+    X0 = rng.normal(size=(n0, d)) @ _sqrtm(random_spd(rng, d, 0.2, 1.5)) - 0.5
     return X1, X0
 
 
@@ -165,7 +157,7 @@ def _t1():
     for _ in range(10):
         K = int(rng.integers(1, 3))
         W, b = rng.normal(size=(K, 3)), rng.normal(size=K)
-        mu, S = rng.normal(size=3), _spd(rng, 3)
+        mu, S = rng.normal(size=3), random_spd(rng, 3)
         if np.all(W @ mu + b >= 0):
             continue
         model = background_risk(W, mu, S, b)
@@ -198,7 +190,7 @@ def _e1():
     rng = np.random.default_rng(42)
     worst = 0.0
     for i in range(10):
-        w, mu, S = rng.normal(size=3), rng.normal(size=3), _spd(rng, 3)
+        w, mu, S = rng.normal(size=3), rng.normal(size=3), random_spd(rng, 3)
         b = float(w @ mu + (rng.uniform(0.2, 3) if i % 3 else -rng.uniform(0.2, 3)))
         model = background_risk(w, mu, S, np.array([-b]))
         d2 = model.derived(model.solve())["d2"]
@@ -215,12 +207,12 @@ def _e1():
        "w^T x_bar_1 - b >= kappa(alpha) sqrt(w^T Sigma_1 w), kappa(alpha) = sqrt(alpha/(1-alpha))", kind="formula")
 def _e2():
     a = sp.symbols("alpha", positive=True)
-    chk = verify_identity(1 / (1 + a / (1 - a)), 1 - a, domain=_in01(a))
+    chk = verify_identity(1 / (1 + a / (1 - a)), 1 - a, domain=open_unit(a))
     if not chk:
         return refuted("1/(1+kappa^2) != 1-alpha", counterexample=chk.counterexample)
     rng = np.random.default_rng(43)
     for _ in range(2000):
-        w, mu, S = rng.normal(size=3), rng.normal(size=3), _spd(rng, 3)
+        w, mu, S = rng.normal(size=3), rng.normal(size=3), random_spd(rng, 3)
         b = float(w @ mu - rng.uniform(0.01, 3))
         al = rng.uniform(0.01, 0.99)
         d2 = (w @ mu - b) ** 2 / (w @ S @ w)
@@ -238,7 +230,7 @@ def _p():
     rng = np.random.default_rng(44)
     for _ in range(50):
         w, m1, m0 = rng.normal(size=3), rng.normal(size=3) + 1, rng.normal(size=3)
-        S1, S0 = _spd(rng, 3), _spd(rng, 3)
+        S1, S0 = random_spd(rng, 3), random_spd(rng, 3)
         s1, s0 = math.sqrt(w @ S1 @ w), math.sqrt(w @ S0 @ w)
         # LP in (b, kappa): max kappa s.t. b + kappa s1 <= w^T m1, -b + kappa s0 <= -w^T m0
         res = linprog([0, -1], A_ub=[[1, s1], [-1, s0]], b_ub=[w @ m1, -(w @ m0)], bounds=[(None, None)] * 2)
@@ -265,7 +257,7 @@ def _t2a():
         if best > der["kappa"] * (1 + 1e-5):
             return refuted("BFGS finds a larger kappa than (3)", counterexample={"kappa_3": der["kappa"], "bfgs": best})
     # equal covariances: closed form kappa* = 1/2 sqrt(dmu^T S^{-1} dmu), w ∝ S^{-1} dmu
-    X1 = rng.normal(size=(20, 3)) @ _sqrtm(_spd(rng, 3))
+    X1 = rng.normal(size=(20, 3)) @ _sqrtm(random_spd(rng, 3))
     X0 = X1 - np.array([1.5, -0.5, 0.7])
     _, der = _mpm_solve(X1, X0)
     m1, S = _moments(X1)
@@ -371,21 +363,6 @@ def _t2e():
                     "feasible w optimal.")
 
 
-@claim("004-L", P, "Sec. 2", "Lanckriet et al.'s iterative least-squares scheme solves (3) with worst-case complexity "
-       "O(d^3)", kind="claim")
-def _l():
-    return not_checkable("a complexity statement about a cited algorithm (Lanckriet et al. 2003) that is not reproduced "
-                         "in the paper or in certiprog.")
-
-
-@claim("004-U", P, "Sec. 3", "U_j = {(x_bar_j, Sigma_j) : (x_bar_j - x_hat_j)^T Sigma_j^{-1} (x_bar_j - x_hat_j) <= nu^2, "
-       "||Sigma_j - Sigma_hat_j||_F <= rho} (printed with Sigma_hat_j in the tuple)", kind="formula")
-def _u():
-    return not_checkable("a definition of Lanckriet et al.'s uncertainty set (cited, not used by the HP-MPM): no truth "
-                         "value. Printed typo: the tuple reads (x_bar_j, Sigma_hat_j) but the set ranges over the true "
-                         "Sigma_j.")
-
-
 # ----------------------------------------------------------------------------- Sec. 3
 @claim("004-E6a", P, "eq. (6), mean", "w.p. >= 1-delta: ||x_bar - x_hat|| <= (R/sqrt(m))(2 + sqrt(2 ln(1/delta)))",
        kind="bound", relied_on=True, bound=BND.E6A)
@@ -394,7 +371,7 @@ def _e6a():
     c = 2 * R / m
     exponent = -2 * eps ** 2 / (m * c ** 2)
     e_star = R * sp.sqrt(2 * sp.log(1 / dl) / m)
-    chk = verify_identity(sp.exp(exponent.subs(eps, e_star)), dl, domain=_in01(dl))
+    chk = verify_identity(sp.exp(exponent.subs(eps, e_star)), dl, domain=open_unit(dl))
     if not chk:
         return refuted("McDiarmid algebra fails", counterexample=chk.counterexample)
     sharper = verify_identity(sp.simplify(BND.E6A.expr - BND.E6A_MCDIARMID.expr), BND.SYMBOLS["R"] / sp.sqrt(BND.m))
@@ -511,7 +488,7 @@ def _p1ii():
        relied_on=True, bound=BND.E8_A)
 def _e8():
     k = BND.kappa
-    printed = verify_identity(BND.P1_T.printed, (2 + k ** 2) * BND.E8_A.printed, domain=_in01(BND.delta))
+    printed = verify_identity(BND.P1_T.printed, (2 + k ** 2) * BND.E8_A.printed, domain=open_unit(BND.delta))
     if not printed:
         return refuted("T_j != 2A_j + kappa^2 A_j", counterexample=printed.counterexample)
     vals = [dict(R=r, m=m, delta=d, kappa=kv) for r in (0.5, 2.0) for m in (10, 1000) for d in (1e-3, 0.1, 0.9)
@@ -550,7 +527,7 @@ def _c1a():
     for _ in range(200):
         d = 3
         dmu = rng.normal(size=d)
-        S1, S0 = _spd(rng, d), _spd(rng, d)
+        S1, S0 = random_spd(rng, d), random_spd(rng, d)
         c = np.linalg.norm(dmu)
         A1 = (c * rng.uniform(0.5, 1.2)) ** 2 / 2
         A0 = max((c - math.sqrt(2 * A1)) ** 2 / 2, 0) + rng.uniform(0, 0.2)
@@ -769,7 +746,7 @@ def _alg1_claim():
 def _e11():
     rng = np.random.default_rng(59)
     for _ in range(500):
-        S, A, k = _spd(rng, 3), rng.uniform(0.01, 2), rng.uniform(0.05, 5)
+        S, A, k = random_spd(rng, 3), rng.uniform(0.01, 2), rng.uniform(0.05, 5)
         w = rng.normal(size=3)
         w /= np.linalg.norm(w)
         St = S + np.eye(3) * (A + 2 * A / k ** 2)
@@ -803,14 +780,15 @@ def _g():
 
 
 # ----------------------------------------------------------------------------- Sec. 5
-def _kernel_parts(X, m1):
-    Kmat = X @ X.T  # linear kernel
-    m = X.shape[0]
-    K1, K0 = Kmat[:m1], Kmat[m1:]
-    l1, l0 = K1.mean(axis=0), K0.mean(axis=0)
-    L1 = (K1 - np.outer(np.ones(m1), l1)) / math.sqrt(m1)
-    L0 = (K0 - np.outer(np.ones(m - m1), l0)) / math.sqrt(m - m1)
-    return Kmat, l1, l0, L1, L0
+def _linear_kernel_case(rng, n1, n0, d, shift=0.0):
+    """Data X = [class 1 (shifted); class 0], its linear Gram matrix, Sec. 5's l_j, L_j (the package's
+    `kernel_parts`) and the explicit-feature moments: (X, K, l1, l0, L1, L0, m1, S1, m0, S0)."""
+    from certiprog.formulations.hp_mpm_paper.kernels import kernel_parts
+
+    X = rng.normal(size=(n1 + n0, d))
+    X[:n1] += shift
+    Kmat = X @ X.T
+    return (X, Kmat, *kernel_parts(Kmat, n1), *_moments(X[:n1]), *_moments(X[n1:]))
 
 
 @claim("004-K1", P, "Sec. 5", "any optimal w* of (9) lies in span{phi(x_i)}: an orthogonal component leaves w^T dmu and "
@@ -848,12 +826,9 @@ def _k2():
     rng = np.random.default_rng(62)
     for _ in range(20):
         n1, n0, d = 5, 7, 4
-        X = rng.normal(size=(n1 + n0, d))
-        Kmat, l1, l0, L1, L0 = _kernel_parts(X, n1)
+        X, Kmat, l1, l0, L1, L0, m1, S1, m0, S0 = _linear_kernel_case(rng, n1, n0, d)
         g = rng.normal(size=n1 + n0)
         w = X.T @ g
-        m1, S1 = _moments(X[:n1])
-        m0, S0 = _moments(X[n1:])
         ok = (abs(w @ (m1 - m0) - g @ (l1 - l0)) < 1e-9 and abs(w @ S1 @ w - g @ L1.T @ L1 @ g) < 1e-8
               and abs(w @ S0 @ w - g @ L0.T @ L0 @ g) < 1e-8 and abs(w @ w - g @ Kmat @ g) < 1e-8)
         if not ok:
@@ -867,11 +842,7 @@ def _k2():
 def _k3():
     rng = np.random.default_rng(63)
     n1, n0, d = 5, 7, 4
-    X = rng.normal(size=(n1 + n0, d))
-    X[:n1] += 1
-    Kmat, l1, l0, L1, L0 = _kernel_parts(X, n1)
-    m1, S1 = _moments(X[:n1])
-    m0, S0 = _moments(X[n1:])
+    X, Kmat, l1, l0, L1, L0, m1, S1, m0, S0 = _linear_kernel_case(rng, n1, n0, d, shift=1.0)
     A1, A0, k = 0.05, 0.01, 0.7
     g = rng.normal(size=n1 + n0)
     w = X.T @ g
@@ -897,11 +868,7 @@ def _k3():
 def _k4():
     rng = np.random.default_rng(64)
     n1, n0, d = 6, 8, 3
-    X = rng.normal(size=(n1 + n0, d))
-    X[:n1] += 1.5
-    Kmat, l1, l0, L1, L0 = _kernel_parts(X, n1)
-    m1, S1 = _moments(X[:n1])
-    m0, S0 = _moments(X[n1:])
+    X, Kmat, l1, l0, L1, L0, m1, S1, m0, S0 = _linear_kernel_case(rng, n1, n0, d, shift=1.5)
     A1, A0 = 0.02, 0.01
     g = np.linalg.lstsq(X.T, m1 - m0, rcond=None)[0]
     g /= math.sqrt(g @ Kmat @ g)
@@ -945,13 +912,6 @@ def _x1():
                     "so the stated condition is necessary (strict '>' is the exact condition, as in 004-C1a).")
 
 
-@claim("004-X2", P, "Sec. 6", "bHP-MPM: keep w* and choose b maximising training accuracy (the worst-case bound no longer "
-       "applies)", kind="algorithm")
-def _x2():
-    return not_checkable("a heuristic post-processing step (a design choice) with no checkable assertion; its benefit is "
-                         "empirical (Tables 4-5, data not available).")
-
-
 @claim("004-X3", P, "Sec. 6", "Gaussian kernel k(x,x') = exp(-||x - x'||^2/sigma), sigma in {1e-3,...,1e3}; its feature "
        "vectors have ||phi(x)|| = 1, so R = 1 in eq. (8)", kind="claim")
 def _x3():
@@ -969,12 +929,27 @@ def _x3():
                     f"{worst:.1e}) with unit diagonal, so ||phi(x)||^2 = k(x,x) = 1 and R = 1 in the feature space.")
 
 
-@claim("004-X4", P, "Tables 2-5", "experimental accuracies of MPM / HP-MPM / bHP-MPM / SVM / FDA on UCI data sets",
-       kind="claim")
-def _x4():
-    return not_checkable("empirical accuracies over the paper's own random splits (not published), with R and delta "
-                         "unstated; `certiprog reproduce hp-mpm` reruns the protocol on the same public data sets "
-                         "(docs/experiments/004.md: MPM within -0.2, HP-MPM -0.4, SVM +0.5, FDA +2.0 points of the "
-                         "paper on average over 71 cells, 10 partitions), but the paper's nu grid gives no meaningful "
-                         "HP-MPM solution in 530 of 710 partitions with R = the data radius, so the HP-MPM column "
-                         "needs an extended grid and cannot be matched as printed.")
+# ----------------------------------------------------------------------------- rows with nothing to compute
+# (definitions, citations, design choices, results on unavailable data): data, one row each
+not_checkable_rows(P, [  # (id, where, kind, statement, reason)
+    ("004-L", "Sec. 2", "claim",
+     "Lanckriet et al.'s iterative least-squares scheme solves (3) with worst-case complexity O(d^3)",
+     "a complexity statement about a cited algorithm (Lanckriet et al. 2003) that is not reproduced in the paper "
+     "or in certiprog."),
+    ("004-U", "Sec. 3", "formula",
+     "U_j = {(x_bar_j, Sigma_j) : (x_bar_j - x_hat_j)^T Sigma_j^{-1} (x_bar_j - x_hat_j) <= nu^2, ||Sigma_j - "
+     "Sigma_hat_j||_F <= rho} (printed with Sigma_hat_j in the tuple)",
+     "a definition of Lanckriet et al.'s uncertainty set (cited, not used by the HP-MPM): no truth value. Printed "
+     "typo: the tuple reads (x_bar_j, Sigma_hat_j) but the set ranges over the true Sigma_j."),
+    ("004-X2", "Sec. 6", "algorithm",
+     "bHP-MPM: keep w* and choose b maximising training accuracy (the worst-case bound no longer applies)",
+     "a heuristic post-processing step (a design choice) with no checkable assertion; its benefit is empirical "
+     "(Tables 4-5, data not available)."),
+    ("004-X4", "Tables 2-5", "claim",
+     "experimental accuracies of MPM / HP-MPM / bHP-MPM / SVM / FDA on UCI data sets",
+     "empirical accuracies over the paper's own random splits (not published), with R and delta unstated; "
+     "`certiprog reproduce hp-mpm` reruns the protocol on the same public data sets (docs/experiments/004.md: MPM "
+     "within -0.2, HP-MPM -0.4, SVM +0.5, FDA +2.0 points of the paper on average over 71 cells, 10 partitions), "
+     "but the paper's nu grid gives no meaningful HP-MPM solution in 530 of 710 partitions with R = the data "
+     "radius, so the HP-MPM column needs an extended grid and cannot be matched as printed."),
+])

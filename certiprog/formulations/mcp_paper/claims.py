@@ -16,7 +16,8 @@ import scipy.sparse as sp
 import sympy
 
 from certiprog.certificates.symbolic import verify_identity
-from certiprog.certificates.registry import claim, not_checkable, refuted, verified
+from certiprog.certificates.claimkit import short
+from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
 
 PAPER = "001"
 TOL = 1e-6  # interior-point tolerance slack
@@ -223,10 +224,6 @@ def _pairs(run):
     return [(its[k], its[k + 1]) for k in range(len(its) - 1)]
 
 
-def _fmt(d: dict) -> dict:
-    return {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in d.items()}
-
-
 # ============================================================================================== Section 2
 @claim("001-E2.1", PAPER, "Sec. 2.1 eq. (2.1)",
        "SVM_simple: argmin_w 1/2||w||^2 s.t. for all p, for all x in M_p: y_p<w, x> >= 1; maximising the margin "
@@ -256,7 +253,7 @@ def _e21():
             worst = min(worst, float(np.min(y[p] * (X @ ws))))
         if abs(kappa - g.value) > 1e-5 * max(1, kappa) or worst < 1 - 1e-6 or abs(Fs - 0.5 / kappa ** 2) > 1e-9:
             return refuted("max-margin program disagrees with min 1/2||w||^2",
-                           counterexample=_fmt(dict(key=str(key), kappa=kappa, gamma=float(g.value))))
+                           counterexample=short(dict(key=str(key), kappa=kappa, gamma=float(g.value))))
         out.append(f"q={q}: 1/||w*||={kappa:.6f} = max-margin gamma*={g.value:.6f}; sampled min y<w*,x>={worst:.4f}>=1")
     return verified("the optimum of min 1/2||w||^2 (robust counterpart, CLARABEL) has 1/||w*|| equal to the optimum "
                     "of the independent program max{gamma : y_p<v,x> >= gamma on M_p, ||v||<=1}; 4000 random "
@@ -284,14 +281,14 @@ def _rc():
             worst = max(worst, abs(prob.value - rc) / (1 + abs(rc)))
             if abs(prob.value - rc) > 1e-5 * (1 + abs(rc)):
                 return refuted("robust counterpart differs from the direct minimisation over s",
-                               counterexample=_fmt(dict(q=q, direct=float(prob.value), counterpart=float(rc))))
+                               counterexample=short(dict(q=q, direct=float(prob.value), counterpart=float(rc))))
     # and the semi-infinite program solved by cutting planes reaches the counterpart's optimum (Cor. 3 bracket)
     gaps = []
     for key, run in _hard_runs():
         Fs = _exact(key)[0]
         F = run["it"][-1]["F"]
         if not (F <= Fs * (1 + TOL) and Fs <= F / (1 - HARD_DELTA) ** 2 * (1 + TOL)):
-            return refuted("cutting planes and the counterpart disagree", counterexample=_fmt(dict(F_MCP=F, F_star=Fs)))
+            return refuted("cutting planes and the counterpart disagree", counterexample=short(dict(F_MCP=F, F_star=Fs)))
         gaps.append(Fs / F - 1)
     return verified(f"min over ||s||_q<=1 solved directly by CLARABEL equals y c'w - ||r o U'w||_q* for q in "
                     f"{{1,1.5,2,3,inf}} (max rel. diff {worst:.1e}); the MCP runs on the semi-infinite program land in "
@@ -310,7 +307,7 @@ def _e22():
             mar = Z @ it["w"]
             if np.min(mar) < 1 - 1e-7 or it["F"] > Fs * (1 + TOL) or np.min(np.abs(mar - 1)) > 1e-6:
                 return refuted("a T_k solution is infeasible, not a relaxation, or has no active constraint",
-                               counterexample=_fmt(dict(key=str(key), min_margin=float(np.min(mar)), F=it["F"], F_star=Fs)))
+                               counterexample=short(dict(key=str(key), min_margin=float(np.min(mar)), F=it["F"], F_star=Fs)))
             n += 1
     return verified(f"{n} QP solutions on T_k: all T_k constraints hold (>= 1-1e-7), at least one is active, and "
                     "1/2||w^(k)||^2 <= F* (relaxation of (2.1))")
@@ -336,7 +333,7 @@ def _e23():
                     "reports a 'violation' at the center c_p of a manifold whose successor has the opposite label, so the "
                     "stopping rule never fires. The corrected rule (label y_{p_{k+1}} of the point's own manifold) "
                     "terminates; the MCP runs of this module use it and reach the Cor. 3 bracket.",
-                    counterexample=_fmt(dict(instance=str(key), p=p, y_p=y[p], y_p_plus_1=y[p + 1],
+                    counterexample=short(dict(instance=str(key), p=p, y_p=y[p], y_p_plus_1=y[p + 1],
                                              printed_value=lit, correct_value_min=float(vals[p]), delta=HARD_DELTA)),
                     corrected="find p_{k+1}, x_{k+1} in M_{p_{k+1}} with y_{p_{k+1}}<w^(k), x_{k+1}> < 1 - delta; stop "
                               "if there is none")
@@ -354,7 +351,7 @@ def _a1():
         _, vals = _oracle(its[-1]["w"], _instance(*key))
         if not run["stopped"] or np.min(vals) < 1 - HARD_DELTA - 1e-7 or its[-1]["F"] > Fs * (1 + TOL):
             return refuted("the reconstructed loop did not stop at a delta-feasible relaxation",
-                           counterexample=_fmt(dict(key=str(key), stopped=run["stopped"], min_margin=float(np.min(vals)))))
+                           counterexample=short(dict(key=str(key), stopped=run["stopped"], min_margin=float(np.min(vals)))))
         msgs.append(f"{len(its) - 1}")
     return verified("the reconstructed loop (T_1 = centers = f_p(0), one most-violating point per iteration) "
                     f"terminates on all 4 instances (q = 2, inf, 1, 3; added points {', '.join(msgs)}) with "
@@ -375,7 +372,7 @@ def _l1():
             worst = min(worst, v / max(1.0, float(a_["w"] @ a_["w"])))
             n += 1
     if not chk or worst < -1e-7:
-        return refuted("<Delta w, w> < 0 observed", counterexample=_fmt(dict(min_inner=worst)))
+        return refuted("<Delta w, w> < 0 observed", counterexample=short(dict(min_inner=worst)))
     return verified(f"proof re-derived: w(lambda) = w^(k) + lambda Delta w is feasible for T_k for lambda in [0,1] "
                     f"(T_k subset T_k+1, convexity), and d/dlambda 1/2||w(lambda)||^2 at 0 = <Delta w, w> (SymPy: "
                     f"{chk.method}) must be >= 0 by optimality of w^(k). Numerically min <Delta w, w>/||w||^2 = "
@@ -392,11 +389,11 @@ def _t1():
             inc = float(b_["w"] @ b_["w"] - a_["w"] @ a_["w"])
             bnd1 = a_["delta_k"] ** 2 / float(a_["x"] @ a_["x"])
             if bnd1 < a_["delta_k"] ** 2 / L ** 2 - 1e-12:
-                return refuted("||x_{k+1}|| > L", counterexample=_fmt(dict(x_norm=float(np.linalg.norm(a_["x"])), L=L)))
+                return refuted("||x_{k+1}|| > L", counterexample=short(dict(x_norm=float(np.linalg.norm(a_["x"])), L=L)))
             worst = min(worst, inc / bnd1)
             n += 1
     if worst < 1 - 1e-5:
-        return refuted("increment below delta_k^2/||x||^2", counterexample=_fmt(dict(min_ratio=worst)))
+        return refuted("increment below delta_k^2/||x||^2", counterexample=short(dict(min_ratio=worst)))
     return verified(f"proof re-derived (Lemma 1 + y<Delta w, x_k+1> >= delta_k + Cauchy-Schwarz). On {n} iterations of 4 "
                     f"runs: min (||w^(k+1)||^2-||w^(k)||^2) / (delta_k^2/||x_k+1||^2) = {worst:.4f} >= 1, and "
                     "||x_k+1|| <= L (valid norm bound)")
@@ -413,7 +410,7 @@ def _e24():
             lhs = float(dw @ dw)
             r1 = lhs / (a_["delta_k"] ** 2 / float(a_["x"] @ a_["x"]))
             if not (a_["delta_k"] > HARD_DELTA and float(a_["x"] @ a_["x"]) <= L ** 2) or r1 < 1 - 1e-5:
-                return refuted("(2.4) fails", counterexample=_fmt(dict(ratio=r1, delta_k=a_["delta_k"])))
+                return refuted("(2.4) fails", counterexample=short(dict(ratio=r1, delta_k=a_["delta_k"])))
             worst = min(worst, r1)
             n += 1
     return verified(f"y<Delta w, x_k+1> >= 1 - (1 - delta_k) = delta_k and Cauchy-Schwarz give the first inequality; "
@@ -430,7 +427,7 @@ def _t1b():
         for it in run["it"]:
             worst = max(worst, float(np.linalg.norm(it["w"]) / ns))
     if worst > 1 + 1e-6:
-        return refuted("||w^(k)|| > ||w*||", counterexample=_fmt(dict(ratio=worst)))
+        return refuted("||w^(k)|| > ||w*||", counterexample=short(dict(ratio=worst)))
     return verified(f"max_k ||w^(k)||/||w*|| = {worst:.6f} <= 1 over all iterations of 4 runs (relaxation argument)")
 
 
@@ -449,7 +446,7 @@ def _t1c():
     tele = float(np.sum(dk ** 2)) <= L ** 2 * float(ws @ ws) * (1 + 1e-6)
     dist = float(np.linalg.norm(its[-1]["w"] - ws) / np.linalg.norm(ws))
     if not (mono and tele and n2[-1] <= float(ws @ ws) * (1 + 1e-6)):
-        return refuted("monotone bounded convergence fails", counterexample=_fmt(dict(monotone=mono, telescoped=tele)))
+        return refuted("monotone bounded convergence fails", counterexample=short(dict(monotone=mono, telescoped=tele)))
     return verified(f"delta = 1e-9, {len(its)} iterations: ||w^(k)||^2 nondecreasing and <= ||w*||^2; "
                     f"sum_k delta_k^2 = {np.sum(dk ** 2):.4g} <= L^2||w*||^2 = {L ** 2 * ws @ ws:.4g} (telescoping, so "
                     f"delta_k -> 0); last delta_k = {its[-1]['delta_k']:.2e}, ||w^(k)-w*||/||w*|| = {dist:.2e} "
@@ -484,7 +481,7 @@ def _c1():
         miscl = sum(1 for it in run["it"][:-1] if it["delta_k"] > 1)
         k0 = next((k for k, it in enumerate(run["it"]) if not it["errors"]), len(run["it"]))
         if not (miscl < L ** 2 * ns2 and k0 < L ** 2 * ns2):
-            return refuted("even the corrected count fails", counterexample=_fmt(dict(key=str(key), misclassified=miscl)))
+            return refuted("even the corrected count fails", counterexample=short(dict(key=str(key), misclassified=miscl)))
     if found is None:
         return not_checkable("no admissible-oracle counterexample found in 40 seeded instances; the proof only counts "
                              "iterations whose added point is misclassified")
@@ -493,7 +490,7 @@ def _c1():
         "the proof counts only iterations whose ADDED point is misclassified (delta_k > 1); (2.3) allows any violating "
         "point, and an admissible oracle that returns correctly classified violators (0 < y<w,x> < 1-delta) while "
         "another point is still misclassified keeps w^(k) in error beyond L^2||w*||^2 iterations",
-        counterexample=_fmt(dict(instance=f"seed {key[0]}, P={key[1]}, N={key[2]}, D={key[3]}, R0={key[4]}, q=2",
+        counterexample=short(dict(instance=f"seed {key[0]}, P={key[1]}, N={key[2]}, D={key[3]}, R0={key[4]}, q=2",
                                  delta=0.01, iterations_with_error=k0, L2_over_kappa2=bound,
                                  most_violating_oracle_iterations_with_error=next(
                                      (k for k, it in enumerate(_mcp_run(key, 0.01)["it"]) if not it["errors"]), -1))),
@@ -512,7 +509,7 @@ def _c2():
         K = len(run["it"]) - 1
         bnd = run["L"] ** 2 * float(ws @ ws) / HARD_DELTA ** 2
         if not (run["stopped"] and K < bnd):
-            return refuted("iteration count exceeds L^2/(kappa^2 delta^2)", counterexample=_fmt(dict(K=K, bound=bnd)))
+            return refuted("iteration count exceeds L^2/(kappa^2 delta^2)", counterexample=short(dict(K=K, bound=bnd)))
         rows.append(f"{K} < {bnd:.0f}")
     return verified("K (added points) < L^2||w*||^2/delta^2 on 4 real runs (delta = 0.05): " + ", ".join(rows) +
                     "; the lost fraction 'L2κδ2' restored as L^2/(kappa^2 delta^2)")
@@ -529,7 +526,7 @@ def _c3():
         a, b = float(w @ w), float(ws @ ws)
         _, vals = _oracle(w / (1 - HARD_DELTA), _instance(*key))
         if not (a <= b * (1 + TOL) and b <= a / (1 - HARD_DELTA) ** 2 * (1 + TOL) and np.min(vals) >= 1 - 1e-7):
-            return refuted("bracket fails", counterexample=_fmt(dict(wmcp2=a, wstar2=b, min_margin=float(np.min(vals)))))
+            return refuted("bracket fails", counterexample=short(dict(wmcp2=a, wstar2=b, min_margin=float(np.min(vals)))))
         rows.append(f"{a:.4f} <= {b:.4f} <= {a / (1 - HARD_DELTA) ** 2:.4f}")
     return verified("w_MCP/(1-delta) is feasible for (2.1) (closed-form margins >= 1) and the bracket holds on 4 runs: "
                     + "; ".join(rows))
@@ -550,7 +547,7 @@ def _sl():
         forced = np.maximum(0.0, 1.0 - vals)
         c, U, r, y, q = _instance(*key)
         if np.max(np.abs(xi - forced)) > 1e-5 or np.min(y * (c @ w)) < 1 - 1e-7:
-            return refuted("optimal slack is not (1 - min_x y<w,x>)_+", counterexample=_fmt(dict(gap=float(np.max(np.abs(xi - forced))))))
+            return refuted("optimal slack is not (1 - min_x y<w,x>)_+", counterexample=short(dict(gap=float(np.max(np.abs(xi - forced))))))
         rows.append(f"C={C}: max|xi* - (1-min y<w*,x>)_+| = {np.max(np.abs(xi - forced)):.1e}")
     # feasible iff centers separable: labels with centers not separable through the origin -> infeasible
     key = (9, 4, 2, 2, 0.5, 2.0)
@@ -577,7 +574,7 @@ def _slt():
         Fs = _exact(key, C)[0]
         for it in run["it"]:
             if it["F"] > Fs * (1 + TOL) + 1e-9:
-                return refuted("T_k value above F*", counterexample=_fmt(dict(F=it["F"], F_star=Fs)))
+                return refuted("T_k value above F*", counterexample=short(dict(F=it["F"], F_star=Fs)))
             n += 1
     return verified(f"{n} finite slack QPs (with all P center constraints, xi in R^P): every value <= F* "
                     "(relaxation), values nondecreasing along the runs")
@@ -601,7 +598,7 @@ def _e31():
             X = c[p] + (s * r[p]) @ U[p].T
             worst = min(worst, float(np.min(y[p] * (X @ last["w"]) + last["xi"][p])))
         if worst < 1 - SLACK_DELTA - 1e-7 or not run["stopped"]:
-            return refuted("terminal point violates by more than delta", counterexample=_fmt(dict(worst=worst)))
+            return refuted("terminal point violates by more than delta", counterexample=short(dict(worst=worst)))
         rows.append(f"{worst:.4f}")
     return verified("the violation 1 - y<w,x> - xi_p computed by the oracle is the stopping quantity; at termination "
                     "2000 sampled points per manifold satisfy y<w,x> + xi_p >= 1 - delta (min values " + ", ".join(rows) + ")")
@@ -616,7 +613,7 @@ def _a2():
         F = run["it"][-1]["F"]
         P = len(_instance(*key)[3])
         if not (run["stopped"] and F <= Fs * (1 + TOL) and Fs <= F + P * C * SLACK_DELTA + 1e-7):
-            return refuted("reconstructed Alg. 2 does not reach the Cor. 5 bracket", counterexample=_fmt(dict(F=F, F_star=Fs)))
+            return refuted("reconstructed Alg. 2 does not reach the Cor. 5 bracket", counterexample=short(dict(F=F, F_star=Fs)))
         rows.append(f"C={C}: K={len(run['it']) - 1}")
     return verified("the reconstructed Alg. 2 terminates on all slack instances and F_MCP <= F* <= F_MCP + PC delta: "
                     + ", ".join(rows))
@@ -637,7 +634,7 @@ def _slack_iters():
 def _l2():
     worst = min(float((b["w"] - a["w"]) @ a["w"] + C * np.sum(b["xi"] - a["xi"])) for C, L, a, b, y in _slack_iters())
     if worst < -1e-6:
-        return refuted("Lemma 2 fails", counterexample=_fmt(dict(min_value=worst)))
+        return refuted("Lemma 2 fails", counterexample=short(dict(min_value=worst)))
     return verified(f"directional derivative of F at the T_k optimum toward the (T_k-feasible) next solution is >= 0; "
                     f"min over {len(_slack_iters())} iterations = {worst:.2e}")
 
@@ -677,7 +674,7 @@ def _l3():
         v2 = float(y[p] * ((b["w"] - a["w"]) @ a["x"]) + b["xi"][p] - a["xi"][p])
         worst = max(worst, abs(v1 - 1), abs(v2 - a["delta_k"]))
     if worst > 1e-6 or not chk:
-        return refuted("the new constraint is not tight", counterexample=_fmt(dict(max_dev=worst)))
+        return refuted("the new constraint is not tight", counterexample=short(dict(max_dev=worst)))
     return verified(f"lambda' = delta_k/(delta_k+eps) makes the new constraint tight (SymPy), contradicting optimality "
                     f"via Lemma 2 + strict convexity; on {len(_slack_iters())} iterations max |dev| = {worst:.1e}")
 
@@ -696,7 +693,7 @@ def _l4():
     slack = 0.5 * (xx - ds) ** 2 + Ks * xx - np.minimum(0.5 * ds ** 2, 0.5 * Ks * ds)
     if not (c1 and c2) or slack.min() < -1e-12:
         i = int(np.argmin(slack))
-        return refuted("Lemma 4 fails", counterexample=_fmt(dict(K=float(Ks[i]), delta=float(ds[i]), x=float(xx[i]))))
+        return refuted("Lemma 4 fails", counterexample=short(dict(K=float(Ks[i]), delta=float(ds[i]), x=float(xx[i]))))
     return verified(f"argmin_x>=0 = (delta-K)_+ (SymPy: {xs}); value K delta - K^2/2 = K delta/2 + K(delta-K)/2 >= "
                     f"K delta/2 for K < delta, delta^2/2 otherwise; 1e5 random triples: min slack {slack.min():.2e} >= 0")
 
@@ -724,7 +721,7 @@ def _t2():
     rows = _T2_cases()
     worst = min(r["dF"] / r["bound"] for r in rows)
     if worst < 1 - 1e-5:
-        return refuted("Thm. 2 fails on a run", counterexample=_fmt(dict(min_ratio=worst)))
+        return refuted("Thm. 2 fails on a run", counterexample=short(dict(min_ratio=worst)))
     return verified(f"proof re-derived (three cases, rows T2a-T2c); on {len(rows)} iterations of {len(_slack_runs())} "
                     f"slack runs min Delta F / min(delta_k^2/8L^2, C delta_k/2) = {worst:.3f} >= 1")
 
@@ -739,7 +736,7 @@ def _e38():
     bad0 = [r for r in zero if abs(r["dF"] - r["C"] * r["dk"]) > 1e-5 * max(1, r["dF"])]
     if bad or bad0:
         r = (bad or bad0)[0]
-        return refuted("(3.8) fails", counterexample=_fmt(dict(dF=r["dF"], C_delta=r["C"] * r["dk"])))
+        return refuted("(3.8) fails", counterexample=short(dict(dF=r["dF"], C_delta=r["C"] * r["dk"])))
     return verified(f"expansion is (3.3) at lambda = 1 (SymPy, row E3.3); Delta F > 0 on all {len(rows)} iterations; "
                     f"{len(zero)} iterations with Delta w = 0 (small-C run) all have Delta F = C delta_k to 1e-5")
 
@@ -751,7 +748,7 @@ def _t2a():
     for r in rows:
         ydx = float(r["y"][r["p"]] * (r["dw"] @ r["a"]["x"]))
         if ydx < r["dk"] - 1e-6 or r["dF"] < r["dk"] ** 2 / (2 * r["L"] ** 2) * (1 - 1e-6):
-            return refuted("case bound fails", counterexample=_fmt(dict(y_dw_x=ydx, delta_k=r["dk"], dF=r["dF"])))
+            return refuted("case bound fails", counterexample=short(dict(y_dw_x=ydx, delta_k=r["dk"], dF=r["dF"])))
     if not rows:
         return not_checkable("no iteration of this case occurred in the seeded runs")
     return verified(f"{len(rows)} iterations in this case: y<Delta w, x_k> >= delta_k and Delta F >= delta_k^2/(2L^2)")
@@ -769,7 +766,7 @@ def _t2b():
         L, dk, dx = r["L"], r["dk"], r["dxi_p"]
         mid = r["C"] * dx + (max(dk - dx, 0.0)) ** 2 / (2 * L ** 2)
         if e313 < -1e-6 or r["dF"] < mid * (1 - 1e-6) - 1e-9 or mid < min(dk ** 2 / (2 * L ** 2), r["C"] * dk / 2) * (1 - 1e-9):
-            return refuted("case eta > 0 fails", counterexample=_fmt(dict(e313=e313, dF=r["dF"], mid=mid)))
+            return refuted("case eta > 0 fails", counterexample=short(dict(e313=e313, dF=r["dF"], mid=mid)))
     if not rows:
         return not_checkable("no iteration of this case occurred in the seeded runs")
     return verified(f"{len(rows)} iterations in this case: (3.13) >= 0, Delta F >= C Delta xi + (delta_k - Delta xi)^2/(2L^2) "
@@ -809,7 +806,7 @@ def _t2c():
               and r["dF"] >= (C * ep + max(dk - ep, 0) ** 2 / (8 * L ** 2)) * (1 - 1e-6) - 1e-9
               and r["dF"] >= bound * (1 - 1e-9) and (eps > r["dxi_p"] or abs(e324 - (dk - eps)) < 1e-5))
         if not ok:
-            return refuted("even the corrected case eta = 0 fails", counterexample=_fmt(dict(eps=eps, e321=e321, dF=r["dF"])))
+            return refuted("even the corrected case eta = 0 fails", counterexample=short(dict(eps=eps, e321=e321, dF=r["dF"])))
         n += 1
     if not n:
         return not_checkable("no iteration of this case occurred in the seeded runs")
@@ -818,7 +815,7 @@ def _t2c():
             "the perturbation (3.19) lowers xi_{p_k} at rate Delta xi_{p_k} - eps; when xi^(k)_{p_k} = 0 (its "
             "nonnegativity constraint active) and eps > Delta xi_{p_k}, xi_{p_k}(lambda) < 0 for every lambda > 0, so "
             "(3.20)-(3.21) do not follow and (3.21)/(3.28) fail on a real MCP_slack iteration (Thm. 2's conclusion "
-            "(3.29) still holds there)", counterexample=_fmt(bad),
+            "(3.29) still holds there)", counterexample=short(bad),
             corrected="use eps' = min(eps, Delta xi_{p_k}) in (3.19): then <Delta w, w> + C sum Delta xi >= C eps' and "
                       "Delta F >= C eps' + (delta_k - eps')^2/(8L^2) >= min(delta_k^2/(8L^2), C delta_k/2) (for eps' = "
                       "Delta xi_{p_k} this is the eta > 0 argument); verified on all "
@@ -849,7 +846,7 @@ def _c4():
         K = len(run["it"]) - 1
         bnd = (Fs - F1) * max(8 * run["L"] ** 2 / SLACK_DELTA ** 2, 2 / (C * SLACK_DELTA))
         if K > bnd:
-            return refuted("even the corrected bound fails", counterexample=_fmt(dict(K=K, bound=bnd)))
+            return refuted("even the corrected bound fails", counterexample=short(dict(K=K, bound=bnd)))
         rows.append(f"{K} <= {bnd:.3g}")
     # without centers the printed proof step holds
     nc = [(_exact(k, C, centers=False)[0], len(_instance(*k)[3]) * C) for k, C in SLACK]
@@ -862,7 +859,7 @@ def _c4():
         f"false: on the instance below F* = {Fs:.4f} > PC = {len(y) * 1.0:.0f}. The printed iteration bound rests on it "
         "(it does hold for the program without centers: F* <= PC on all slack instances, "
         + ", ".join(f"{a:.3g}<={b:.3g}" for a, b in nc) + ")",
-        counterexample=_fmt(dict(instance=f"seed {key[0]}, P={key[1]}, N={key[2]}, D={key[3]}, R0={key[4]}, q=2", C=1.0,
+        counterexample=short(dict(instance=f"seed {key[0]}, P={key[1]}, N={key[2]}, D={key[3]}, R0={key[4]}, q=2", C=1.0,
                                  F_star=Fs, PC=float(len(y)), w0_center_margin=0.0)),
         corrected="K <= (F* - F_1) max(8L^2/delta^2, 2/(C delta)), F_1 the value on T_1 (from Thm. 2 and F_MCP <= F*); "
                   "verified on the slack runs: " + ", ".join(rows))
@@ -891,7 +888,7 @@ def _c5():
         feas = np.min(vals + last["xi"] + SLACK_DELTA) >= 1 - 1e-7
         F = last["F"]
         if not (feas and F <= Fs * (1 + TOL) and Fs <= F + P * C * SLACK_DELTA + 1e-7):
-            return refuted("Cor. 5 bracket fails", counterexample=_fmt(dict(F_MCP=F, F_star=Fs, PCd=P * C * SLACK_DELTA)))
+            return refuted("Cor. 5 bracket fails", counterexample=short(dict(F_MCP=F, F_star=Fs, PCd=P * C * SLACK_DELTA)))
         rows.append(f"{F:.4f} <= {Fs:.4f} <= {F + P * C * SLACK_DELTA:.4f}")
     return verified("(w_MCP, xi_MCP + delta) is feasible for the semi-infinite program (closed-form margins) and the "
                     "bracket holds on real runs: " + "; ".join(rows))
@@ -914,7 +911,7 @@ def _o():
             S /= np.linalg.norm(S, ord=q, axis=1, keepdims=True)
             samp = float(np.min(S @ a))
             if np.linalg.norm(s, ord=q) > 1 + 1e-9 or abs(v + np.linalg.norm(a, ord=_dual(q))) > 1e-9 or samp < v - 1e-9:
-                return refuted("corrected oracle is not optimal", counterexample=_fmt(dict(q=q, value=v, sampled=samp)))
+                return refuted("corrected oracle is not optimal", counterexample=short(dict(q=q, value=v, sampled=samp)))
             worst_gap = max(worst_gap, samp - v)
     # printed form (radii missing) at q = 2, seed 0, N = 8, D = 3, r = (0.2, 1, 5)
     N, D = 8, 3
@@ -933,7 +930,7 @@ def _o():
             "a_i = R_i h_i) and the signs/absolute values (for q = 3 and h_i < 0, h_i^{1/2} is not real); it is "
             "undefined at q = 1 and q = inf (exponent 1/(q-1)). With unequal radii the printed point is feasible but "
             "strictly suboptimal",
-            counterexample=_fmt(dict(q=2, radii="(0.2, 1, 5)", printed_value=v_print, optimal_value=v_true)),
+            counterexample=short(dict(q=2, radii="(0.2, 1, 5)", printed_value=v_print, optimal_value=v_true)),
             corrected="s_i = -sign(a_i)|a_i|^{1/(q-1)} / (sum_j |a_j|^{q/(q-1)})^{1/q} with a_i = y_p R_i <w, u_i^p> "
                       "(1 < q < inf); q = 1: s = -sign(a_j) e_j, j = argmax|a_i|; q = inf: s = -sign(a); value "
                       f"-||a||_{{q*}} (verified: Hoelder equality, never beaten by 20000 samples per case, max sample "
@@ -962,19 +959,9 @@ def _o2():
             cf = y * (w @ c) - np.linalg.norm(r * (U.T @ w), ord=_dual(q))
             worst = max(worst, abs(val - cf))
     if worst > 1e-8:
-        return refuted("closed form differs from LP", counterexample=_fmt(dict(diff=worst)))
+        return refuted("closed form differs from LP", counterexample=short(dict(diff=worst)))
     return verified(f"equals HiGHS LP minimisation for q in {{1, inf}} (max diff {worst:.1e}); for other q see 001-RC "
                     "(CLARABEL) and 001-O (Hoelder); the sign y_p disappears inside the norm")
-
-
-@claim("001-G", PAPER, "Sec. 4.1 (generator)",
-       "centers x_p^c and basis vectors u_i^p random Gaussian; R_i ~ Unif[0.5 R0, 1.5 R0]; P/2 manifolds positive",
-       kind="claim")
-def _g():
-    return not_checkable("a data-generating recipe, not an assertion: the variances of x_p^c and u_i^p (hence the "
-                         "ratio of ellipsoid size to center norm that R0 is measured against) are not stated; "
-                         "certiprog's `random_lq_ellipsoids` uses N(0, I/N), under which the capacity claims of Figs. "
-                         "3-4 hold (001-X)")
 
 
 @claim("001-X", PAPER, "Sec. 4.1, Figs. 3-4",
@@ -999,3 +986,14 @@ def _x():
                     f"separable and P=12, N=475 not separable for seeds 0 and 1 (exact robust counterparts, Clarabel); "
                     f"with centers ~ N(0, I) the P=12, N=475 draw is {alt!r}, so the statement holds only under that "
                     "normalisation, which the paper does not state (001-G)")
+
+
+# ----------------------------------------------------------------------------- rows with nothing to compute
+# (definitions, citations, design choices, results on unavailable data): data, one row each
+not_checkable_rows(PAPER, [  # (id, where, kind, statement, reason)
+    ("001-G", "Sec. 4.1 (generator)", "claim",
+     "centers x_p^c and basis vectors u_i^p random Gaussian; R_i ~ Unif[0.5 R0, 1.5 R0]; P/2 manifolds positive",
+     "a data-generating recipe, not an assertion: the variances of x_p^c and u_i^p (hence the ratio of ellipsoid "
+     "size to center norm that R0 is measured against) are not stated; certiprog's `random_lq_ellipsoids` uses "
+     "N(0, I/N), under which the capacity claims of Figs. 3-4 hold (001-X)"),
+])

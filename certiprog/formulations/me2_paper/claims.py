@@ -18,7 +18,7 @@ import numpy as np
 import sympy
 
 from certiprog.certificates.symbolic import verify_identity
-from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.certificates.registry import claim, not_checkable_rows, refuted, verified
 from certiprog.formulations.me2_paper import bounds as thm2_bound
 
 P = "002"
@@ -97,6 +97,21 @@ def replace_one(rng, X, t, d, B):
     return Xi
 
 
+def replaced_pairs(rng, count, B=0.5, n=20, d=3):
+    """Yield (c, X, X^t) for t < count: data in the B-ball and a copy with point t redrawn (Prop. 1's S, S^i)."""
+    for t in range(count):
+        c, X = centred_sample(rng, n, d, B)
+        yield c, X, replace_one(rng, X, t, d, B)
+
+
+@functools.lru_cache(maxsize=None)
+def stability_optima(seed: int, t: int, mu: float, lam: float, B=0.5, n=20, d=3):
+    """The ME^2 optima (P, P^i) on the t-th pair of `replaced_pairs` drawn from ``default_rng(seed)`` (cached:
+    002-C38 and 002-C40 share them)."""
+    c, X, Xi = list(replaced_pairs(np.random.default_rng(seed), t + 1, B, n, d))[t]
+    return solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
+
+
 def solve_primal(X, c, mu, lam, B, psd=False):
     from certiprog.formulations.me2_paper.programs import me2_primal
 
@@ -169,18 +184,6 @@ def _sym(names, **kw):
 
 
 # ====================================================================== Sec. 2 and 3
-@claim("002-C01", P, "Sec. 2, eq. (1)",
-       "SVDD: min_{R,c,xi} R^2 + (mu/n) sum xi_i s.t. ||x_i - c||^2 <= R^2 + xi_i, xi >= 0", kind="formula")
-def c01():
-    return not_checkable("definition of SVDD quoted from [TD04]/[PA11]: it introduces the method the paper builds on "
-                         "and asserts nothing that can be derived (it is a convex QCQP in (R^2, c, xi)).")
-
-
-@claim("002-C02", P, "Sec. 2", "using R instead of R^2 in SVDD is often preferable [PA11]", kind="claim")
-def c02():
-    return not_checkable("empirical statement cited from [PA11]; checking it needs PA11's experiments, not this paper.")
-
-
 @claim("002-C03", P, "Sec. 3, Problem 2",
        "min_{M,R,xi} (1/n) sum xi_i + mu (B-R)^2 + lam ||M-I||_F^2 s.t. ||x_i-c||_M^2 >= R - xi_i, xi >= 0, "
        "B >= R >= 0 (R compared with the SQUARED M-distance)", kind="formula", relied_on=True)
@@ -714,12 +717,6 @@ def c25():
 
 
 # ====================================================================== Sec. 4
-@claim("002-C26", P, "Sec. 4.1, Def. 1", "uniform stability: sup_x |l(theta_S, x) - l(theta_{S^i}, x)| <= beta/n",
-       kind="formula")
-def c26():
-    return not_checkable("definition quoted from [BE02] (with the stability constant written beta/n); nothing to derive.")
-
-
 @claim("002-C27", P, "Sec. 4.1, Thm 1",
        "[BE02, Thm 12]: L <= L_S + 2 beta/n + (4 beta + K) sqrt(ln(1/delta)/(2n)) for uniform stability beta/n",
        kind="theorem")
@@ -979,15 +976,12 @@ def c37():
 @claim("002-C38", P, "Sec. 4.2, Prop. 1, (14)",
        "mu (R^i - R)^2 + lam ||M^i - M||_F^2 <= (2 max(1, 4B^2)/n) ||Delta||", kind="step")
 def c38():
-    B, n, d = 0.5, 20, 3
+    B, n = 0.5, 20
     k = k_lip(B)
-    rng = np.random.default_rng(100)
     worst = 0.0
     for t in range(3):
-        c, X = centred_sample(rng, n, d, B)
-        Xi = replace_one(rng, X, t, d, B)
         for mu, lam in [(1.0, 1.0), (0.05, 0.05)]:
-            P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
+            P1, P2 = stability_optima(100, t, mu, lam)
             Dn = abs(P1["R"] - P2["R"]) + np.linalg.norm(P1["M"] - P2["M"])
             lhs = mu * (P1["R"] - P2["R"]) ** 2 + lam * np.sum((P1["M"] - P2["M"]) ** 2)
             if Dn > 1e-9:
@@ -1022,15 +1016,12 @@ def c39():
 @claim("002-C40", P, "Sec. 4.2, Prop. 1", "||Delta(M, R)|| <= 2 max(1, 4B^2)/(n kappa min(mu, lam)) "
        "(valid with kappa = 1/2: ||Delta|| <= 4k/(n min(mu, lam)))", kind="bound")
 def c40():
-    B, n, d = 0.5, 20, 3
+    B, n = 0.5, 20
     k = k_lip(B)
-    rng = np.random.default_rng(100)
     worst = 0.0
     for t in range(4):
-        c, X = centred_sample(rng, n, d, B)
-        Xi = replace_one(rng, X, t, d, B)
         for mu, lam in [(1.0, 1.0), (0.05, 0.05), (0.01, 0.001)]:
-            P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
+            P1, P2 = stability_optima(100, t, mu, lam)
             Dn = abs(P1["R"] - P2["R"]) + np.linalg.norm(P1["M"] - P2["M"])
             worst = max(worst, Dn / (4 * k / (n * min(mu, lam))))
     if worst > 1 + 1e-6:
@@ -1047,9 +1038,7 @@ def c41():
     k = k_lip(B)
     rng = np.random.default_rng(41)
     worst = 0.0
-    for t in range(3):
-        c, X = centred_sample(rng, n, d, B)
-        Xi = replace_one(rng, X, t, d, B)
+    for t, (c, X, Xi) in enumerate(replaced_pairs(rng, 3, B, n, d)):
         mu, lam = (1.0, 1.0) if t % 2 else (0.05, 0.05)
         P1, P2 = solve_primal(X, c, mu, lam, B), solve_primal(Xi, c, mu, lam, B)
         beta = 2 * k ** 2 / (0.5 * min(mu, lam))
@@ -1201,12 +1190,6 @@ def c47():
     return verified("union bound statement fine")
 
 
-@claim("002-C48", P, "Sec. 4.2", "the dependence of the bound on d generally holds for Mahalanobis learning [VB15]",
-       kind="claim")
-def c48():
-    return not_checkable("statement about the literature, cited from [VB15]; not derivable from this paper.")
-
-
 @claim("002-C49", P, "Sec. 5",
        "F = 2 P R/(P + R), P = TP/(TP + FP), R = TP/(TP + FN), 'with ... TN the number of true negatives'",
        kind="formula")
@@ -1276,14 +1259,6 @@ def c51():
     return refuted(f"Table 1 range is {rates[lo]} ({lo}) .. {rates[hi]} ({hi})")
 
 
-@claim("002-C52", P, "Sec. 5.2", "decision rule (nearest positive; inside its ellipsoid and among the m = 3 nearest), "
-       "tuning grids mu in {0.75..10}, lam in {1e-6..1e2}, B = 4", kind="algorithm")
-def c52():
-    return not_checkable("experimental procedure: step 2) 'at most the m-th closest nearest neighbour of the ellipsoid's "
-                         "centre' is ambiguous (rank among the query points or among the training data), so there is no "
-                         "unique statement to check; certiprog's me2_predict documents the reading it implements.")
-
-
 @claim("002-C53", P, "Sec. 5.3, Table 3", "the F column equals 2PR/(P + R) of the P and R columns", kind="claim")
 def c53():
     gaps = []
@@ -1327,13 +1302,6 @@ def c55():
     return refuted("the quoted numbers do not match Table 3")
 
 
-@claim("002-C56", P, "Sec. 5.3, Fig. 3", "on Yeast6 with decreasing positive rate ME^2 keeps the best F; 5 of 7 other "
-       "methods reach F = 0 at 98.75% negatives", kind="claim")
-def c56():
-    return not_checkable("read off a figure whose data are not printed; checking needs re-running all 8 methods on "
-                         "subsampled Yeast6 (5 runs per rate) with the paper's R packages.")
-
-
 @claim("002-C57", P, "Sec. 3 (derived)", "at the optimum delta* = 0 always, beta* = 0 unless some x_i = c, and the PSD "
        "multiplier Gamma* = 0 (M >> 0 never binds)", kind="claim", relied_on=True)
 def c57():
@@ -1374,3 +1342,33 @@ def c58():
     if worst > 1e-7:
         return refuted(f"g exceeds p* by {worst}")
     return verified(f"180 random dual-feasible points on the 6 instances: max g - p* = {worst:.3g} <= 0.")
+
+
+# ----------------------------------------------------------------------------- rows with nothing to compute
+# (definitions, citations, design choices, results on unavailable data): data, one row each
+not_checkable_rows(P, [  # (id, where, kind, statement, reason)
+    ("002-C01", "Sec. 2, eq. (1)", "formula",
+     "SVDD: min_{R,c,xi} R^2 + (mu/n) sum xi_i s.t. ||x_i - c||^2 <= R^2 + xi_i, xi >= 0",
+     "definition of SVDD quoted from [TD04]/[PA11]: it introduces the method the paper builds on and asserts "
+     "nothing that can be derived (it is a convex QCQP in (R^2, c, xi))."),
+    ("002-C02", "Sec. 2", "claim",
+     "using R instead of R^2 in SVDD is often preferable [PA11]",
+     "empirical statement cited from [PA11]; checking it needs PA11's experiments, not this paper."),
+    ("002-C26", "Sec. 4.1, Def. 1", "formula",
+     "uniform stability: sup_x |l(theta_S, x) - l(theta_{S^i}, x)| <= beta/n",
+     "definition quoted from [BE02] (with the stability constant written beta/n); nothing to derive."),
+    ("002-C48", "Sec. 4.2", "claim",
+     "the dependence of the bound on d generally holds for Mahalanobis learning [VB15]",
+     "statement about the literature, cited from [VB15]; not derivable from this paper."),
+    ("002-C52", "Sec. 5.2", "algorithm",
+     "decision rule (nearest positive; inside its ellipsoid and among the m = 3 nearest), tuning grids mu in "
+     "{0.75..10}, lam in {1e-6..1e2}, B = 4",
+     "experimental procedure: step 2) 'at most the m-th closest nearest neighbour of the ellipsoid's centre' is "
+     "ambiguous (rank among the query points or among the training data), so there is no unique statement to "
+     "check; certiprog's me2_predict documents the reading it implements."),
+    ("002-C56", "Sec. 5.3, Fig. 3", "claim",
+     "on Yeast6 with decreasing positive rate ME^2 keeps the best F; 5 of 7 other methods reach F = 0 at 98.75% "
+     "negatives",
+     "read off a figure whose data are not printed; checking needs re-running all 8 methods on subsampled Yeast6 "
+     "(5 runs per rate) with the paper's R packages."),
+])
