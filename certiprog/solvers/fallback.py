@@ -51,11 +51,12 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
     """Run ``candidates`` (label, zero-argument solve) in order; return the first confirmed Solution.
 
     ``skip(exc)`` says which BackendErrors (a licence or size limit) move on to the next candidate; any other
-    error propagates. At most ``max_answers`` solves that return an answer are tried (None: all).
+    error propagates; when every candidate refused, one candidate's error is raised as it is, several are listed
+    in one BackendError. At most ``max_answers`` solves that return an answer are tried (None: all).
     ``sol.info['fallback']`` lists every attempt as {solver, status, verdict} or {solver, error};
     ``sol.info['verdict']`` is the returned answer's verdict (`certiprog.certificates.check`'s word).
     """
-    attempts, first, answers = [], None, 0
+    attempts, first, answers, errors = [], None, 0, []
     for label, solve in candidates:
         if max_answers is not None and answers >= max_answers:
             break
@@ -65,6 +66,7 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
             if not skip(exc):
                 raise
             attempts.append({"solver": label, "error": str(exc)})
+            errors.append(exc)
             continue
         answers += 1
         ok, v, why = assess(problem, sol)
@@ -76,6 +78,8 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
             sol.info["verdict"] = v
             return sol
     if first is None:
+        if len(errors) == 1:  # one candidate: its own error, as if it had been named
+            raise errors[0]
         raise BackendError("no solver could take the problem: "
                            + "; ".join(f"{a['solver']}: {a['error']}" for a in attempts))
     sol, v, label = first

@@ -216,9 +216,12 @@ def _rank(order: tuple, name: str) -> int:
 def choose(model_or_problem, backend: str | None = None) -> list[tuple[str, str]]:
     """(backend, solver) pairs to try for a problem, best first: every available, licensed pair whose capabilities
     take it (restricted to ``backend`` if given), one per engine, a solver whose ``preferred(problem)`` holds
-    first, then by `ENGINE_ORDER` and `BACKEND_ORDER`. Empty when nothing here takes the problem."""
+    first, then by `ENGINE_ORDER` and `BACKEND_ORDER`. Empty when nothing here takes the problem. A named backend
+    none of whose capable solvers has its licence keeps them, so that solving says why (MOSEK's licence paths)."""
     problem = model_or_problem if isinstance(model_or_problem, Needs) else as_problem(model_or_problem)
     pairs = available_solvers(problem, backend=backend)
+    if not pairs and backend is not None:
+        pairs = available_solvers(problem, licensed=False, backend=backend)
 
     def key(pair):
         caps = _REGISTRY[pair[0]].capabilities_of(pair[1])
