@@ -59,30 +59,6 @@ _DEF = ("a definition: it introduces notation and has no truth value of its own;
         "entries that rely on it")
 
 
-@claim("000-D1", P, "Def. 1, eq. (1)", "f_W(x) = 1 if W^T x >= 0 (componentwise), -1 otherwise; W = [w_1..w_K] "
-       "(n x K), no bias (absorbed)", kind="formula")
-def _d1():
-    return not_checkable(_DEF + " (000-T1, 000-NN1).")
-
-
-@claim("000-D2", P, "Def. 2, eq. (2)", "L^H_D(W) = E_D[l(W,x,y) 1[y=1]], l(W,x,y) = max_j max{0, 1 - y w_j^T x}",
-       kind="formula")
-def _d2():
-    return not_checkable(_DEF + " (000-T7, 000-T8; the loss range l <= 2 is checked in 000-T8).")
-
-
-@claim("000-D3", P, "Def. 3, eq. (3)", "L^B_{mu,Sigma}(W) = sup_{Z in Omega(mu,Sigma)} P_{z~Z}(W^T z >= 0) "
-       "(printed with a vacuous factor 1[y=-1] + 0*1[y=1])", kind="formula")
-def _d3():
-    return not_checkable(_DEF + " (its closed form is 000-T1). The printed indicator factors 1[y=-1] are "
-                         "meaningless outside an expectation over y: read L^B = sup_Z P(W^T z >= 0).")
-
-
-@claim("000-D4", P, "Def. 4, eq. (4)", "L^{HB}_D(W) = L^H_D(W) + L^B_{mu,Sigma}(W)", kind="formula")
-def _d4():
-    return not_checkable(_DEF + ".")
-
-
 # ----------------------------------------------------------------------------- Sec. 2.1.1, Theorem 1
 def _worst_case_mixture(W_rows, mu, Sigma):
     """The law attaining 1/(1+d^2): mass p at z*, mass 1-p Gaussian on the hyperplane n^T z = n^T mu - 1."""
@@ -760,12 +736,6 @@ def _t6():
 
 
 # ----------------------------------------------------------------------------- Sec. 2.3.2
-@claim("000-R", P, "Sec. 2.3.2", "R(A) = (1/m) E_sigma[max_{a in A} sum_i sigma_i a_i], sigma_i iid uniform on {-1,+1}",
-       kind="formula")
-def _r():
-    return not_checkable(_DEF + " (000-T7, 000-T8).")
-
-
 def _hinge_max(Wset, X):
     """per-point K-hyperplane loss for every W in a product set: returns (n_W, m)."""
     H = np.maximum(0.0, 1 - np.einsum("wkd,md->wkm", Wset, X))
@@ -831,28 +801,6 @@ def _t8():
 
 
 # ----------------------------------------------------------------------------- Sec. 3
-@claim("000-E17", P, "eqs. (17)-(19)", "L_D(W_LHM; phi) = sum_i sup_Z P(z in Q_i) + E[sum_i l_alpha(W^i; x, y) 1[phi(x)=i]], "
-       "Q_i = {x : W^{iT} x >= 0}, l_alpha = max_j max{0, alpha - y w_j^T x}", kind="formula")
-def _e17():
-    return not_checkable(_DEF + ". Note: eq. (18) sums per-component worst cases (a union bound, can exceed 1) and "
-                         "the hinge margin alpha clashes with alpha = lambda_min(Sigma) of Sec. 2.3.")
-
-
-@claim("000-E20", P, "eqs. (20)-(23)", "L^{HB}_S = L^H_{S2} + L^B_{S1}; L^B_{S1} = sum_i L^B_{mu_hat,Sigma_hat}(W^i); "
-       "L^H_{S2} = sum_i sum_{x in X_i} l(W^i, x, 1); component risk L^{HB}(W^i) = L^H_{S2}(W^i) + L^B(W^i)",
-       kind="formula")
-def _e20():
-    return not_checkable(_DEF + ". The hinge part is a SUM over X_i (not a mean), which clashes with the means used in "
-                         "Thm 10's proof (see 000-T10).")
-
-
-@claim("000-E24", P, "eq. (24)", "per-sample loss l(W^{phi(x)}, x, 1) + L^B_{mu_hat,Sigma_hat}(W^{phi(x)})/|S_{phi(x)}|",
-       kind="formula")
-def _e24():
-    return not_checkable(_DEF + " (printed 'L^M' is L^B). Summing it over a component's samples returns the component "
-                         "risk (23) by construction.")
-
-
 @claim("000-E25", P, "eq. (25), Fig. 3", "phi(x) = argmin_i sup_{Z(mu_hat,Sigma_hat)} P(z in Q^i_x) + lam l(W^i; x, 1), "
        "Q^i_x from W^def (x in Q^i: translate the hyperplane closest to x to pass through x; probability decreases) or "
        "W^inf (x not in Q^i: translate every violated hyperplane to pass through x; probability increases)",
@@ -1076,4 +1024,40 @@ not_checkable_rows(P, [  # (id, where, kind, statement, reason)
      "experimental results (Table 1 AUC 94.68...95.83, Table 2 EER rates, Table 3 AUC, Table 4 71.48% ...)",
      "empirical results on external data sets (UCI letters, SUN, CNN features) and tuned hyper-parameters that "
      "are not available here."),
+])
+
+
+# ----------------------------------------------------------------------------- definitions (no truth value)
+not_checkable_rows(P, [  # (id, where, kind, statement, reason)
+    ("000-D1", "Def. 1, eq. (1)", "formula",
+     "f_W(x) = 1 if W^T x >= 0 (componentwise), -1 otherwise; W = [w_1..w_K] (n x K), no bias (absorbed)",
+     _DEF + " (000-T1, 000-NN1)."),
+    ("000-D2", "Def. 2, eq. (2)", "formula",
+     "L^H_D(W) = E_D[l(W,x,y) 1[y=1]], l(W,x,y) = max_j max{0, 1 - y w_j^T x}",
+     _DEF + " (000-T7, 000-T8; the loss range l <= 2 is checked in 000-T8)."),
+    ("000-D3", "Def. 3, eq. (3)", "formula",
+     "L^B_{mu,Sigma}(W) = sup_{Z in Omega(mu,Sigma)} P_{z~Z}(W^T z >= 0) (printed with a vacuous factor 1[y=-1] "
+     "+ 0*1[y=1])",
+     _DEF + " (its closed form is 000-T1). The printed indicator factors 1[y=-1] are meaningless outside an "
+            "expectation over y: read L^B = sup_Z P(W^T z >= 0)."),
+    ("000-D4", "Def. 4, eq. (4)", "formula",
+     "L^{HB}_D(W) = L^H_D(W) + L^B_{mu,Sigma}(W)",
+     _DEF + "."),
+    ("000-R", "Sec. 2.3.2", "formula",
+     "R(A) = (1/m) E_sigma[max_{a in A} sum_i sigma_i a_i], sigma_i iid uniform on {-1,+1}",
+     _DEF + " (000-T7, 000-T8)."),
+    ("000-E17", "eqs. (17)-(19)", "formula",
+     "L_D(W_LHM; phi) = sum_i sup_Z P(z in Q_i) + E[sum_i l_alpha(W^i; x, y) 1[phi(x)=i]], Q_i = {x : W^{iT} x "
+     ">= 0}, l_alpha = max_j max{0, alpha - y w_j^T x}",
+     _DEF + ". Note: eq. (18) sums per-component worst cases (a union bound, can exceed 1) and the hinge margin "
+            "alpha clashes with alpha = lambda_min(Sigma) of Sec. 2.3."),
+    ("000-E20", "eqs. (20)-(23)", "formula",
+     "L^{HB}_S = L^H_{S2} + L^B_{S1}; L^B_{S1} = sum_i L^B_{mu_hat,Sigma_hat}(W^i); L^H_{S2} = sum_i sum_{x in "
+     "X_i} l(W^i, x, 1); component risk L^{HB}(W^i) = L^H_{S2}(W^i) + L^B(W^i)",
+     _DEF + ". The hinge part is a SUM over X_i (not a mean), which clashes with the means used in Thm 10's "
+            "proof (see 000-T10)."),
+    ("000-E24", "eq. (24)", "formula",
+     "per-sample loss l(W^{phi(x)}, x, 1) + L^B_{mu_hat,Sigma_hat}(W^{phi(x)})/|S_{phi(x)}|",
+     _DEF + " (printed 'L^M' is L^B). Summing it over a component's samples returns the component risk (23) by "
+            "construction."),
 ])

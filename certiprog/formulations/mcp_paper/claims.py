@@ -3,8 +3,9 @@
 One entry per row of the "Claims inventory" of ``docs/derivations/001.md``. Every check re-derives or tests the
 statement independently of certiprog's formulations: this module carries its own Lq oracle (`_lq_min`), its own
 cutting-plane loop (`_mcp_run`, QPs solved directly with Clarabel) and its own exact robust-counterpart solve
-(`_exact`, CVXPY + CLARABEL). Instances are seeded and small; runs are cached so that the whole paper audits in a
-few seconds.
+(`_exact`, CVXPY + CLARABEL). Instances come from the package's Sec. 4.1 generator (`random_lq_ellipsoids`),
+seeded and small, and L from its `manifold_norm_bound`; runs are cached so that the whole paper audits in a few
+seconds.
 """
 from __future__ import annotations
 
@@ -26,17 +27,15 @@ TOL = 1e-6  # interior-point tolerance slack
 # ---------------------------------------------------------------------------------------------- instances
 @functools.lru_cache(maxsize=None)
 def _instance(seed: int, P: int, N: int, D: int, R0: float, q: float, c_scale: float = 1.0):
-    """Sec. 4.1 generator: c ~ N(0, c_scale^2 I_N), u ~ N(0, I_N/N), R_i ~ U[R0/2, 3R0/2].
+    """Sec. 4.1 instance from the package's generator (`random_lq_ellipsoids`: c, u ~ N(0, I_N/N), R_i ~
+    U[R0/2, 3R0/2], ceil(P/2) positive labels in random order), centres rescaled to c ~ N(0, c_scale^2 I_N)
+    (||c|| ~ sqrt(N), as the claims' instances use). Returns (centers (P,N), bases [P x (N,D)], radii [P x (D,)],
+    labels (P,), q)."""
+    from certiprog.formulations.mcp_paper.manifolds import random_lq_ellipsoids
 
-    ``c_scale = 1``: c ~ N(0, I_N) (||c|| ~ sqrt(N)); the bases are normalised to ||u|| ~ 1. Half the manifolds are
-    positive. Returns (centers (P,N), bases [P x (N,D)], radii [P x (D,)], labels (P,), q).
-    """
-    rng = np.random.default_rng(seed)
-    c = rng.standard_normal((P, N)) * c_scale
-    U = [rng.standard_normal((N, D)) / math.sqrt(N) for _ in range(P)]
-    r = [rng.uniform(0.5 * R0, 1.5 * R0, D) for _ in range(P)]
-    y = np.array([1.0 if p < (P + 1) // 2 else -1.0 for p in range(P)])
-    return c, U, r, y, float(q)
+    manifolds, y = random_lq_ellipsoids(P, N, D, R0, q=q, rng=seed)
+    c = np.array([mf.center for mf in manifolds]) * (math.sqrt(N) * c_scale)
+    return c, [mf.basis for mf in manifolds], [mf.radii for mf in manifolds], np.asarray(y, float), float(q)
 
 
 def _dual(q: float) -> float:
@@ -78,17 +77,11 @@ def _oracle(w, inst):
 
 
 def _norm_bound(inst) -> float:
-    """Valid L >= sup ||x||: ||c|| + ||U diag r||_{q->2} (exact max column norm for q=1, sigma_max*D^{1/2-1/q} else)."""
+    """Valid L >= sup ||x|| (the package's `manifold_norm_bound`, doc 001 §2.5)."""
+    from certiprog.formulations.mcp_paper.programs import manifold_norm_bound
+
     c, U, r, y, q = inst
-    L = 0.0
-    for p in range(len(y)):
-        M = U[p] * r[p][None, :]
-        if q == 1:
-            op = float(np.max(np.linalg.norm(M, axis=0)))
-        else:
-            op = float(np.linalg.norm(M, 2)) * (M.shape[1] ** (0.5 - (0 if math.isinf(q) else 1 / q)) if q > 2 else 1)
-        L = max(L, float(np.linalg.norm(c[p])) + op)
-    return L
+    return manifold_norm_bound(c, U, r, q)
 
 
 # ---------------------------------------------------------------------------------------------- QPs (Clarabel)

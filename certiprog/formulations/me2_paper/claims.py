@@ -20,6 +20,7 @@ import sympy
 from certiprog.certificates.symbolic import verify_identity
 from certiprog.certificates.registry import claim, not_checkable_rows, refuted, verified
 from certiprog.formulations.me2_paper import bounds as thm2_bound
+from certiprog.formulations.me2_paper.programs import squared_distances as qdist  # q_i = y_i^T M y_i
 
 P = "002"
 
@@ -40,10 +41,6 @@ def make_instance(seed: int, n: int, d: int, sigma: float = 1.0):
     c = rng.normal(size=d)
     X = c + sigma * rng.normal(size=(n, d))
     return X, c
-
-
-def qdist(Y, M):
-    return np.einsum("ij,jk,ik->i", Y, M, Y)
 
 
 def dual_g(a, b, dl, Y, mu, lam, B):
