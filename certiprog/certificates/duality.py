@@ -677,6 +677,9 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
     W2.rad[R] = (Ball(W.mid[R], W.rad[R]) + dz).rad
     const, terms, _ = lag.evaluate(W2)
     terms[J] = 0.0  # the exact correction zeroes these coefficients exactly
+    more = np.flatnonzero(terms == -np.inf)
+    if more.size:  # a one-sided bound that the correction's tiny change made useless: zero those too
+        return -np.inf, "the dual correction left a column unbounded", {"more": more}
     # (w - w+)'s over the rows changed: zero rows cost nothing
     pen = []
     kR = kind[R]
@@ -729,7 +732,12 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None) -> tup
     if J.size == 0:
         return _sum_lo(terms, const), "" if np.isfinite(const.lo()) else "P is PSD only up to a shift and its " \
             "columns are unbounded", info
-    L, why, cinfo = _correction(problem, lag, W, coef, J, zc)
+    for _ in range(4):
+        L, why, cinfo = _correction(problem, lag, W, coef, J, zc)
+        more = cinfo.pop("more", None)
+        if more is None:
+            break
+        J = np.union1d(J, more)
     info.update(cinfo)
     if L == -np.inf:
         names = sorted({_col_name(problem, j) for j in J})
