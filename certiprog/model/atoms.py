@@ -386,10 +386,11 @@ class QuadForm(Atom):
     def epigraph(self, t):
         from .constraints import SOC
 
-        L = cf.lmap(lambda q: psd_factor(q.toarray() if sp.issparse(q) else q, "Q of quad_form"), self.Q)
         from .expression import matmul
 
-        z = matmul(cf.Lazy(lambda m: m.T, L) if cf.is_lazy(L) else L.T, self.args[0])
+        n = self.args[0].size
+        Lt = cf.lmap(lambda q: psd_factor(q.toarray() if sp.issparse(q) else q, "Q of quad_form").T.reshape(-1), self.Q)
+        z = matmul(Expression((n, n), const=Lt), self.args[0])
         return [SOC(t + 1.0, vstack([t - 1.0, 2.0 * z]))]
 
     def quadratic(self):

@@ -21,6 +21,7 @@ from ..errors import DCPError, InputError, ShapeError
 from . import coef as cf
 
 _ids = itertools.count()
+MAX_SIZE = 2**31 - 1  # entries of one expression (sparse indices are 32-bit below this)
 
 
 def _is_int(v) -> bool:
@@ -33,19 +34,24 @@ def _shape(shape, what: str = "shape") -> tuple:
         return ()
     if _is_int(shape):
         shape = (shape,)
-    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
-        raise ShapeError(f"{what} must be an int or a tuple of ints, e.g. 3 or (3, 2); got {shape!r}")
-    shape = tuple(shape)
+    try:
+        if isinstance(shape, (str, bytes)):
+            raise TypeError(shape)
+        shape = tuple(shape)
+    except TypeError:
+        raise ShapeError(f"{what} must be an int or a tuple of ints, e.g. 3 or (3, 2); got {shape!r}") from None
     if not all(_is_int(s) for s in shape):
         raise ShapeError(f"{what} must contain integers only, e.g. (3, 2); got {shape!r}")
     shape = tuple(int(s) for s in shape)
     if any(s < 0 for s in shape) or len(shape) > 2:
         raise ShapeError(f"{what} {shape} is not supported: use (), (n,) or (m, n) with n, m >= 0")
+    if _size(shape) > MAX_SIZE:
+        raise ShapeError(f"{what} {shape} has more than {MAX_SIZE} entries")
     return shape
 
 
 def _size(shape: tuple) -> int:
-    return int(np.prod(shape)) if shape else 1
+    return int(np.prod(shape, dtype=object)) if shape else 1
 
 
 def _check_flag(value, what: str) -> bool:
@@ -586,9 +592,13 @@ class Parameter(Expression):
 
 
 def _expression_list(exprs, what: str) -> list:
-    if isinstance(exprs, (str, bytes)) or not hasattr(exprs, "__iter__"):
-        raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); got {type(exprs).__name__}")
-    return [as_expression(e) for e in exprs]
+    try:
+        if isinstance(exprs, (str, bytes)):
+            raise TypeError(exprs)
+        items = list(exprs)
+    except TypeError:
+        raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); got {type(exprs).__name__}") from None
+    return [as_expression(e) for e in items]
 
 
 def hstack(exprs) -> Expression:

@@ -109,6 +109,8 @@ class LqEllipsoid(IndexSet):
         U = as_constant_array(basis, "basis")
         if U.ndim == 1:
             U = U.reshape(-1, 1)
+        if U.ndim != 2:
+            raise InputError(f"basis must be a (D, m) matrix (or a vector, for m = 1); got shape {U.shape}")
         r = as_constant_array(radii, "radii").reshape(-1)
         if U.shape[0] != c.size:
             raise InputError(f"basis has {U.shape[0]} rows but the center has dimension {c.size}: pass basis as (D, m)")

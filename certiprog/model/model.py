@@ -63,9 +63,13 @@ class Model:
                              f"got {type(objective).__name__}")
         if not isinstance(name, str) or not name:
             raise ModelError(f"Model's name must be a non-empty string; got {name!r}")
-        if isinstance(constraints, (Constraint, Expression, str)) or not hasattr(constraints, "__iter__"):
+        try:
+            if isinstance(constraints, (Constraint, Expression, str)):
+                raise TypeError(constraints)
+            constraints = constraints if isinstance(constraints, dict) else list(constraints)
+        except TypeError:
             raise ModelError("Model's constraints must be a list (or a dict name -> constraint) of constraints, "
-                             f"e.g. [x >= 0]; got {type(constraints).__name__}")
+                             f"e.g. [x >= 0]; got {type(constraints).__name__}") from None
         self.name = name
         self.constraints: dict[str, Constraint] = {}
         self.objective = objective
@@ -95,7 +99,7 @@ class Model:
         return constraint
 
     def remove(self, name: str) -> Constraint:
-        if name not in self.constraints:
+        if not isinstance(name, str) or name not in self.constraints:
             raise ModelError(f"no constraint named {name!r}; have {list(self.constraints)}")
         self._version += 1
         return self.constraints.pop(name)
@@ -128,6 +132,8 @@ class Model:
 
     def variable(self, name: str) -> Variable:
         try:
+            if not isinstance(name, str):
+                raise KeyError(name)
             return self.variables[name]
         except KeyError:
             raise ModelError(f"no variable named {name!r}; have {list(self.variables)}") from None
@@ -185,6 +191,8 @@ class Model:
         """
         from ..solvers.conic import compile_model
 
+        if not isinstance(forall, str) or forall not in ("auto", "exact", "cutting_plane"):
+            raise ModelError(f"forall must be 'auto', 'exact' or 'cutting_plane'; got {forall!r}")
         key = (self._version, "exact" if forall == "auto" else forall)
         if self._compiled is None or self._compiled[0] != key:
             self._compiled = (key, compile_model(self, forall=forall))
