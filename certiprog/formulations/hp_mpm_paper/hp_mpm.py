@@ -317,14 +317,14 @@ class HPMPMProblem:
         m.info["c0"].value = math.sqrt((2 + kappa * kappa) * self.A0)
         return m
 
-    def w_step(self, kappa: float, backend: str = "clarabel", solver: str | None = None, **options):
+    def w_step(self, kappa: float, backend: str | None = None, solver: str | None = None, **options):
         """Solve g(kappa): ``(v, solution)`` (``v`` None when the solver returns no primal point)."""
         sol = self.set_kappa(kappa).solve(backend=backend, solver=solver, **options)
         v = np.asarray(sol.value(self.var_name), float).reshape(-1) if sol.ok else None
         return v, sol
 
     # ---- solving ------------------------------------------------------------------------------------------------
-    def solve(self, method: str = "bisection", backend: str = "clarabel", solver: str | None = None, *,
+    def solve(self, method: str = "bisection", backend: str | None = None, solver: str | None = None, *,
               tol: float = 1e-8, max_iter: int = 100, eps_kappa: float = 1e-9, eps_w: float = 1e-9,
               kappa_step: str = "closed_form", certify: bool | str = True, progress: bool = False,
               **options) -> HPMPMResult:
@@ -348,7 +348,7 @@ class HPMPMProblem:
         res.seconds = time.perf_counter() - t0
         return res
 
-    def compare_methods(self, backend: str = "clarabel", solver: str | None = None, **solve_options) -> dict:
+    def compare_methods(self, backend: str | None = None, solver: str | None = None, **solve_options) -> dict:
         """(b) certifies (a): run Alg. 1 and bisection on the same data.
 
         Returns both results, ``gap`` = |kappa_alternating - kappa_bisection|, ``certified_gap`` = hi - kappa_alt
@@ -486,7 +486,7 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
         notes.append(f"bracket [{lo:.10g}, {hi:.10g}] wider than requested")
     cert = _certify(sol, certify)
     return prob._result(status, "bisection", kappa, (lo, hi), v_lo, iterations=probes, n_solves=probes + 1,
-                        history=history, certificate=cert, backend=backend,
+                        history=history, certificate=cert, backend=sol.backend if sol is not None else backend or "",
                         solver=sol.solver if sol is not None else "", notes=notes)
 
 
@@ -524,7 +524,8 @@ def _alternating(prob: HPMPMProblem, backend, solver, max_iter, eps_kappa, eps_w
         notes.append(f"Alg. 1 stopped after {it} iterations without meeting eps_kappa/eps_w")
     cert = _certify(sol, certify)
     return prob._result("optimal" if converged else "inaccurate", "alternating", kappa, (kappa, max(hi, kappa)), v,
-                        iterations=it, n_solves=it, history=history, certificate=cert, backend=backend,
+                        iterations=it, n_solves=it, history=history, certificate=cert,
+                        backend=sol.backend if sol is not None else backend or "",
                         solver=sol.solver if sol is not None else "", notes=notes)
 
 
@@ -555,7 +556,7 @@ def hp_mpm(X1, X0, delta: float = 0.1, nu: float = 1.0, R: float | None = None, 
 
 
 def solve_hp_mpm(X1, X0, delta: float = 0.1, nu: float = 1.0, R: float | None = None, method: str = "bisection",
-                 form: str = "eq8", backend: str = "clarabel", solver: str | None = None, **options) -> HPMPMResult:
+                 form: str = "eq8", backend: str | None = None, solver: str | None = None, **options) -> HPMPMResult:
     """Fit the linear HP-MPM (Cor. 1) by ``method``; ``weights`` are the feature weights w*, predict 1 iff
     ``X @ weights - b >= 0``. See `HPMPMProblem.solve` for the options."""
     return hp_mpm_problem(X1, X0, delta, nu, R, form).solve(method, backend, solver, **options)

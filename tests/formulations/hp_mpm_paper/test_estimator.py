@@ -63,7 +63,7 @@ def test_clone_get_params_set_params_round_trip():
     assert c is not est and c.get_params() == params
     c.set_params(nu=0.5, kernel="linear")
     assert c.nu == 0.5 and c.kernel == "linear" and est.nu == 0.2
-    assert MPMClassifier().get_params() == dict(kernel="linear", gamma=None, backend="clarabel", solver=None)
+    assert MPMClassifier().get_params() == dict(kernel="linear", gamma=None, backend=None, solver=None)
     X, y, _ = _blobs()
     fitted = HPMPMClassifier(nu=0.01).fit(X, y)
     assert not hasattr(clone(fitted), "coef_")  # clone is unfitted
