@@ -397,3 +397,13 @@ def test_a_named_solver_that_cannot_take_the_problem_is_refused_before_solving()
         socp.solve(backend="piqp", solver="dense")
     with pytest.raises(BackendError, match=r"backend 'piqp' does not support the cone\(s\) \['soc'\]"):
         socp.solve(backend="piqp")
+
+
+def test_cvxpy_solvers_are_listed_without_importing_cvxpy_and_agree_with_it():
+    import cvxpy as cp
+
+    from certiprog.solvers.backends import cvxpy_backend
+
+    listed = registered_backends()["cvxpy"].solvers()
+    assert set(listed) == set(cp.installed_solvers()) & set(cvxpy_backend.CAPABILITIES)
+    assert set(cvxpy_backend.PACKAGES) == set(cvxpy_backend.CAPABILITIES)
