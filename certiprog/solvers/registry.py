@@ -253,13 +253,15 @@ def why_none(model_or_problem, backend: str | None = None) -> str:
 
 
 def check_solver(backend: Backend, solver: str) -> str:
-    """Check a named solver against the backend's installed ones, raising a BackendError that lists them."""
+    """The backend's own spelling of a named solver (matched case-insensitively), or a BackendError listing the
+    installed ones."""
     choices = backend.solvers()
-    if str(solver).upper() not in [str(c).upper() for c in choices]:
-        why = backend.why_unavailable(solver) if backend.why_unavailable is not None else None
-        raise BackendError(f"solver {solver!r} is not available for backend {backend.name!r}"
-                           + (f" ({why})" if why else "") + f"; available: {choices}")
-    return solver
+    for c in choices:
+        if str(c).upper() == str(solver).upper():
+            return c
+    why = backend.why_unavailable(solver) if backend.why_unavailable is not None else None
+    raise BackendError(f"solver {solver!r} is not available for backend {backend.name!r}"
+                       + (f" ({why})" if why else "") + f"; available: {choices}")
 
 
 def backend_of_solver(solver: str) -> str:

@@ -380,6 +380,7 @@ def test_solver_names_without_a_backend():
     model = _qp()
     assert model.solve(solver="clarabel").backend == "clarabel"  # the direct interface, not CVXPY's CLARABEL
     assert model.solve(solver="sparse").backend == "piqp"
+    assert model.solve(backend="piqp", solver="DENSE").solver == "dense"  # the backend's own spelling
     with pytest.raises(BackendError, match="no available backend offers the solver 'nope'"):
         model.solve(solver="nope")
     owners = [b for b, s in available_solvers() if s.upper() == "HIGHS"]
@@ -391,7 +392,7 @@ def test_solver_names_without_a_backend():
 def test_a_named_solver_that_cannot_take_the_problem_is_refused_before_solving():
     x = Variable(3, "x")
     socp = Model(minimize(x.sum()), [norm2(x) <= 1])
-    with pytest.raises(BackendError, match=r"cvxpy/osqp does not take this problem: it takes no \['soc'\] cone"):
+    with pytest.raises(BackendError, match=r"cvxpy/OSQP does not take this problem: it takes no \['soc'\] cone"):
         socp.solve(backend="cvxpy", solver="osqp")
     with pytest.raises(BackendError, match=r"backend 'piqp' does not support the cone\(s\) \['soc'\]"):
         socp.solve(backend="piqp", solver="dense")
