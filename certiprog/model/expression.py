@@ -358,7 +358,8 @@ class Expression:
             _nonzero(other.const, "the divisor")
             return self * Expression(other.shape, const=1.0 / np.asarray(other.const, float))
         name = getattr(other, "name", "a Parameter expression")
-        return self * Expression(other.shape, const=cf.lmap(lambda c: 1.0 / _nonzero(c, f"divisor {name!r}"), other.const))
+        inverse = cf.lmap(lambda c: 1.0 / _nonzero(c, f"divisor {name!r}"), other.const)
+        return self * Expression(other.shape, const=inverse)
 
     def __rtruediv__(self, other):
         return as_expression(other) / self
@@ -597,7 +598,8 @@ def _expression_list(exprs, what: str) -> list:
             raise TypeError(exprs)
         items = list(exprs)
     except TypeError:
-        raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); got {type(exprs).__name__}") from None
+        raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); "
+                         f"got {type(exprs).__name__}") from None
     return [as_expression(e) for e in items]
 
 

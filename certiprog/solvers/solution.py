@@ -8,13 +8,16 @@ the usual nonnegative multiplier, of ``lhs == rhs`` the multiplier of
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
-from ..errors import ModelError
-from ..model.cones import smat
+from ..errors import InputError, ModelError, SavedFileError
+from ..model.cones import Cone, smat
 
 
 
@@ -76,6 +79,7 @@ class Solution:
     def value(self, var) -> np.ndarray:
         """Value of a variable (by name or object) in its own shape."""
         name = self._name(var)
+        self._need_problem()
         if name not in self.problem.columns:
             raise ModelError(f"no variable named {name!r} in this solution; have {list(self.problem.columns)}")
         if self.x is None:
@@ -85,11 +89,13 @@ class Solution:
 
     @property
     def values(self) -> dict:
+        self._need_problem()
         return {n: self.value(n) for n in self.problem.columns if not n.startswith("_")}
 
     def dual(self, con) -> np.ndarray:
         """Dual of a constraint (by name or object) in the shape of the constraint (see module doc)."""
         name = self._name(con)
+        self._need_problem()
         if (self.z is None or not np.all(np.isfinite(self.z))) and self.x is not None and self.status.ok:
             self._recover_duals()
         if self.z is None:
@@ -104,6 +110,10 @@ class Solution:
         if con_obj is not None:
             return z.reshape(con_obj.dual_shape())
         return z
+
+    def _need_problem(self) -> None:
+        if self.problem is None:
+            raise ModelError("this Solution was loaded without its problem: Solution.load(path, problem=model)")
 
     def _recover_duals(self) -> None:
         """Fill missing duals (solvers such as SCIP return none) from the primal point, once, and say so."""
@@ -129,28 +139,293 @@ class Solution:
                 f"backend={self.backend!r}, solver={self.solver!r})")
 
     # ------------------------------------------------------------ saving
-    def save(self, path_stem: str) -> None:
-        """Write ``path_stem.json`` (metadata, status, names) and ``path_stem.npz`` (arrays). No pickle."""
-        meta = self.summary()
-        meta["format"] = "certiprog.solution/1"
-        meta["history"] = self.history
-        meta["variables"] = {n: [a, b] for n, (_, a, b) in self.problem.columns.items()}
-        with open(f"{path_stem}.json", "w") as fh:
-            json.dump(meta, fh, indent=1, default=float)
-        arrays = {k: getattr(self, k) for k in ("x", "z", "s") if getattr(self, k) is not None}
-        np.savez(f"{path_stem}.npz", **arrays)
+    def save(self, path_stem) -> None:
+        """Write ``path_stem.json`` (status, metadata, the problem's layout) and ``path_stem.npz`` (x, z, s,
+        certificate, cut points), read back by `Solution.load`. No pickle.
+
+        An array with NaN or inf (a backend's unusable duals, say) is left out and listed in the JSON's
+        ``not_saved``; a non-finite primal point of an optimal solution is refused.
+        """
+        stem = _stem(path_stem)
+        arrays, not_saved = {}, []
+        for key in ARRAYS:
+            value = getattr(self, key)
+            if value is None:
+                continue
+            arr = np.asarray(value, dtype=float).reshape(-1)
+            if not np.all(np.isfinite(arr)):
+                if key == "x" and self.status.ok:
+                    raise InputError(f"cannot save: the primal point of a {self.status.termination} solution "
+                                     "has NaN or inf")
+                not_saved.append(key)
+                continue
+            arrays[key] = arr
+        cut_keys = {}
+        for i, (name, points) in enumerate(self.cuts.items()):
+            cut_keys[name] = f"cuts{i}"
+            arrays[f"cuts{i}"] = np.asarray(points, dtype=float)
+        meta = {
+            "format": FORMAT, "status": asdict(self.status), "objective": float(self.objective),
+            "backend": str(self.backend), "solver": str(self.solver), "solver_version": str(self.solver_version),
+            "iterations": None if self.iterations is None else int(self.iterations),
+            "compile_time": float(self.compile_time), "solve_time": float(self.solve_time),
+            "duals_recovered": bool(self.duals_recovered), "history": _jsonable(self.history),
+            "info": _jsonable(self.info), "cuts": cut_keys, "not_saved": not_saved,
+            "arrays": {k: list(a.shape) for k, a in arrays.items()},
+            "sha256": {k: _digest(a) for k, a in arrays.items()}, "problem": _layout(self.problem),
+        }
+        with open(f"{stem}.json", "w") as fh:
+            json.dump(meta, fh, indent=1)
+        np.savez(f"{stem}.npz", **arrays)
+
+    @classmethod
+    def load(cls, path, problem=None) -> "Solution":
+        """Read a solution written by `save` (``path``: the stem, or the .json / .npz file), validating it.
+
+        Every field of the JSON is checked (format version, keys, types, statuses, the problem's layout) and
+        every array of the .npz against it (exactly the keys the JSON lists, float64, the recorded shapes,
+        finite values); anything else raises `SavedFileError`. The .npz holds arrays only: it can never
+        override a JSON field.
+
+        ``problem`` (a Model, compiled and assembled with its current Parameter values, or the ConicProblem
+        itself) re-attaches what was solved, so that ``value``, ``dual`` and `certiprog.certificates.check`
+        work; it must have the saved layout (sizes, cones, variables, constraint rows) and the same data up to
+        rounding (norms of A, b, P, q and r0), else an InputError says what differs. A cutting-plane
+        solution was solved on a master problem with cuts: re-attach that ConicProblem (``sol.problem``).
+        Without ``problem`` the Solution holds the vectors and metadata only (``problem`` is None).
+        """
+        stem = _stem(path)
+        meta, arrays = _read(stem)
+        attached = None if problem is None else _attach(problem, meta["problem"], stem)
+        sol = cls(
+            status=Status(**meta["status"]), objective=float(meta["objective"]), x=arrays.get("x"),
+            z=arrays.get("z"), s=arrays.get("s"), problem=attached, backend=meta["backend"], solver=meta["solver"],
+            solver_version=meta["solver_version"], iterations=meta["iterations"], compile_time=meta["compile_time"],
+            solve_time=meta["solve_time"], duals_recovered=meta["duals_recovered"], history=meta["history"],
+            cuts={name: arrays[key] for name, key in meta["cuts"].items()}, certificate=arrays.get("certificate"),
+            info=meta["info"],
+        )
+        return sol
+
+
+# ---------------------------------------------------------------------------- file format
+FORMAT = "certiprog.solution/2"
+ARRAYS = ("x", "z", "s", "certificate")
+_KEYS = {"format": str, "status": dict, "objective": (int, float), "backend": str, "solver": str,
+         "solver_version": str, "iterations": (int, type(None)), "compile_time": (int, float),
+         "solve_time": (int, float), "duals_recovered": bool, "history": list, "info": dict, "cuts": dict,
+         "not_saved": list, "arrays": dict, "sha256": dict, "problem": dict}
+_PROBLEM_KEYS = {"n", "m", "sense", "cones", "variables", "blocks", "fingerprint"}
+_FINGERPRINT = ("A", "b", "P", "q", "r0")
+
+
+def _digest(arr: np.ndarray) -> str:
+    """SHA-256 of an array's float64 bytes (C order): the .npz must hold exactly what was saved."""
+    return hashlib.sha256(np.ascontiguousarray(arr, dtype=np.float64).tobytes()).hexdigest()
+
+
+def _stem(path) -> str:
+    path = str(path)
+    for ext in (".json", ".npz"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def _jsonable(obj):
+    """Plain JSON data: arrays become lists, numpy scalars numbers, anything else unknown its repr."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return repr(obj)
+
+
+def _fingerprint(problem) -> dict:
+    norm = lambda M: float(sp.linalg.norm(M)) if sp.issparse(M) else float(np.linalg.norm(M))  # noqa: E731
+    return {"A": norm(problem.A), "b": norm(problem.b), "P": norm(problem.P), "q": norm(problem.q),
+            "r0": float(problem.r0)}
+
+
+def _layout(problem) -> dict:
+    """What `load` needs to check a re-attached problem: sizes, cones, columns, rows, data norms."""
+    return {
+        "n": int(problem.n), "m": int(problem.m), "sense": float(problem.sense),
+        "cones": [c.to_json() for c in problem.cones],
+        "variables": {name: {"columns": [int(a), int(b)], "shape": list(v.shape), "symmetric": bool(v.symmetric)}
+                      for name, (v, a, b) in problem.columns.items()},
+        "blocks": [[blk.owner, int(blk.start), int(blk.stop), bool(blk.primary)] for blk in problem.blocks],
+        "fingerprint": _fingerprint(problem),
+    }
+
+
+def _bad(stem: str, what: str) -> SavedFileError:
+    return SavedFileError(f"{stem}.json/.npz is not a valid certiprog solution: {what}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _check_meta(meta, stem: str) -> None:
+    """Every field of the JSON, by type and meaning; raises SavedFileError naming the first fault."""
+    if not isinstance(meta, dict):
+        raise _bad(stem, f"the JSON holds a {type(meta).__name__}, not an object")
+    if meta.get("format") != FORMAT:
+        raise SavedFileError(f"{stem}.json is not a certiprog solution file of format {FORMAT!r} "
+                             f"(format {meta.get('format')!r}); re-run the solve and save it again")
+    missing, extra = set(_KEYS) - set(meta), set(meta) - set(_KEYS)
+    if missing or extra:
+        raise _bad(stem, f"missing keys {sorted(missing)}, unexpected keys {sorted(extra)}")
+    for key, types in _KEYS.items():
+        if not isinstance(meta[key], types) or (types is not bool and isinstance(meta[key], bool)):
+            raise _bad(stem, f"{key!r} is a {type(meta[key]).__name__}")
+    from .backends.common import STATUS  # the statuses backends produce
+
+    status = meta["status"]
+    if set(status) != {"termination", "primal", "dual"}:
+        raise _bad(stem, f"'status' must have the keys termination, primal, dual; has {sorted(status)}")
+    terms = {s.termination for s in STATUS.values()}
+    sides = {s.primal for s in STATUS.values()} | {s.dual for s in STATUS.values()} | {"feasible"}
+    if status["termination"] not in terms or status["primal"] not in sides or status["dual"] not in sides:
+        raise _bad(stem, f"unknown status {status}")
+    if meta["iterations"] is not None and meta["iterations"] < 0:
+        raise _bad(stem, "'iterations' is negative")
+    for key in ("compile_time", "solve_time"):
+        if not (np.isfinite(meta[key]) and meta[key] >= 0):
+            raise _bad(stem, f"{key!r} must be a finite time >= 0; got {meta[key]!r}")
+    layout = meta["problem"]
+    if set(layout) != _PROBLEM_KEYS:
+        raise _bad(stem, f"'problem' must have the keys {sorted(_PROBLEM_KEYS)}; has {sorted(layout)}")
+    n, m = layout["n"], layout["m"]
+    if not (_is_int(n) and _is_int(m) and n >= 0 and m >= 0) or layout["sense"] not in (1.0, -1.0):
+        raise _bad(stem, "the problem's n, m must be integers >= 0 and its sense +1 or -1")
+    try:
+        cones = [Cone(**c) for c in layout["cones"]]
+        rows = sum(c.rows for c in cones)
+    except Exception as exc:  # a list of anything: report it as a bad cone
+        raise _bad(stem, f"bad cone list ({exc})") from None
+    if rows != m:
+        raise _bad(stem, f"the cones have {rows} rows, the problem {m}")
+    if not isinstance(layout["variables"], dict) or not isinstance(layout["blocks"], list):
+        raise _bad(stem, "the problem's 'variables' must be an object and 'blocks' a list")
+    for name, v in layout["variables"].items():
+        ok = isinstance(v, dict) and set(v) == {"columns", "shape", "symmetric"} and isinstance(v["symmetric"], bool)
+        ok = ok and isinstance(v["columns"], list) and len(v["columns"]) == 2 and all(map(_is_int, v["columns"]))
+        ok = ok and isinstance(v["shape"], list) and len(v["shape"]) <= 2 and all(map(_is_int, v["shape"]))
+        if ok:
+            a, b = v["columns"]
+            size = int(np.prod(v["shape"])) if v["shape"] else 1
+            side = v["shape"][0] if v["shape"] else 0
+            free = side * (side + 1) // 2 if v["symmetric"] else size
+            ok = 0 <= a <= b <= n and b - a == free and min(v["shape"], default=0) >= 0
+            ok = ok and (not v["symmetric"] or (len(v["shape"]) == 2 and v["shape"][0] == v["shape"][1]))
+        if not ok:
+            raise _bad(stem, f"variable {name!r} has a bad layout {v!r}")
+    for blk in layout["blocks"]:
+        ok = isinstance(blk, list) and len(blk) == 4 and isinstance(blk[0], str) and _is_int(blk[1])
+        if not (ok and _is_int(blk[2]) and isinstance(blk[3], bool) and 0 <= blk[1] <= blk[2] <= m):
+            raise _bad(stem, f"bad constraint block {blk!r}")
+    fp = layout["fingerprint"]
+    if not isinstance(fp, dict) or set(fp) != set(_FINGERPRINT) or not all(
+            isinstance(fp[k], (int, float)) and not isinstance(fp[k], bool) for k in _FINGERPRINT):
+        raise _bad(stem, "bad data fingerprint")
+    shapes = {"x": [n], "z": [m], "s": [m]}
+    certificate = {"infeasible": [[m]], "unbounded": [[n]]}.get(status["termination"], [[m], [n]])
+    cut_keys = list(meta["cuts"].values())
+    if not all(isinstance(k, str) for k in cut_keys) or len(set(cut_keys)) != len(cut_keys):
+        raise _bad(stem, "'cuts' must map each constraint name to its own array key")
+    for key, shape in meta["arrays"].items():
+        if not (isinstance(shape, list) and all(_is_int(d) and d >= 0 for d in shape)):
+            raise _bad(stem, f"array {key!r} has a bad shape {shape!r}")
+        if key in shapes and shape != shapes[key] or key == "certificate" and shape not in certificate:
+            raise _bad(stem, f"array {key!r} has shape {shape}; the problem's sizes (n={n}, m={m}) say otherwise")
+        if key not in ARRAYS and key not in meta["cuts"].values():
+            raise _bad(stem, f"unknown array {key!r}")
+        if key in meta["cuts"].values() and len(shape) != 2:
+            raise _bad(stem, f"cut points {key!r} must be a (k, D) matrix; shape {shape}")
+    if set(meta["sha256"]) != set(meta["arrays"]) or not all(isinstance(h, str) for h in meta["sha256"].values()):
+        raise _bad(stem, "'sha256' must give one digest per array")
+    if set(meta["cuts"].values()) - set(meta["arrays"]):
+        raise _bad(stem, "a cut array listed in 'cuts' is missing from 'arrays'")
+    if not set(meta["not_saved"]) <= set(ARRAYS) or set(meta["not_saved"]) & set(meta["arrays"]):
+        raise _bad(stem, f"bad 'not_saved' {meta['not_saved']!r}")
+    if status["termination"] in ("optimal", "inaccurate") and "x" not in meta["arrays"]:
+        raise _bad(stem, f"a {status['termination']} solution must hold its primal point x")
+
+
+def _read(stem: str) -> tuple[dict, dict]:
+    """The validated JSON and the arrays of the .npz."""
+    try:
+        with open(f"{stem}.json", encoding="utf-8") as fh:
+            meta = json.load(fh)
+    except FileNotFoundError:
+        raise SavedFileError(f"no saved solution at {stem}.json") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise SavedFileError(f"{stem}.json is not a readable JSON file ({exc})") from None
+    _check_meta(meta, stem)
+    expected = meta["arrays"]
+    arrays = {}
+    try:
+        data = np.load(f"{stem}.npz", allow_pickle=False)
+    except FileNotFoundError:
+        raise SavedFileError(f"{stem}.npz is missing (the arrays of {stem}.json)") from None
+    except Exception as exc:  # truncated or overwritten archives fail in many ways (zip, zlib, EOF, format)
+        raise SavedFileError(f"{stem}.npz is not a readable .npz archive ({type(exc).__name__}: {exc})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise SavedFileError(f"{stem}.npz holds a single array, not a .npz archive")
+    with data:
+        keys = set(data.files)
+        if keys != set(expected):
+            raise _bad(stem, f"the .npz has keys {sorted(keys)}; the JSON lists {sorted(expected)}")
+        for key in sorted(keys):
+            try:
+                arr = data[key]
+            except Exception as exc:  # a damaged member of the archive
+                raise _bad(stem, f"array {key!r} cannot be read ({type(exc).__name__}: {exc})") from None
+            if arr.dtype != np.float64 or list(arr.shape) != expected[key]:
+                raise _bad(stem, f"array {key!r} is {arr.dtype} of shape {list(arr.shape)}; the JSON says float64 "
+                                 f"of shape {expected[key]}")
+            if not np.all(np.isfinite(arr)):
+                raise _bad(stem, f"array {key!r} contains NaN or inf")
+            if _digest(arr) != meta["sha256"][key]:
+                raise _bad(stem, f"array {key!r} differs from what was saved (SHA-256 mismatch)")
+            arrays[key] = arr
+    return meta, arrays
+
+
+def _attach(problem, layout: dict, stem: str):
+    """The ConicProblem for a Model or ConicProblem, checked against the saved layout."""
+    from ..model.model import Model
+    from .conic import ConicProblem
+
+    if isinstance(problem, Model):
+        problem = problem.compile().assemble()
+    elif not isinstance(problem, ConicProblem):
+        raise InputError(f"problem must be the Model or the ConicProblem that was solved; got {type(problem).__name__}")
+    mine = _layout(problem)
+    for key in ("n", "m", "sense", "cones", "variables", "blocks"):
+        if mine[key] != layout[key]:
+            hint = ""
+            if key in ("m", "cones", "blocks"):
+                hint = " (a cutting-plane solution re-attaches only to its ConicProblem, sol.problem)"
+            raise InputError(f"the problem given does not match the one saved in {stem}.json: its {key} differ{hint}")
+    for key in _FINGERPRINT:
+        a, b = mine["fingerprint"][key], layout["fingerprint"][key]
+        if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+            raise InputError(f"the problem given has other data than the one saved in {stem}.json (norm of {key}: "
+                             f"{a:.12g} vs {b:.12g}); were Parameter values or data changed?")
+    return problem
 
 
 def load_solution_data(path_stem: str) -> dict:
-    """Read back what `Solution.save` wrote, validating the format; returns a dict of plain data."""
-    with open(f"{path_stem}.json") as fh:
-        meta = json.load(fh)
-    if meta.get("format") != "certiprog.solution/1":
-        raise ModelError(f"{path_stem}.json is not a certiprog solution file (format {meta.get('format')!r})")
-    with np.load(f"{path_stem}.npz", allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
-    n = max((b for _, b in meta["variables"].values()), default=0)
-    if "x" in arrays and arrays["x"].shape != (n,):
-        raise ModelError(f"{path_stem}.npz: x has shape {arrays['x'].shape}, the metadata says {n} columns")
-    meta.update(arrays)
+    """The JSON fields and arrays of a saved solution as plain data, validated as in `Solution.load`."""
+    meta, arrays = _read(_stem(path_stem))
+    meta.update(arrays)  # the arrays' names never clash with the JSON's keys (checked)
     return meta

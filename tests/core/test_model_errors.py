@@ -120,7 +120,8 @@ def _targets():
     m = Model(minimize(x.sum()), [x >= 0], name="m")
     return {
         "Variable(shape)": lambda b: Variable(b), "Variable(name)": lambda b: Variable(3, b),
-        "Variable(nonneg)": lambda b: Variable(3, nonneg=b), "Variable(symmetric)": lambda b: Variable((2, 2), symmetric=b),
+        "Variable(nonneg)": lambda b: Variable(3, nonneg=b),
+        "Variable(symmetric)": lambda b: Variable((2, 2), symmetric=b),
         "Parameter(shape)": lambda b: Parameter(b), "Parameter(value)": lambda b: Parameter(3, value=b),
         "Parameter(nonneg)": lambda b: Parameter(3, nonneg=b), "Parameter(name)": lambda b: Parameter(3, b),
         "p.value =": lambda b: setattr(p, "value", b), "x.value =": lambda b: setattr(x, "value", b),
@@ -140,7 +141,8 @@ def _targets():
         "quad_form(x, b)": lambda b: quad_form(x, b), "quad_form(b, I)": lambda b: quad_form(b, np.eye(3)),
         "quad_form(assume_psd=b)": lambda b: quad_form(x, np.eye(3), assume_psd=b), "psd_factor": psd_factor,
         "check_psd": atoms.check_psd, "SOC(b, x)": lambda b: SOC(b, x), "SOC(t, b)": lambda b: SOC(t, b), "PSD": PSD,
-        "PowerCone3D(alpha=b)": lambda b: PowerCone3D(x, x, x, b), "PowerCone3D(b, ...)": lambda b: PowerCone3D(b, x, x, 0.5),
+        "PowerCone3D(alpha=b)": lambda b: PowerCone3D(x, x, x, b),
+        "PowerCone3D(b, ...)": lambda b: PowerCone3D(b, x, x, 0.5),
         "hstack": hstack, "vstack": vstack, "vstack([x, b])": lambda b: vstack([x, b]),
         "Equality(b, x)": lambda b: Equality(b, x), "Inequality(x, b)": lambda b: Inequality(x, b),
         "Model(b)": Model, "Model(obj, b)": lambda b: Model(minimize(x.sum()), b),
