@@ -1,5 +1,7 @@
 """certiprog: write a paper's convex program once, solve it on any backend, certify the answer."""
-from .errors import BackendError, CertiprogError, DCPError, InputError, ModelError, ShapeError
+from .errors import (
+    BackendError, CertiprogError, DCPError, InputError, ModelError, NonConvexError, SavedFileError, ShapeError,
+)
 from .model import *  # noqa: F401,F403
 from .model import __all__ as _model_all
 from .solvers import Solution, Status, available_backends
@@ -7,6 +9,7 @@ from .solvers import Solution, Status, available_backends
 __version__ = "0.1.0"
 
 __all__ = list(_model_all) + [
-    "BackendError", "CertiprogError", "DCPError", "InputError", "ModelError", "ShapeError",
+    "BackendError", "CertiprogError", "DCPError", "InputError", "ModelError", "NonConvexError", "SavedFileError",
+    "ShapeError",
     "Solution", "Status", "available_backends",
 ]
