@@ -1,0 +1,142 @@
+"""ME^2's dedicated local solver (me2_paper/local_solver.py): exactness, certificate, agreement with the generic path.
+
+The certificate is checked against independent solves: the dedicated and the generic (Clarabel) ellipsoids must lie
+within the sum of their certified error bounds ``sqrt(gap/lam)``, ``sqrt(gap/mu)``.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certiprog.errors import InputError
+from certiprog.formulations.me2_paper.local_solver import (
+    certify, grid_path, local_problem, solve_local, solve_local_cvxpy, solve_local_generic, solve_local_path, svec,
+    unsvec)
+
+# (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu / lam (the instances of doc 002)
+INSTANCES = [(0, 8, 3, 1.0, 0.5, 4.0), (1, 15, 4, 0.8, 0.1, 4.0), (2, 5, 6, 2.0, 1.0, 4.0),
+             (3, 12, 2, 0.75, 1e-2, 4.0), (4, 10, 3, 10.0, 100.0, 2.0), (5, 6, 6, 1.0, 0.2, 3.0),
+             (6, 200, 5, 0.9, 1e-6, 4.0), (7, 300, 8, 2.0, 1e-3, 4.0)]
+
+
+def instance(seed, n, d, sigma=1.0):
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=d)
+    return c + sigma * rng.normal(size=(n, d)), c
+
+
+def agree(a, b, slack=1e-7):
+    """Both solutions are within their certified distances of the one optimum."""
+    assert np.linalg.norm(a.M - b.M) <= a.M_error + b.M_error + slack * max(1.0, np.linalg.norm(b.M))
+    assert abs(a.R - b.R) <= a.R_error + b.R_error + slack * max(1.0, abs(b.R))
+
+
+def test_worked_1d_example():  # doc 002 §4: y^2 = 0.5, mu = lam = B = 1: alpha* = 0.8, M = 1.2, R = 0.6, p* = 0.2
+    sol = solve_local(np.array([[np.sqrt(0.5)]]), np.zeros(1), 1.0, 1.0, 1.0)
+    assert sol.ok and sol.alpha[0] == pytest.approx(0.8, abs=1e-12)
+    assert sol.M[0, 0] == pytest.approx(1.2, abs=1e-12) and sol.R == pytest.approx(0.6, abs=1e-12)
+    assert sol.primal == pytest.approx(0.2, abs=1e-12) and sol.dual == pytest.approx(0.2, abs=1e-12)
+
+
+@pytest.mark.parametrize("inst", INSTANCES, ids=str)
+def test_matches_generic_clarabel_path(inst):
+    seed, n, d, mu, lam, B = inst
+    X, c = instance(seed, n, d)
+    ded = solve_local(X, c, mu, lam, B)
+    gen = solve_local_generic(X, c, mu, lam, B, backend="clarabel", tol=1e-6)
+    assert ded.ok and ded.rel_gap <= 1e-10 and ded.gap >= 0
+    # both primal values lie in [p*, p* + own gap]; Clarabel's gap is what its accuracy gives
+    assert abs(ded.primal - gen.primal) <= max(ded.gap, gen.gap) + 1e-12 and gen.rel_gap <= 1e-5
+    assert ded.primal <= gen.primal + 1e-12
+    agree(ded, gen)
+    assert np.linalg.eigvalsh(ded.M).min() >= 1 - 1e-12  # M >= I (closed form)
+    assert ded.delta == 0.0 and 0 <= ded.R <= B
+
+
+def test_matches_cvxpy_clarabel():
+    X, c = instance(11, 60, 4)
+    ded, cvx = solve_local(X, c, 0.8, 0.05, 4.0), solve_local_cvxpy(X, c, 0.8, 0.05, 4.0, tol=1e-6)
+    agree(ded, cvx)
+    assert ded.gap <= cvx.gap + 1e-12
+
+
+def test_degenerate_R_zero_branch():
+    """Three copies of c and one far point, mu = 0.1, B = 1 (doc 002 §5): R* = 0 (2 mu B < 1: the beta column)."""
+    c = np.array([0.3, -0.2])
+    X = np.vstack([c, c, c, c + np.array([3.0, 1.0])])
+    ded = solve_local(X, c, 0.1, 1.0, 1.0)
+    gen = solve_local_generic(X, c, 0.1, 1.0, 1.0, tol=1e-6)
+    assert ded.ok and ded.R == pytest.approx(0.0, abs=1e-12) and ded.beta >= 0  # (alpha, beta) not unique
+    assert abs(ded.primal - gen.primal) <= max(ded.gap, gen.gap) + 1e-12
+    agree(ded, gen)
+
+
+def test_duplicates_and_ties():
+    """Repeated negatives (identical columns, so the face least-squares problems are rank deficient)."""
+    X, c = instance(3, 40, 3)
+    X = np.vstack([X, X, X[:5]])
+    ded = solve_local(X, c, 0.9, 1e-3, 4.0)
+    gen = solve_local_generic(X, c, 0.9, 1e-3, 4.0, tol=1e-6)
+    assert ded.ok
+    agree(ded, gen)
+
+
+def test_path_warm_starts_equal_cold_solves():
+    X, c = instance(5, 120, 4, sigma=0.4)
+    prob = local_problem(X, c)
+    pairs = grid_path([0.75, 1.0, 10.0], [1e-6, 1e-3, 1.0, 100.0])
+    assert len(pairs) == 12 and pairs[:4] == [(0.75, 1e-6), (1.0, 1e-6), (10.0, 1e-6), (10.0, 1e-3)]
+    warm = solve_local_path(prob, pairs)
+    for (mu, lam), w in zip(pairs, warm):
+        cold = solve_local(problem=prob, mu=mu, lam=lam)
+        assert w.ok and cold.ok
+        agree(w, cold, slack=1e-9)
+    assert any(w.info["path"].startswith("warm") for w in warm)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.floats(0.1, 10), st.floats(1e-4, 10))
+def test_certificate_is_sound_at_any_dual_point(seed, mu, lam):
+    """For any alpha in the box: dual <= p* <= primal, and lam ||M - M*||^2 + mu (R - R*)^2 <= gap."""
+    X, c = instance(seed % 50, 25, 3)
+    prob = local_problem(X, c)
+    opt = solve_local(problem=prob, mu=mu, lam=lam)
+    alpha = np.random.default_rng(seed).uniform(0, 1.0 / 25, 25) * (np.random.default_rng(seed + 1).random(25) < .7)
+    pt = certify(prob, alpha, mu, lam, 4.0, solver="test")
+    scale = 1e-9 * max(1.0, abs(opt.primal))
+    assert pt.gap >= 0 and pt.dual <= opt.primal + scale and opt.dual <= pt.primal + scale
+    assert pt.gap == pytest.approx(pt.primal - pt.dual, abs=1e-9 * max(1.0, abs(pt.primal)))
+    dist = lam * np.sum((pt.M - opt.M) ** 2) + mu * (pt.R - opt.R) ** 2
+    assert dist <= pt.gap + opt.gap + scale
+
+
+def test_svec_round_trip_and_norm():
+    A = np.random.default_rng(0).normal(size=(4, 4))
+    A = A + A.T
+    assert np.allclose(unsvec(svec(A), 4), A) and np.isclose(np.linalg.norm(svec(A)), np.linalg.norm(A))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(mu=0.0), "mu"), (dict(lam=-1.0), "lam"), (dict(B=0.0), "B"), (dict(max_iter=0), "max_iter"),
+    (dict(alpha0=np.zeros(3)), "alpha0"), (dict(tol=0.0), "tol")])
+def test_bad_input(kwargs, match):
+    X, c = instance(0, 8, 3)
+    with pytest.raises(InputError, match=match):
+        solve_local(X, c, **{**dict(mu=1.0, lam=1.0, B=4.0), **kwargs})
+
+
+def test_bad_data():
+    X, c = instance(0, 8, 3)
+    X[2, 1] = np.nan
+    with pytest.raises(InputError, match="X_neg"):
+        local_problem(X, c)
+    with pytest.raises(InputError, match="center"):
+        local_problem(np.ones((4, 3)), np.ones(2))
+
+
+def test_inaccurate_status_when_iterations_run_out():
+    X, c = instance(6, 200, 5)
+    sol = solve_local(X, c, 0.9, 1e-6, 4.0, max_iter=1)
+    assert sol.status in ("inaccurate", "optimal") and sol.gap >= 0
+    cert = sol.certificate()
+    assert set(cert) >= {"primal", "dual", "gap", "M_error", "R_error", "status", "solver"}
