@@ -10,5 +10,5 @@ from .duality import OptimalityInterval, PsdCertificate, optimality_interval, ps
 from .kkt import DEFAULT_TOL, DEFAULT_TOL_INACCURATE, BlockReport, Certificate, check, kkt_measures
 from .recovery import recover_duals
 
-__all__ = ["BlockReport", "Certificate", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "OptimalityInterval", "PsdCertificate",
-           "check", "kkt_measures", "optimality_interval", "psd_certificate", "recover_duals", "variable_box"]
+__all__ = ["BlockReport", "Certificate", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "OptimalityInterval",
+           "PsdCertificate", "check", "kkt_measures", "optimality_interval", "psd_certificate", "recover_duals", "variable_box"]

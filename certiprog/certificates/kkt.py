@@ -424,7 +424,8 @@ def _check_infeasible(problem, y, base) -> Certificate:
         verdict = _verdict(max_rel, base["tol"], base["tol_inaccurate"], "_infeasible")
         notes.append(f"not proved for all x ({why or 'the ray leaves a feasible direction open'}); it only shows "
                      f"that no feasible x has ||x|| < {radius:.3g}")
-        U, _, _ = upper_bound(problem, np.zeros(n), eps=0.0)  # look for a proved feasible point, which refutes the claim
+        # a proved feasible point refutes the claim
+        U, _, _ = upper_bound(problem, np.zeros(n), eps=0.0)
         if np.isfinite(U):
             verdict = "failed"
             farkas["feasible point proved"] = True
