@@ -24,11 +24,12 @@ made problems with small data look accurate whatever the error)::
 Verdicts (optimality), from strong to weak:
 
 * ``certified``: proved. The rigorous interval (`certiprog.certificates.duality`) has both ends finite,
-  ``upper - lower <= tol * max(|upper|, |lower|, F)`` and the reported objective lies in
+  ``upper - lower <= tol * max(|upper|, |lower|, FLOOR * F)`` and the reported objective lies in
   ``[lower, upper]`` up to the same tolerance, *and* every KKT measure is ``<= tol``. ``F = |r0| + |q|'|x| +
-  1/2 |x|'|P||x|`` is the magnitude of the objective's terms at x: the floating-point evaluation of f
-  itself is only accurate relative to F, so an optimum that is 0 by cancellation is judged in those units
-  (it scales with the data, unlike an absolute 1).
+  1/2 |x|'|P||x|`` is the magnitude of the objective's terms at x and ``FLOOR = 2^-26`` (~1.5e-8): f itself
+  is evaluated with an error of order ``n u F`` (u = 2^-53), far below ``FLOOR * F``, so the floor only
+  matters for an optimum that is (nearly) 0 by cancellation, which is then judged in the data's own units
+  instead of an absolute 1. Anywhere else the width is judged relative to the objective itself.
 * ``accurate``: every KKT measure ``<= tol`` but nothing is proved (interval not asked for, an infinite
   end, or too wide: `Certificate.interval_notes` says which).
 * ``inaccurate``: measures ``<= tol_inaccurate``; ``failed`` otherwise, or when P is proved indefinite
@@ -61,6 +62,7 @@ from ..model.cones import distance_to_cone, project
 
 DEFAULT_TOL = 1e-6
 DEFAULT_TOL_INACCURATE = 1e-3
+FLOOR = 2.0 ** -26  # relative to the objective's term magnitude: below it the optimum counts as 0 (module doc)
 
 
 @dataclass
@@ -279,7 +281,7 @@ def _decide(cert: Certificate, reported=None) -> None:
     lo, hi = cert.interval
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return
-    scale = max(abs(lo), abs(hi), cert.scales.get("objective_terms", 0.0))
+    scale = max(abs(lo), abs(hi), FLOOR * cert.scales.get("objective_terms", 0.0))
     slack = cert.tol * scale
     width = hi - lo
     objs = [cert.primal_objective] + ([float(reported)] if reported is not None and np.isfinite(reported) else [])
