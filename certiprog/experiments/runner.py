@@ -310,8 +310,13 @@ class ResultStore:
                 continue
             for key in other.keys():
                 if self.path(key).is_file():
-                    counts["present"] += 1
-                    continue
+                    try:
+                        self.read(key)
+                    except StoreError:  # a bad file here: take the source's
+                        pass
+                    else:
+                        counts["present"] += 1
+                        continue
                 try:
                     record = other.read(key)
                 except StoreError as exc:
@@ -417,23 +422,53 @@ def _dask(items, jobs, scheduler):
                 import logging
 
                 cluster = LocalCluster(n_workers=_workers(jobs), threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
+                                       host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
                 client = Client(cluster)
-        except (OSError, TimeoutError) as exc:
+        except Exception as exc:
             if cluster is not None:
                 cluster.close()
-            raise BackendError(f"cannot reach the Dask scheduler {scheduler or '(local cluster)'}: {exc}") \
-                from None
+            hint = "" if scheduler else (" (a script that starts a local cluster must run it under "
+                                         "`if __name__ == '__main__':`)")
+            raise BackendError(f"cannot reach the Dask scheduler {scheduler or '(local cluster)'}: "
+                               f"{type(exc).__name__}: {exc}{hint}") from None
     try:
-        futures = [client.submit(call, i, t.function, t.config, t.extra, pure=False,
-                                 key=f"certiprog-{t.key}-{i}") for i, t in items]
+        futures = {client.submit(call, i, t.function, t.config, t.extra, pure=False,
+                                 key=f"certiprog-{t.key}-{i}"): i for i, t in items}
         for future in as_completed(futures):
-            yield future.result()
+            try:
+                yield future.result()
+            except Exception as exc:  # the worker died (memory, segfault): this task failed, the others go on
+                yield futures[future], "error", f"{type(exc).__name__}: {exc}", None, 0.0
     finally:
         if own:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+@contextlib.contextmanager
+def _ray_on_loopback():
+    """A local Ray whose processes talk over 127.0.0.1 only (Ray's own switch for single-machine use; by default
+    on Linux it binds to the machine's network address)."""
+    name = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+    old_env = os.environ.get(name)
+    os.environ[name] = "0"
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # another Ray layout: its defaults apply
+        ray_constants = None
+    old = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    if old is not None:
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if old is not None:
+            ray_constants.ENABLE_RAY_CLUSTER = old
+        if old_env is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old_env
 
 
 def _ray(items, jobs, scheduler):
@@ -442,6 +477,12 @@ def _ray(items, jobs, scheduler):
     except ImportError as exc:
         raise BackendError(f"the ray executor needs ray ({exc}): pip install 'certiprog[ray]'") from None
     started = not ray.is_initialized()
+    local = contextlib.nullcontext() if scheduler or not started else _ray_on_loopback()
+    with local:
+        yield from _ray_run(ray, items, jobs, scheduler, started)
+
+
+def _ray_run(ray, items, jobs, scheduler, started):
     if started:
         options = dict(include_dashboard=False, log_to_driver=False, configure_logging=False)
         try:
@@ -453,10 +494,14 @@ def _ray(items, jobs, scheduler):
             raise BackendError(f"cannot start or reach Ray {scheduler or '(local)'}: {exc}") from None
     try:
         remote = ray.remote(num_cpus=1)(call)
-        pending = [remote.remote(i, t.function, t.config, t.extra) for i, t in items]
+        index = {remote.remote(i, t.function, t.config, t.extra): i for i, t in items}
+        pending = list(index)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
+            try:
+                yield ray.get(done[0])
+            except Exception as exc:  # the worker died: this task failed, the others go on
+                yield index[done[0]], "error", f"{type(exc).__name__}: {exc}", None, 0.0
     finally:
         if started:
             ray.shutdown()
@@ -509,17 +554,26 @@ def run_tasks(tasks, store: ResultStore | None = None, executor: str = "loky", j
     if pending:
         bar = tqdm(total=len(pending), desc=desc, disable=None if progress is None else not progress, leave=False)
         items = [(i, tasks[i]) for i in pending]
-        with contextlib.closing(_EXECUTE[executor](items, jobs, scheduler)) as outcomes, bar:
-            for i, status, value, trace, dt in outcomes:
-                if status == "ok":
-                    try:
-                        results[i] = store.put(tasks[i], value, dt) if store is not None else normalise(value)
-                    except InputError as exc:
-                        failures.append((i, str(exc), None))
-                    seconds[i] = dt
-                else:
-                    failures.append((i, value, trace))
-                bar.update()
+        received = 0
+        try:
+            with contextlib.closing(_EXECUTE[executor](items, jobs, scheduler)) as outcomes, bar:
+                for i, status, value, trace, dt in outcomes:
+                    received += 1
+                    if status == "ok":
+                        try:
+                            results[i] = store.put(tasks[i], value, dt) if store is not None else normalise(value)
+                        except InputError as exc:
+                            failures.append((i, str(exc), None))
+                        seconds[i] = dt
+                    else:
+                        failures.append((i, value, trace))
+                    bar.update()
+        except (CertiprogError, KeyboardInterrupt, OSError):
+            raise
+        except Exception as exc:  # the executor itself broke (a loky worker killed, a lost cluster)
+            kept = f"; the {received} result(s) received are in {store.folder}" if store is not None else ""
+            raise TaskError(f"the {executor} executor failed after {received} of {len(items)} task(s): "
+                            f"{type(exc).__name__}: {exc}{kept}, a rerun computes the rest") from exc
     if failures:
         failures.sort()
         lines = [f"  {tasks[i].name!r}: {message}" for i, message, _ in failures]

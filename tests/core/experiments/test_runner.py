@@ -204,6 +204,19 @@ def test_failed_tasks_are_reported_and_the_rest_kept(tmp_path):
     assert CALLS == [1, 3] and report.reused == [0, 2, 4]
 
 
+def test_a_broken_executor_is_a_task_error_and_keeps_what_arrived(tmp_path, monkeypatch):
+    def breaks(items, jobs, scheduler):
+        first = items[0]
+        yield R.call(first[0], first[1].function, first[1].config, first[1].extra)
+        raise RuntimeError("worker killed (test)")
+
+    monkeypatch.setitem(R._EXECUTE, "serial", breaks)
+    store = ResultStore(tmp_path)
+    with pytest.raises(TaskError, match="serial executor failed after 1 of 3 task.*worker killed"):
+        run_tasks(counting_tasks(3), store, "serial")
+    assert len(store) == 1
+
+
 def test_shards_then_merge_equal_a_full_run(tmp_path):
     tasks = tiny(7)
     full = run_tasks(tasks, ResultStore(tmp_path / "full"), "serial").results
@@ -229,6 +242,11 @@ def test_merge_skips_corrupt_files_with_a_warning(tmp_path):
     with pytest.warns(RuntimeWarning, match="merge: skipped"):
         counts = dst.merge(tmp_path / "src")
     assert counts == dict(copied=2, present=0, bad=1) and tasks[0] not in dst
+    _corrupt(dst.path(tasks[1].key), "other config")  # a bad file in the target is replaced by a good one
+    other = ResultStore(tmp_path / "other")
+    run_tasks(tasks, other, "serial")
+    assert dst.merge(other) == dict(copied=2, present=1, bad=0)
+    assert dst.get(tasks[1]) is not None and dst.get(tasks[0]) is not None
     with pytest.raises(InputError, match="not a folder"):
         dst.merge(tmp_path / "nowhere")
 
@@ -291,11 +309,14 @@ def test_ray_local_gives_the_serial_results(tmp_path):
     pytest.importorskip("ray")
     tasks = tiny(3)
     serial = run_tasks(tasks, None, "serial").results
-    report = run_tasks(tasks, ResultStore(tmp_path), "ray", jobs=2)
-    same_results(report.results, serial)
+    where = Task("node address", "ray.util:get_node_ip_address", {})  # run in a Ray worker
+    report = run_tasks([*tasks, where], ResultStore(tmp_path), "ray", jobs=2)
+    same_results(report.results[:3], serial)
+    assert report.results[3] == "127.0.0.1"  # a local Ray stays on the loopback address
     import ray
 
     assert not ray.is_initialized()  # the runner shut down the Ray it started
+    assert ray._private.ray_constants.ENABLE_RAY_CLUSTER == (sys.platform not in ("darwin", "win32"))
 
 
 @pytest.mark.parametrize("executor, module, extra", [("dask", "dask.distributed", "certiprog[dask]"),
