@@ -1,0 +1,198 @@
+"""ME^2's local tuning exactly as Sec. 5.2 of the paper describes it, with every choice the text leaves open named.
+
+The paper: "we use a 2-fold cross-validation on the set S while preserving the same I.R. in each fold ... we
+associate each example of the validation set to its closest positive example (with respect to the Euclidean
+distance) in the training set ... The hyper-parameters mu and lambda are tuned by maximizing the F-Measure for each
+local model according to the previous classification rule. Note that this is only possible when both positive and
+negative examples belong to the local validation set. In the case where there are only negative examples, we keep the
+pair (mu, lambda) which minimizes the FP Rate. ... mu and lambda are tuned respectively in the range {0.75, 0.8, 0.85,
+0.9, 0.95, 1, 2, 10} and {10^-6:2}."
+
+Implemented (`tune_local`): ``StratifiedKFold(cv=2, shuffle=True)`` on S (the class proportions, hence the I.R., are
+kept in each fold). In fold k every positive ``c`` of the training half is a local model: for every (mu, lam) of the
+grids (72 pairs, solved along a warm-started path, `local_solver.solve_local_path`) its ellipsoid is learnt against
+the training half's negatives, and its LOCAL VALIDATION SET is the validation half's points whose Euclidean-nearest
+training-half positive is ``c``; they are labelled with the decision rule (`decision`), the rank thresholds of the
+"rank" rule taken from the same training negatives. With 2 folds every positive of S is a local model in exactly one
+fold, so each gets one (mu, lam).
+
+Choices the text leaves open (parameters of `tune_local`):
+
+* local set with positives and negatives: the largest F-measure; ties go to the fewest false positives, then to the
+  preference order (``prefer``);
+* only negatives: the lowest FP rate (= fewest false positives); ties by ``prefer``;
+* only positives (the text does not say): the largest F-measure (= the largest recall);
+* empty local set: no information, the first pair in the preference order;
+* ``prefer="grid"`` (default): the paper's listing order (mu, then lam, ascending); ``"simple"``: larger lam first
+  (a metric closer to the Euclidean one), then larger mu (R closer to B), i.e. the least distorted ellipsoid.
+* After tuning, the final local model of ``c`` is learnt with its (mu, lam) against ALL negatives of S (the paper
+  trains on S).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from certiprog.errors import InputError
+
+from .decision import nearest_centre, quad_forms, rule_scores
+from .local_solver import DEFAULT_TOL, grid_path, local_problem, solve_local_path
+
+PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
+PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
+PREFER = ("simple", "grid")
+
+__all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "tune_centre", "tune_local", "tuning_folds"]
+
+
+@dataclass
+class CentreTuning:
+    """What the tuning chose for one local model: ``mu``, ``lam``; ``criterion`` ("f-measure", "fp-rate" or "none"),
+    its value ``score``; the local validation set's size (``n_val_pos``, ``n_val_neg``); ``fold``; and per grid pair
+    (in ``pairs`` order) the local counts ``tp``, ``fp``, ``fn`` and the solves' worst relative gap and time."""
+
+    mu: float
+    lam: float
+    criterion: str
+    score: float
+    n_val_pos: int
+    n_val_neg: int
+    fold: int = -1
+    pairs: list = field(default_factory=list)
+    tp: list = field(default_factory=list)
+    fp: list = field(default_factory=list)
+    fn: list = field(default_factory=list)
+    max_rel_gap: float = 0.0
+    seconds: float = 0.0
+    n_solves: int = 0
+
+    def to_dict(self) -> dict:
+        return dict(mu=self.mu, lam=self.lam, criterion=self.criterion, score=self.score, n_val_pos=self.n_val_pos,
+                    n_val_neg=self.n_val_neg, fold=self.fold, max_rel_gap=self.max_rel_gap, seconds=self.seconds,
+                    n_solves=self.n_solves)
+
+
+def _preference(pairs, prefer: str) -> np.ndarray:
+    """Rank of every pair in the preference order (0 = most preferred)."""
+    if prefer == "simple":
+        order = sorted(range(len(pairs)), key=lambda i: (-pairs[i][1], -pairs[i][0]))
+    else:
+        order = sorted(range(len(pairs)), key=lambda i: (pairs[i][0], pairs[i][1]))
+    rank = np.empty(len(pairs), int)
+    rank[order] = np.arange(len(pairs))
+    return rank
+
+
+def _f_measure(tp, fp, fn) -> np.ndarray:
+    tp, fp, fn = (np.asarray(a, float) for a in (tp, fp, fn))
+    den = 2 * tp + fp + fn
+    return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1.0), 0.0)
+
+
+def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3,
+                rule: str = "rank", rank_metric: str = "mahalanobis", prefer: str = "grid",
+                tol: float = DEFAULT_TOL, fold: int = -1) -> CentreTuning:
+    """Choose (mu, lam) for the local model at ``center`` learnt against ``X_neg``, from its local validation set
+    ``(X_val, y_val)`` (``y_val`` True for positives): every grid pair is solved (warm-started path) and the local
+    set labelled by the decision rule. See the module docstring for the criterion and the ties."""
+    import time
+
+    t0 = time.perf_counter()
+    pairs = grid_path(mu_grid, lam_grid)
+    y_val = np.asarray(y_val, bool)
+    n_pos, n_neg = int(y_val.sum()), int((~y_val).sum())
+    pref = _preference(pairs, prefer)
+    if n_pos + n_neg == 0:  # nothing to learn from: the most preferred pair, no solve needed
+        best = int(np.argmin(pref))
+        return CentreTuning(pairs[best][0], pairs[best][1], "none", float("nan"), 0, 0, fold, pairs,
+                            seconds=time.perf_counter() - t0)
+    prob = local_problem(X_neg, center)
+    sols = solve_local_path(prob, pairs, B, tol=tol)
+    C = np.asarray(center, float)[None, :]
+    tp, fp, fn = [], [], []
+    Yn = X_neg - C[0]
+    e2_neg = np.einsum("ij,ij->i", Yn, Yn)
+    for sol in sols:
+        thr = None
+        if rule == "rank":
+            r = quad_forms(Yn, sol.M) if rank_metric == "mahalanobis" else e2_neg
+            thr = np.array([np.partition(r, m - 1)[m - 1] if r.size >= m else np.inf])
+        score, _ = rule_scores(C, [sol.M], np.array([sol.R]), X_val, rule=rule, m=m, rank_metric=rank_metric,
+                               thresholds=thr)
+        pred = score > 0
+        tp.append(int(np.sum(pred & y_val)))
+        fp.append(int(np.sum(pred & ~y_val)))
+        fn.append(int(np.sum(~pred & y_val)))
+    fp_arr = np.asarray(fp)
+    if n_pos > 0:
+        crit, value = "f-measure", _f_measure(tp, fp, fn)
+        key = np.lexsort((pref, fp_arr, -value))
+    else:
+        crit, value = "fp-rate", fp_arr / max(n_neg, 1)
+        key = np.lexsort((pref, value))
+    best = int(key[0])
+    return CentreTuning(pairs[best][0], pairs[best][1], crit, float(value[best]), n_pos, n_neg, fold, pairs, tp, fp,
+                        fn, max(s.rel_gap for s in sols), time.perf_counter() - t0, len(sols))
+
+
+def tuning_folds(y_pos, cv: int = 2, random_state=None) -> list:
+    """The stratified folds of S: [(train indices, validation indices)], class proportions kept in each fold."""
+    from sklearn.model_selection import StratifiedKFold
+
+    y_pos = np.asarray(y_pos, bool)
+    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise InputError(f"cv must be an integer >= 2 (the paper uses 2 folds); got {cv!r}")
+    n_pos, n_neg = int(y_pos.sum()), int((~y_pos).sum())
+    if min(n_pos, n_neg) < cv:
+        raise InputError(f"local tuning with {cv}-fold cross-validation needs at least {cv} examples of each class; "
+                         f"got {n_pos} positives and {n_neg} negatives (use tuning=None and fixed mu, lam)")
+    skf = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)
+    return [(tr, va) for tr, va in skf.split(np.zeros((len(y_pos), 1)), y_pos)]
+
+
+def local_tasks(X, y_pos, folds) -> list:
+    """One entry per positive of S, in the order of ``np.flatnonzero(y_pos)``: (row of the positive, fold, indices of
+    the fold's training negatives, indices of its local validation set)."""
+    y_pos = np.asarray(y_pos, bool)
+    out = {}
+    for k, (tr, va) in enumerate(folds):
+        pos_tr = tr[y_pos[tr]]
+        neg_tr = tr[~y_pos[tr]]
+        assign, _ = nearest_centre(X[pos_tr], X[va])
+        for j, row in enumerate(pos_tr):
+            out[int(row)] = (int(row), k, neg_tr, va[assign == j])
+    return [out[int(r)] for r in np.flatnonzero(y_pos)]
+
+
+def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3, rule: str = "rank",
+               rank_metric: str = "mahalanobis", prefer: str = "grid", cv: int = 2, random_state=None,
+               tol: float = DEFAULT_TOL, n_jobs=None, rows=None) -> list:
+    """Sec. 5.2's local tuning on S = (X, y_pos): a `CentreTuning` per positive of S (in row order), or only for the
+    positives whose row is in ``rows``. ``n_jobs``: joblib workers over the local models (they are independent)."""
+    y_pos = np.asarray(y_pos, bool)
+    if prefer not in PREFER:
+        raise InputError(f"prefer must be one of {PREFER}; got {prefer!r}")
+    for name, grid in (("mu_grid", mu_grid), ("lam_grid", lam_grid)):
+        g = np.asarray(grid, float).ravel()
+        if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
+            raise InputError(f"{name} must hold positive finite numbers; got {grid!r}")
+    folds = tuning_folds(y_pos, cv, random_state)
+    jobs = local_tasks(X, y_pos, folds)
+    if rows is not None:
+        wanted = set(int(r) for r in rows)
+        jobs = [j for j in jobs if j[0] in wanted]
+
+    def one(job):
+        row, k, neg, val = job
+        return tune_centre(X[row], X[neg], X[val], y_pos[val], mu_grid=mu_grid, lam_grid=lam_grid, B=B, m=m,
+                           rule=rule, rank_metric=rank_metric, prefer=prefer, tol=tol, fold=k)
+
+    if n_jobs in (None, 1) or len(jobs) < 2:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(1):
+            return [one(j) for j in jobs]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(one)(j) for j in jobs)

@@ -1,0 +1,157 @@
+"""ME2Classifier (paper 002) under scikit-learn conventions: check_estimator, the decision-rule readings, labels,
+fitted attributes and certificates, the tuned fit, the generic solver path and bad input.
+
+check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
+estimator (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
+needs pandas, not installed).
+"""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import check_estimator
+
+from certiprog.errors import InputError
+from certiprog.estimators import ME2Classifier
+from certiprog.formulations.me2_paper.local_solver import solve_local_generic
+from certiprog.formulations.me2_paper.tuning import PAPER_LAM, PAPER_MU
+
+
+def imbalanced(seed=0, n_pos=12, n_neg=150, d=3):
+    """Positives in two tight clusters inside a broad cloud of negatives, features in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    neg = rng.uniform(0, 1, size=(n_neg, d))
+    centres = rng.uniform(0.2, 0.8, size=(2, d))
+    pos = centres[rng.integers(0, 2, n_pos)] + 0.04 * rng.normal(size=(n_pos, d))
+    X = np.vstack([pos, neg])
+    y = np.array([1] * n_pos + [0] * n_neg)
+    return X, y
+
+
+def test_check_estimator():
+    results = check_estimator(ME2Classifier(), on_fail=None, on_skip=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
+    assert not failed, failed
+    assert skipped <= {"check_array_api_input", "check_classifier_data_not_an_array"}, skipped
+    assert len(results) >= 50
+
+
+def test_minority_is_positive_and_labels_any_two_values():
+    X, y = imbalanced()
+    lab = np.where(y == 1, "rare", "common")
+    est = ME2Classifier(lam=0.1).fit(X, lab)
+    assert est.pos_label_ == "rare" and est.centers_.shape == (12, 3)
+    assert set(est.predict(X)) <= {"rare", "common"}
+    # the positives are the centres: each lies in its own ellipsoid, first in rank
+    assert np.all(est.predict(X[:12]) == "rare")
+    # decision_function > 0 <=> classes_[1] (sklearn's convention); here classes_ = ['common', 'rare']
+    dec = est.decision_function(X)
+    assert np.array_equal(np.where(dec > 0, est.classes_[1], est.classes_[0]), est.predict(X))
+    flipped = ME2Classifier(lam=0.1, pos_label="common").fit(X, lab)
+    assert flipped.pos_label_ == "common" and flipped.centers_.shape[0] == 150
+
+
+def test_fitted_attributes_and_certificates():
+    X, y = imbalanced(1)
+    est = ME2Classifier(mu=0.9, lam=0.01).fit(X, y)
+    p, d = 12, 3
+    assert est.M_.shape == (p, d, d) and est.R_.shape == (p,) and est.thresholds_.shape == (p,)
+    assert np.all(est.mu_ == 0.9) and np.all(est.lam_ == 0.01)
+    assert all(c["status"] == "optimal" and c["rel_gap"] <= 1e-10 for c in est.certificates_)
+    assert min(np.linalg.eigvalsh(M).min() for M in est.M_) >= 1 - 1e-12
+    ref = solve_local_generic(X[y == 0], est.centers_[0], 0.9, 0.01, 4.0, tol=1e-6)
+    cert = est.certificates_[0]
+    assert np.linalg.norm(ref.M - est.M_[0]) <= ref.M_error + cert["M_error"] + 1e-8
+    assert abs(ref.R - est.R_[0]) <= ref.R_error + cert["R_error"] + 1e-8
+
+
+def test_rank_rule_is_batch_independent_and_batch_rule_is_not():
+    X, y = imbalanced(2)
+    Xq = np.random.default_rng(5).uniform(0, 1, size=(400, 3))
+    est = ME2Classifier(lam=0.1).fit(X, y)
+    whole = est.predict(Xq)
+    assert np.array_equal(whole, np.concatenate([est.predict(Xq[i:i + 1]) for i in range(len(Xq))]))
+    assert np.array_equal(est.predict(Xq[::-1]), whole[::-1])
+    batch = ME2Classifier(lam=0.1, rule="batch", m=1).fit(X, y)
+    labels, assign = batch.predict(Xq), batch.assign(Xq)
+    assert all(np.sum((labels == 1) & (assign == j)) <= 1 for j in range(12))  # at most m per centre per call
+    single = np.concatenate([batch.predict(Xq[i:i + 1]) for i in range(len(Xq))])
+    ellipsoid = ME2Classifier(lam=0.1, rule="ellipsoid").fit(X, y).predict(Xq)
+    assert np.array_equal(single, ellipsoid)  # one point per call = membership only
+    assert (ellipsoid == 1).sum() >= (whole == 1).sum()  # the rank condition only removes positives
+
+
+def test_batch_rule_matches_the_reference_reading():
+    from certiprog.formulations.me2_paper.programs import me2_predict
+
+    X, y = imbalanced(3)
+    Xq = np.random.default_rng(6).uniform(0, 1, size=(300, 3))
+    est = ME2Classifier(lam=0.05, rule="batch", rank_metric="euclidean", m=2).fit(X, y)
+    models = [(c, M, R) for c, M, R in zip(est.centers_, est.M_, est.R_)]
+    ref = np.asarray(me2_predict(models, Xq, m=2))
+    ref = ref.labels if hasattr(ref, "labels") else ref
+    assert np.array_equal(np.where(est.predict(Xq) == 1, 1, -1), ref)
+
+
+def test_tuned_fit_uses_the_grids_and_records_the_choice():
+    X, y = imbalanced(4, n_pos=10, n_neg=120)
+    est = ME2Classifier(tuning="local", mu_grid=(0.75, 1.0, 10.0), lam_grid=(1e-3, 1.0), random_state=0).fit(X, y)
+    assert len(est.tuning_) == 10
+    assert set(est.mu_) <= {0.75, 1.0, 10.0} and set(est.lam_) <= {1e-3, 1.0}
+    assert {t["criterion"] for t in est.tuning_} <= {"f-measure", "fp-rate", "none"}
+    assert sum(t["n_solves"] for t in est.tuning_) <= 10 * 6
+    again = ME2Classifier(tuning="local", mu_grid=(0.75, 1.0, 10.0), lam_grid=(1e-3, 1.0), random_state=0).fit(X, y)
+    assert np.array_equal(again.mu_, est.mu_) and np.array_equal(again.lam_, est.lam_)
+
+
+def test_paper_grids():
+    assert PAPER_MU == (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
+    assert PAPER_LAM == tuple(10.0 ** k for k in range(-6, 3)) and len(PAPER_MU) * len(PAPER_LAM) == 72
+
+
+def test_generic_solver_path_agrees():
+    X, y = imbalanced(5, n_pos=5, n_neg=40)
+    ded = ME2Classifier(lam=0.05).fit(X, y)
+    gen = ME2Classifier(lam=0.05, solver="clarabel").fit(X, y)
+    for a, b, ca, cb in zip(ded.M_, gen.M_, ded.certificates_, gen.certificates_):
+        assert np.linalg.norm(a - b) <= ca["M_error"] + cb["M_error"] + 1e-8
+    assert gen.certificates_[0]["solver"].startswith("generic:clarabel")
+    Xq = np.random.default_rng(1).uniform(0, 1, size=(200, 3))
+    assert np.mean(ded.predict(Xq) == gen.predict(Xq)) >= 0.99
+
+
+def test_clone_keeps_parameters():
+    est = ME2Classifier(mu=2.0, lam=0.1, B=3.0, m=5, rule="batch", rank_metric="euclidean", tuning="local",
+                        cv=3, prefer="simple", pos_label=1, solver="generic", tol=1e-8, random_state=3)
+    assert clone(est).get_params() == est.get_params()
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(B=0.0), "B"), (dict(B=-1.0), "B"), (dict(mu=0.0), "mu"), (dict(lam=-2.0), "lam"),
+    (dict(m=0), "m must"), (dict(rule="nearest"), "rule"), (dict(rank_metric="cosine"), "rank_metric"),
+    (dict(tuning="global"), "tuning"), (dict(solver="nope"), "solver"), (dict(pos_label=7), "pos_label"),
+    (dict(mu=float("nan")), "mu")])
+def test_bad_parameters(params, match):
+    X, y = imbalanced()
+    with pytest.raises(InputError, match=match):
+        ME2Classifier(**params).fit(X, y)
+
+
+def test_bad_data():
+    X, y = imbalanced()
+    with pytest.raises(InputError, match="two classes"):
+        ME2Classifier().fit(X, np.zeros(len(y)))  # no positives (or no negatives): one class
+    Xd = X.copy()
+    Xd[20] = Xd[0]  # a negative identical to positive 0
+    with pytest.raises(InputError, match="identical to a negative"):
+        ME2Classifier().fit(Xd, y)
+    Xn = X.copy()
+    Xn[3, 1] = np.inf
+    with pytest.raises(ValueError, match="inf|NaN"):
+        ME2Classifier().fit(Xn, y)
+    with pytest.raises(InputError, match="Only binary"):
+        ME2Classifier().fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(InputError, match="at least 2 examples of each class"):
+        ME2Classifier(tuning="local").fit(X[[0, 20, 21, 22]], y[[0, 20, 21, 22]])
