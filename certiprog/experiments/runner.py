@@ -592,7 +592,7 @@ def add_arguments(parser) -> None:
     """The options every ``certiprog reproduce NAME`` shares (running, resuming, sharding, merging)."""
     g = parser.add_argument_group("running (every experiment)")
     g.add_argument("--out", default=None, help="output folder; task results are kept in OUT/tasks, so a rerun "
-                   "resumes (default: results/NAME)")
+                   "resumes (default: results/NAME, or the experiment's own)")
     g.add_argument("--executor", choices=EXECUTORS, default=None,
                    help="where tasks run: loky (joblib processes, default), serial (this process), dask (a local "
                         "cluster, or --scheduler), ray (local, or --scheduler)")
