@@ -24,12 +24,12 @@ made problems with small data look accurate whatever the error)::
 Verdicts (optimality), from strong to weak:
 
 * ``certified``: proved. The rigorous interval (`certiprog.certificates.duality`) has both ends finite,
-  ``upper - lower <= tol * max(|upper|, |lower|, FLOOR * F)`` and the reported objective lies in
-  ``[lower, upper]`` up to the same tolerance, *and* every KKT measure is ``<= tol``. ``F = |r0| + |q|'|x| +
-  1/2 |x|'|P||x|`` is the magnitude of the objective's terms at x and ``FLOOR = 2^-26`` (~1.5e-8): f itself
-  is evaluated with an error of order ``n u F`` (u = 2^-53), far below ``FLOOR * F``, so the floor only
-  matters for an optimum that is (nearly) 0 by cancellation, which is then judged in the data's own units
-  instead of an absolute 1. Anywhere else the width is judged relative to the objective itself.
+  ``upper - lower <= tol * scale`` and the reported objective lies in ``[lower, upper]`` up to the same
+  tolerance, *and* every KKT measure is ``<= tol``. ``scale = max(|upper|, |lower|)``: the objective's own
+  magnitude. Only when the interval cannot tell the optimum from 0 (it contains 0, or its width exceeds
+  ``min(|lower|, |upper|)``), where no relative accuracy exists, is the width judged in the data's own units
+  instead: ``scale = F = |r0| + |q|'|x| + 1/2 |x|'|P||x|``, the magnitude of the terms the objective is
+  made of (it scales with the data, unlike an absolute 1).
 * ``accurate``: every KKT measure ``<= tol`` but nothing is proved (interval not asked for, an infinite
   end, or too wide: `Certificate.interval_notes` says which).
 * ``inaccurate``: measures ``<= tol_inaccurate``; ``failed`` otherwise, or when P is proved indefinite
@@ -62,7 +62,6 @@ from ..model.cones import distance_to_cone, project
 
 DEFAULT_TOL = 1e-6
 DEFAULT_TOL_INACCURATE = 1e-3
-FLOOR = 2.0 ** -26  # relative to the objective's term magnitude: below it the optimum counts as 0 (module doc)
 
 
 @dataclass
@@ -281,9 +280,10 @@ def _decide(cert: Certificate, reported=None) -> None:
     lo, hi = cert.interval
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return
-    scale = max(abs(lo), abs(hi), FLOOR * cert.scales.get("objective_terms", 0.0))
-    slack = cert.tol * scale
     width = hi - lo
+    zero_like = lo <= 0 <= hi or min(abs(lo), abs(hi)) <= width  # the optimum may as well be 0
+    scale = max(abs(lo), abs(hi), cert.scales.get("objective_terms", 0.0) if zero_like else 0.0)
+    slack = cert.tol * scale
     objs = [cert.primal_objective] + ([float(reported)] if reported is not None and np.isfinite(reported) else [])
     outside = [o for o in objs if not (lo - slack <= o <= hi + slack)]
     if width > slack:
