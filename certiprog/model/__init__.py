@@ -19,10 +19,12 @@ from .expression import Expression, Parameter, Variable, as_expression, hstack, 
 from .forall import ForAll
 from .index_sets import IndexSet, LqEllipsoid, OracleSet, PointCloud
 from .model import Model, Objective, maximize, minimize
+from .results import Record
 
 __all__ = [
     "Cone", "Constraint", "Equality", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
-    "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowerCone3D", "PSD", "SOC", "Variable",
+    "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowerCone3D", "PSD", "Record", "SOC",
+    "Variable",
     "abs_", "as_expression", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",
     "norm2", "norm_inf", "pnorm", "pos", "psd_factor", "quad_form", "quad_over_lin", "sum_squares", "vstack",
 ]

@@ -73,7 +73,8 @@ class Model:
         self.name = name
         self.constraints: dict[str, Constraint] = {}
         self.objective = objective
-        self.info: dict = {}  # formulation-specific extras (e.g. a paper's derived quantities)
+        #: the formulation's typed data (inputs, derived matrices) with ``derive(solution)``; None for a plain model
+        self.data = None
         self._version = 0
         self._compiled = None
         if isinstance(constraints, dict):
@@ -162,13 +163,14 @@ class Model:
                         walk(c)
         return found
 
-    def derived(self, solution) -> dict:
-        """Quantities a formulation derives from a solution (a paper's b*, bound, recovered matrix, ...).
+    def derived(self, solution):
+        """What the formulation derives from a solution (a paper's b*, bound, recovered matrix, ...), typed.
 
-        A formulation registers ``model.info['derive'] = fn(model, solution) -> dict``; {} otherwise.
+        A builder attaches ``model.data``, a typed object whose ``derive(solution)`` returns a `Record` (see
+        `certiprog.model.results`); None when the model has no such data or the solution has no primal point.
         """
-        fn = self.info.get("derive")
-        return {} if fn is None or solution.x is None else dict(fn(self, solution))
+        derive = getattr(self.data, "derive", None)
+        return None if derive is None or solution is None or solution.x is None else derive(solution)
 
     def _all_expressions(self):
         if self.objective:

@@ -49,6 +49,26 @@ __all__ = [
 # ----------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------
+# The seeded test instances (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu/lam; data from
+# `make_instance`. certiprog keeps its own copy (me2_paper.programs.ME2_INSTANCES); a test pins the two equal.
+INSTANCES = [
+    (0, 8, 3, 1.0, 0.5, 4.0),
+    (1, 15, 4, 0.8, 0.1, 4.0),
+    (2, 5, 6, 2.0, 1.0, 4.0),
+    (3, 12, 2, 0.75, 1e-2, 4.0),
+    (4, 10, 3, 10.0, 100.0, 2.0),
+    (5, 6, 6, 1.0, 0.2, 3.0),
+]
+
+
+def make_instance(seed, n, d, sigma=1.0):
+    """(X_neg, center): center ~ N(0, I_d), negatives center + sigma N(0, I_d)."""
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=d)
+    X = c + sigma * rng.normal(size=(n, d))
+    return X, c
+
+
 def _solve(prob: cp.Problem, solver=None):
     solvers = [solver] if solver is not None else [cp.CLARABEL, cp.SCS]
     last = None

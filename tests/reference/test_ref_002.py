@@ -8,22 +8,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_002 as R  # noqa: E402
 
-# (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu/lam
-INSTANCES = [
-    (0, 8, 3, 1.0, 0.5, 4.0),
-    (1, 15, 4, 0.8, 0.1, 4.0),
-    (2, 5, 6, 2.0, 1.0, 4.0),
-    (3, 12, 2, 0.75, 1e-2, 4.0),
-    (4, 10, 3, 10.0, 100.0, 2.0),
-    (5, 6, 6, 1.0, 0.2, 3.0),
-]
-
-
-def make_instance(seed, n, d, sigma=1.0):
-    rng = np.random.default_rng(seed)
-    c = rng.normal(size=d)
-    X = c + sigma * rng.normal(size=(n, d))
-    return X, c
+INSTANCES, make_instance = R.INSTANCES, R.make_instance
 
 
 def _solve_pair(inst):

@@ -20,15 +20,18 @@ with ``quad_form(xi, Theta, assume_psd=True)`` (no dense eigendecomposition: the
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.spatial import cKDTree
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Variable, minimize, quad_form, sum_squares
+from certiprog.model import Model, Record, Variable, minimize, quad_form, sum_squares
 from certiprog import validation as validate
 
-__all__ = ["error_clumping", "neighbourhood_matrix", "neighbourhood_graph"]
+__all__ = ["ErrorClumpingData", "ErrorClumpingSolution", "error_clumping", "neighbourhood_matrix",
+           "neighbourhood_graph"]
 
 
 def _eta(eta) -> float:
@@ -64,8 +67,11 @@ def neighbourhood_matrix(X, rho, eta) -> sp.csr_matrix:
 
     ``eta`` must lie in [0, 1] (Theta PSD, doc 003 §1.1). For m = 1 Theta = I.
     """
-    eta = _eta(eta)
-    A = neighbourhood_graph(X, rho)
+    return _theta(neighbourhood_graph(X, rho), _eta(eta))
+
+
+def _theta(A: sp.csr_matrix, eta: float) -> sp.csr_matrix:
+    """Theta = I - eta/(m-1) A (I for m = 1)."""
     m = A.shape[0]
     coef = eta / (m - 1) if m > 1 else 0.0
     return (sp.identity(m, format="csr") - coef * A).tocsr()
@@ -83,6 +89,74 @@ def _check_graph(graph, m: int) -> sp.csr_matrix:
     return A
 
 
+@dataclass(frozen=True, eq=False)
+class ErrorClumpingSolution(Record):
+    """Eq. (1) at a solution (`error_clumping`'s ``model.derived(sol)``).
+
+    ``predictions`` (sign <w, x_i>, 0 mapped to +1), ``errors`` (bool, y_i <w, x_i> <= 0), ``n_errors``,
+    ``error_rate``; the clumping: ``error_pairs`` (neighbour pairs with both points misclassified), ``clumping``
+    (mean, over misclassified points with >= 1 neighbour, of the fraction of their neighbours that are misclassified;
+    NaN when undefined), ``penalty`` = ||xi||^2/(2m), ``discount`` = eta/(2m(m-1)) xi^T A xi (so the quadratic term
+    is penalty - discount), ``w``, ``xi``, ``hinge`` = max(0, 1 - y o Xw) and ``xi_above_hinge`` (xi - hinge;
+    positive entries are slacks lifted by clumped neighbours, doc 003 §1.2).
+    """
+
+    predictions: np.ndarray
+    errors: np.ndarray
+    n_errors: int
+    error_rate: float
+    error_pairs: int
+    clumping: float
+    penalty: float
+    discount: float
+    w: np.ndarray
+    xi: np.ndarray
+    hinge: np.ndarray
+    xi_above_hinge: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorClumpingData:
+    """The data of eq. (1) (``model.data`` of `error_clumping`): ``X`` (m, n), labels ``y``, ``rho``, ``eta``,
+    ``lam``, the neighbourhood graph ``A`` and ``Theta = I - eta/(m-1) A`` (sparse), ``degree`` (row sums of A)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    rho: float
+    eta: float
+    lam: float
+    A: sp.csr_matrix
+    Theta: sp.csr_matrix
+    degree: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[1])
+
+    def derive(self, sol) -> ErrorClumpingSolution:
+        m, A, degree = self.m, self.A, self.degree
+        wv = np.asarray(sol.value("w"), float)
+        xv = np.asarray(sol.value("xi"), float)
+        score = self.X @ wv
+        margin = self.y * score
+        err = margin <= 0
+        n_err = int(err.sum())
+        e = err.astype(float)
+        err_nb = A @ e  # misclassified neighbours of each point
+        has_nb = err & (degree > 0)
+        clump = float(np.mean(err_nb[has_nb] / degree[has_nb])) if has_nb.any() else float("nan")
+        hinge = np.maximum(0.0, 1.0 - margin)
+        return ErrorClumpingSolution(
+            predictions=np.where(score >= 0, 1, -1), errors=err, n_errors=n_err, error_rate=n_err / m,
+            error_pairs=int(round(float(e @ err_nb) / 2.0)), clumping=clump, penalty=float(xv @ xv) / (2.0 * m),
+            discount=self.eta / (m - 1) * float(xv @ (A @ xv)) / (2.0 * m), w=wv, xi=xv, hinge=hinge,
+            xi_above_hinge=xv - hinge)
+
+
 def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     """Eq. (1) of paper 003 as a Model.
 
@@ -93,14 +167,8 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     ``eta`` in [0, 1] (discount; eta = 0 is the squared-hinge SVM), ``lam > 0`` (ridge weight).
 
     Variables ``w`` (n,), ``xi`` (m,); constraints ``'margin'`` (vector, xi >= 1 - y o Xw) and ``'xi>=0'``.
-    ``model.info``: ``Theta``, ``A`` (sparse), ``degree``.
-
-    ``model.derived(sol)``: ``predictions`` (sign <w, x_i>, 0 mapped to +1), ``errors`` (bool, y_i <w, x_i> <= 0),
-    ``n_errors``, ``error_rate``; the clumping: ``error_pairs`` (neighbour pairs with both points misclassified),
-    ``clumping`` (mean, over misclassified points with >= 1 neighbour, of the fraction of their neighbours that are
-    misclassified; NaN when undefined), ``penalty`` = ||xi||^2/(2m), ``discount`` = eta/(2m(m-1)) xi^T A xi (so
-    the quadratic term is penalty - discount), ``xi``, ``hinge`` = max(0, 1 - y o Xw) and ``xi_above_hinge``
-    (xi - hinge; positive entries are slacks lifted by clumped neighbours, doc 003 §1.2).
+    ``model.data`` is an `ErrorClumpingData` (with ``Theta``, ``A`` (sparse), ``degree``); ``model.derived(sol)``
+    an `ErrorClumpingSolution`.
     """
     X = validate.matrix(X, "X", min_rows=2)
     m, n = X.shape
@@ -111,8 +179,7 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     eta = _eta(eta)
     lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
     A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
-    coef = eta / (m - 1)
-    Theta = (sp.identity(m, format="csr") - coef * A).tocsr()
+    Theta = _theta(A, eta)
     Z = X * yv[:, None]  # rows y_i x_i
 
     w = Variable(n, "w")
@@ -121,27 +188,5 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     model = Model(minimize(obj), name="error_clumping")
     model.add(xi >= 1.0 - Z @ w, name="margin")
     model.add(xi >= 0, name="xi>=0")
-    degree = np.asarray(A.sum(axis=1)).ravel()
-
-    def derive(model_, sol):
-        wv = np.asarray(sol.value("w"), float)
-        xv = np.asarray(sol.value("xi"), float)
-        score = X @ wv
-        margin = yv * score
-        err = margin <= 0
-        n_err = int(err.sum())
-        e = err.astype(float)
-        err_nb = A @ e  # misclassified neighbours of each point
-        has_nb = err & (degree > 0)
-        clump = float(np.mean(err_nb[has_nb] / degree[has_nb])) if has_nb.any() else float("nan")
-        hinge = np.maximum(0.0, 1.0 - margin)
-        return {
-            "predictions": np.where(score >= 0, 1, -1), "errors": err, "n_errors": n_err,
-            "error_rate": n_err / m, "error_pairs": int(round(float(e @ err_nb) / 2.0)), "clumping": clump,
-            "penalty": float(xv @ xv) / (2.0 * m), "discount": coef * float(xv @ (A @ xv)) / (2.0 * m),
-            "xi": xv, "hinge": hinge, "xi_above_hinge": xv - hinge,
-        }
-
-    model.info.update(derive=derive, paper="003", m=m, n=n, rho=rho, eta=eta, lam=lam, Theta=Theta, A=A,
-                      degree=degree)
+    model.data = ErrorClumpingData(X, yv, rho, eta, lam, A, Theta, np.asarray(A.sum(axis=1)).ravel())
     return model

@@ -22,14 +22,17 @@ Background risk, Theorem 1 (with biases ``b`` for the deflated/inflated models o
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg as sla
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Variable, hinge, minimize, norm2, sum_squares
+from certiprog.model import Model, Record, Variable, hinge, minimize, norm2, sum_squares
 from certiprog import validation as validate
 
-__all__ = ["hinge_minimax", "background_risk", "worst_case_fp"]
+__all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "HingeMinimaxData", "HingeMinimaxSolution",
+           "background_risk", "hinge_minimax", "worst_case_fp"]
 
 
 def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
@@ -48,19 +51,77 @@ def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
     return float(s * s / (s * s + margin * margin))
 
 
+@dataclass(frozen=True, eq=False)
+class HingeMinimaxSolution(Record):
+    """What eq. (8) gives at a solution (`hinge_minimax`'s ``model.derived(sol)``).
+
+    ``w``, ``b`` (0 without bias), ``gamma``, ``hinge`` (sum of hinge losses), ``reg`` (``||w||^2`` or ``||w||``),
+    ``objective`` (recomputed), ``constraint_value`` (``gamma sqrt(w^T Σ w) + w^T mu + b``, <= 0 up to tolerance),
+    ``worst_case_fp`` (the Cantelli bound on the background false-positive rate of ``w``, <= delta), ``delta`` and
+    ``trivial``: True when the optimum is (numerically) ``w = 0`` -- every score ``|w^T x_i| <= 1e-6``; the rule then
+    accepts everything, the solution is uninformative and ``worst_case_fp`` is reported as 1 (0 if ``b < 0``), not
+    the Cantelli ratio of solver noise.
+    """
+
+    w: np.ndarray
+    b: float
+    gamma: float
+    hinge: float
+    reg: float
+    objective: float
+    constraint_value: float
+    worst_case_fp: float
+    delta: float
+    trivial: bool
+
+
+@dataclass(frozen=True, eq=False)
+class HingeMinimaxData:
+    """The data of eq. (8) (``model.data`` of `hinge_minimax`): positives ``X`` (m, d), background moments ``mu``,
+    ``Sigma``, weights ``lam``, ``delta``, ``gamma = sqrt((1 - delta)/delta)``, ``bias``, ``squared_reg``."""
+
+    X: np.ndarray
+    mu: np.ndarray
+    Sigma: np.ndarray
+    lam: float
+    delta: float
+    gamma: float
+    bias: bool
+    squared_reg: bool
+
+    @property
+    def m(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    def derive(self, sol) -> HingeMinimaxSolution:
+        X, mu, Sigma = self.X, self.mu, self.Sigma
+        wv = np.asarray(sol.value("w"), float).reshape(-1)
+        bv = float(sol.value("b")) if self.bias else 0.0
+        hinge_v = float(np.maximum(0.0, 1.0 - (X @ wv + bv)).sum())
+        reg_v = float(wv @ wv) if self.squared_reg else float(np.linalg.norm(wv))
+        s = float(np.sqrt(max(wv @ Sigma @ wv, 0.0)))
+        # w = 0 is always feasible (objective m). Numerically zero scores (|w^T x_i| <= 1e-6 against the hinge's
+        # margin 1) mean the classifier is the constant sign(b) rule: accept everything (b >= 0), a worst-case
+        # false-positive rate of 1 -- the Cantelli ratio of a ~1e-9 w would be solver noise.
+        trivial = bool(np.max(np.abs(X @ wv)) <= 1e-6)
+        wc = (1.0 if bv >= -1e-6 else 0.0) if trivial else worst_case_fp(wv, mu, Sigma, bv)
+        return HingeMinimaxSolution(w=wv, b=bv, gamma=self.gamma, hinge=hinge_v, reg=reg_v,
+                                    objective=float(self.lam * reg_v + hinge_v),
+                                    constraint_value=float(self.gamma * s + wv @ mu + bv), worst_case_fp=wc,
+                                    delta=self.delta, trivial=trivial)
+
+
 def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg: bool = True) -> Model:
     """000 eq. (8) for positives ``X_pos`` (m x d) against background moments ``mu`` (d), ``Sigma`` (d x d, PSD).
 
     Variables ``w`` (d) and, with ``bias=True``, ``b`` (scalar). Constraint ``'chebyshev'``:
     ``gamma * norm2(L^T w) + mu^T w (+ b) <= 0`` with ``Sigma = L L^T`` (one eigendecomposition; singular Sigma allowed).
-    ``lam >= 0``; ``0 < delta < 1``.
-
-    ``model.derived(sol)`` gives ``w``, ``b`` (0 without bias), ``gamma``, ``hinge`` (sum of hinge losses),
-    ``reg`` (``||w||^2`` or ``||w||``), ``objective`` (recomputed), ``constraint_value``
-    (``gamma sqrt(w^T Σ w) + w^T mu + b``, <= 0 up to tolerance), ``worst_case_fp`` (the Cantelli bound on the
-    background false-positive rate of ``w``, <= delta), ``delta`` and ``trivial``: True when the optimum is
-    (numerically) ``w = 0`` -- every score ``|w^T x_i| <= 1e-6``; the rule then accepts everything, the solution is
-    uninformative and ``worst_case_fp`` is reported as 1 (0 if ``b < 0``), not the Cantelli ratio of solver noise.
+    ``lam >= 0``; ``0 < delta < 1``. ``model.data`` is a `HingeMinimaxData`; ``model.derived(sol)`` a
+    `HingeMinimaxSolution`.
     """
     X = validate.matrix(X_pos, "X_pos", min_rows=1)
     m, d = X.shape
@@ -81,24 +142,7 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     model = Model(minimize(obj), name="hinge_minimax")
     lhs = gamma * norm2(L.T @ w) + mu @ w
     model.add((lhs if b is None else lhs + b) <= 0.0, name="chebyshev")
-
-    def derive(model_, sol):
-        wv = np.asarray(sol.value("w"), float).reshape(-1)
-        bv = float(sol.value("b")) if bias else 0.0
-        hinge_v = float(np.maximum(0.0, 1.0 - (X @ wv + bv)).sum())
-        reg_v = float(wv @ wv) if squared_reg else float(np.linalg.norm(wv))
-        s = float(np.sqrt(max(wv @ Sigma @ wv, 0.0)))
-        # w = 0 is always feasible (objective m). Numerically zero scores (|w^T x_i| <= 1e-6 against the hinge's
-        # margin 1) mean the classifier is the constant sign(b) rule: accept everything (b >= 0), a worst-case
-        # false-positive rate of 1 -- the Cantelli ratio of a ~1e-9 w would be solver noise.
-        trivial = bool(np.max(np.abs(X @ wv)) <= 1e-6)
-        wc = (1.0 if bv >= -1e-6 else 0.0) if trivial else worst_case_fp(wv, mu, Sigma, bv)
-        return dict(w=wv, b=bv, gamma=gamma, hinge=hinge_v, reg=reg_v, objective=float(lam * reg_v + hinge_v),
-                    constraint_value=float(gamma * s + wv @ mu + bv), worst_case_fp=wc, delta=delta,
-                    trivial=trivial)
-
-    model.info.update(derive=derive, paper="000", problem="hinge-minimax eq. (8)", m=m, d=d, lam=lam,
-                      delta=delta, gamma=gamma, bias=bool(bias), squared_reg=bool(squared_reg))
+    model.data = HingeMinimaxData(X, mu, Sigma, lam, delta, gamma, bool(bias), bool(squared_reg))
     return model
 
 
@@ -117,6 +161,50 @@ def _cholesky_pd(Sigma: np.ndarray) -> np.ndarray:
         raise InputError(msg) from exc
 
 
+@dataclass(frozen=True, eq=False)
+class BackgroundRiskSolution(Record):
+    """Theorem 1 at a solution (`background_risk`'s ``model.derived(sol)``): ``d2`` (recomputed from ``z``),
+    ``risk`` = 1/(1+d2), ``z_star``, ``slack`` (``W z + b``), ``active`` (rows with zero slack, relative tolerance
+    1e-6) and ``lam`` (the multipliers of 'halfspaces'; None when the solver returned no duals)."""
+
+    d2: float
+    risk: float
+    z_star: np.ndarray
+    active: np.ndarray
+    slack: np.ndarray
+    lam: np.ndarray | None
+
+
+@dataclass(frozen=True, eq=False)
+class BackgroundRiskData:
+    """The data of Theorem 1's QP (``model.data`` of `background_risk`): ``W`` (K, d), ``b`` (K,), ``mu``,
+    ``Sigma`` and its inverse ``Sinv``."""
+
+    W: np.ndarray
+    b: np.ndarray
+    mu: np.ndarray
+    Sigma: np.ndarray
+    Sinv: np.ndarray
+
+    @property
+    def K(self) -> int:
+        return int(self.W.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.W.shape[1])
+
+    def derive(self, sol) -> BackgroundRiskSolution:
+        zv = np.asarray(sol.value("z"), float).reshape(-1)
+        r = zv - self.mu
+        d2 = float(max(r @ self.Sinv @ r, 0.0))
+        slack = self.W @ zv + self.b
+        tol = 1e-6 * np.maximum(1.0, np.linalg.norm(self.W, axis=1) * max(1.0, np.linalg.norm(zv)))
+        lam = np.asarray(sol.dual("halfspaces"), float).reshape(-1) if sol.z is not None else None
+        return BackgroundRiskSolution(d2=d2, risk=float(1.0 / (1.0 + d2)), z_star=zv, active=slack <= tol,
+                                      slack=slack, lam=lam)
+
+
 def background_risk(W, mu, Sigma, b=None) -> Model:
     """000 Theorem 1: the QP for ``d^2`` and the worst-case background risk ``1 / (1 + d^2)``.
 
@@ -127,9 +215,9 @@ def background_risk(W, mu, Sigma, b=None) -> Model:
     Constraint ``'halfspaces'``: ``W z + b >= 0``; its dual is the multiplier ``lambda >= 0`` of the
     correctly signed Lagrangian ``(z-mu)^T Σ^{-1} (z-mu) - lambda^T (W z + b)`` (000.md typo 2).
 
-    ``model.derived(sol)`` gives ``d2`` (recomputed from ``z``), ``risk`` = 1/(1+d2), ``z_star``, ``active``
-    (rows with zero slack, relative tolerance 1e-6) and ``lam``. An empty region (only possible with b != 0)
-    makes the QP infeasible: the solve reports status ``infeasible`` (then d2 = inf and risk = 0).
+    ``model.data`` is a `BackgroundRiskData`, ``model.derived(sol)`` a `BackgroundRiskSolution`. An empty region
+    (only possible with b != 0) makes the QP infeasible: the solve reports status ``infeasible`` (then d2 = inf and
+    risk = 0; ``model.derived`` gives None).
     """
     Wa = W.toarray() if hasattr(W, "toarray") else W
     try:
@@ -146,22 +234,9 @@ def background_risk(W, mu, Sigma, b=None) -> Model:
     bb = np.zeros(K) if b is None else validate.vector(b, "b", size=K)
     L = _cholesky_pd(Sigma)
     Linv = sla.solve_triangular(L, np.eye(d), lower=True)
-    Sinv = Linv.T @ Linv
 
     z = Variable(d, "z")
     model = Model(minimize(sum_squares(Linv @ z - Linv @ mu)), name="background_risk")
     model.add(Wm @ z + bb >= 0.0, name="halfspaces")
-
-    def derive(model_, sol):
-        zv = np.asarray(sol.value("z"), float).reshape(-1)
-        r = zv - mu
-        d2 = float(max(r @ Sinv @ r, 0.0))
-        slack = Wm @ zv + bb
-        tol = 1e-6 * np.maximum(1.0, np.linalg.norm(Wm, axis=1) * max(1.0, np.linalg.norm(zv)))
-        out = dict(d2=d2, risk=float(1.0 / (1.0 + d2)), z_star=zv, active=slack <= tol, slack=slack)
-        if sol.z is not None:
-            out["lam"] = np.asarray(sol.dual("halfspaces"), float).reshape(-1)
-        return out
-
-    model.info.update(derive=derive, paper="000", problem="background risk, Theorem 1", K=K, d=d)
+    model.data = BackgroundRiskData(Wm, bb, mu, Sigma, Linv.T @ Linv)
     return model

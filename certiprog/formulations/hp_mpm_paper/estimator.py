@@ -87,7 +87,7 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         if mom.kind == "linear":
             self.coef_ = np.asarray(weights, float).reshape(1, -1)
         else:
-            self.X_fit_ = mom.info["X_train"]
+            self.X_fit_ = mom.X_train
             self.dual_coef_ = np.asarray(weights, float).reshape(1, -1)
         self.intercept_ = np.array([-float(b)])
         self.b_ = float(b)
@@ -159,8 +159,8 @@ class MPMClassifier(_MPMBase):
         d = model.derived(sol)
         cert = check(sol.problem, sol, interval=mom.p <= FULL_CERTIFICATE_MAX)
         solution = dict(status=str(sol.status), backend=sol.backend, solver=sol.solver, objective=float(sol.objective),
-                        solve_time=sol.solve_time, kernel_rank=mom.info.get("rank"), certificate=cert.to_json())
-        return self._set_classifier(mom, d["weights"], d["b"], d["kappa"], "optimal", solution)
+                        solve_time=sol.solve_time, kernel_rank=mom.rank, certificate=cert.to_json())
+        return self._set_classifier(mom, d.weights, d.b, d.kappa, "optimal", solution)
 
 
 class HPMPMClassifier(_MPMBase):
@@ -206,7 +206,7 @@ class HPMPMClassifier(_MPMBase):
         self.R_ = res.R
         self.failure_probability_ = res.failure_probability
         solution = res.summary()
-        solution["kernel_rank"] = mom.info.get("rank")
+        solution["kernel_rank"] = mom.rank
         if res.status == "no_meaningful_solution":
             solution["fallback"] = res.notes[-1]
         return self._set_classifier(mom, res.weights, res.b, res.kappa, res.status, solution)

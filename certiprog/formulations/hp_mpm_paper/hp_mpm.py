@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Parameter, Variable, hstack, maximize, norm2
+from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
 from certiprog import validation as validate
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
 
-__all__ = ["HPMPMProblem", "HPMPMResult", "UNCERTAINTY_FORMS", "hp_mpm", "hp_mpm_problem", "solve_hp_mpm",
-           "uncertainty_terms"]
+__all__ = ["HPMPMProblem", "HPMPMResult", "HPMPMStep", "MethodComparison", "UNCERTAINTY_FORMS", "algorithm1",
+           "hp_mpm", "hp_mpm_problem", "nu_max", "solve_hp_mpm", "uncertainty_terms"]
 
 # form -> (c in ln(c/delta), k in the corrected confidence 1 - k delta of Cor. 1, bound id of A_j)
 UNCERTAINTY_FORMS = {"eq8": (2.0, 3, "004-E8 (printed)"), "prop1": (4.0, 2, "004-E8"),
@@ -72,8 +72,35 @@ def uncertainty_terms(n1: int, n0: int, R: float, delta: float, nu: float = 1.0,
     return nu * unit / math.sqrt(n1), nu * unit / math.sqrt(n0)
 
 
-@dataclass
-class HPMPMResult:
+def nu_max(mean_gap: float, R: float, n1: int, n0: int, delta: float, form: str = "eq8") -> float:
+    """The largest fraction nu of the uncertainty terms with a meaningful HP-MPM solution (Cor. 1 with A_j -> nu A_j):
+    ``||x̂1 - x̂0|| > sqrt(nu) (sqrt(2 A_1) + sqrt(2 A_0))`` with A_j the nu = 1 terms of `uncertainty_terms` (``form``
+    honoured); ``mean_gap`` = ||x̂1 - x̂0|| (in feature space for kernels)."""
+    gap = validate.scalar(mean_gap, "mean_gap", low=0.0)
+    a1, a0 = uncertainty_terms(n1, n0, R, delta, 1.0, form)
+    return float(gap ** 2 / (math.sqrt(2 * a1) + math.sqrt(2 * a0)) ** 2)
+
+
+@dataclass(frozen=True, eq=False)
+class HPMPMStep(Record):
+    """The w-step SOCP at one kappa (``model.derived(sol)`` of `hp_mpm` / `HPMPMProblem.model`): ``v`` (the
+    coordinates), ``weights`` (= basis @ v: feature weights w, or the kernel gamma), ``kappa`` (the Parameter's value),
+    ``h`` (eq. 10 at v put in the ball), ``kappa_root`` (the kappa-step from this v), both forms of b and ``A1``,
+    ``A0``."""
+
+    v: np.ndarray
+    weights: np.ndarray
+    kappa: float
+    h: float
+    kappa_root: float
+    b: float
+    b_from_class0: float
+    A1: float
+    A0: float
+
+
+@dataclass(eq=False)
+class HPMPMResult(Record):
     """The HP-MPM solution: ``kappa`` attained by the returned w; ``kappa_bracket`` = (lo, hi), lo <= kappa* <= hi.
 
     ``kappa <= lo`` (the best attained value found; equal unless bisection's final polishing w-step traded at most
@@ -86,7 +113,9 @@ class HPMPMResult:
     kappa* decreases to 0 (``w = dmu/||dmu||``, ``b`` splitting the mean gap in the ratio sqrt(A_1) : sqrt(A_0)), or
     when the means coincide ``w = 0`` and the majority class (``b = -1`` predicts class 1).
     ``failure_probability``: the corrected Cor. 1 level (None when nu < 1: the scaled terms void the guarantee).
-    ``history``: one dict per iteration (kappa probe/iterate, bracket, h, timings).
+    ``history``: one dict per iteration (kappa probe/iterate, bracket, h, timings; Alg. 1 also ``v``, the point its
+    kappa-step was taken for). ``certificate``: `certiprog.certificates.check` of the last SOCP (None when not asked
+    for); ``solution``: that SOCP's `Solution` (None when no SOCP was solved).
     """
 
     status: str
@@ -111,6 +140,7 @@ class HPMPMResult:
     solver: str = ""
     seconds: float = 0.0
     notes: list = field(default_factory=list)
+    solution: object = field(default=None, repr=False)
 
     @property
     def alpha(self) -> float:
@@ -146,7 +176,8 @@ class HPMPMResult:
                    b_from_class0=self.b_from_class0, A1=self.A1, A0=self.A0, R=self.R, delta=self.delta, nu=self.nu,
                    form=self.form, failure_probability=self.failure_probability, iterations=self.iterations,
                    n_solves=self.n_solves, backend=self.backend, solver=self.solver, seconds=self.seconds,
-                   notes=list(self.notes), history=[{k: _num(v) for k, v in h.items()} for h in self.history])
+                   notes=list(self.notes),
+                   history=[{k: _num(v) for k, v in h.items() if not isinstance(v, np.ndarray)} for h in self.history])
         if self.certificate is not None:
             out["certificate"] = self.certificate.to_json()
         return out
@@ -160,10 +191,12 @@ def _num(x):
 
 
 class HPMPMProblem:
-    """HP-MPM data (`ClassMoments` + A_1, A_0) with the pieces both solvers need.
+    """HP-MPM data (`ClassMoments` + A_1, A_0) with the pieces both solvers need; the typed ``model.data`` of the
+    w-step SOCP.
 
     ``h`` (eq. 10), ``kappa_root`` (the kappa-step), ``kappa_upper`` (the dual bound), ``model`` (the w-step SOCP
-    as a certiprog Model, compiled once; kappa, c_1, c_0 are Parameters) and ``solve``.
+    as a certiprog Model, compiled once; kappa, c_1, c_0 are Parameters, ``model.data`` is this object and
+    ``model.derived(sol)`` an `HPMPMStep`) and ``solve`` (bisection or `algorithm1`).
     """
 
     def __init__(self, moments: ClassMoments, delta: float = 0.1, nu: float = 1.0, R: float | None = None,
@@ -187,6 +220,13 @@ class HPMPMProblem:
         self.R, self.form, self.var_name = float(R), form, var_name
         self.A1, self.A0 = uncertainty_terms(moments.n1, moments.n0, self.R, self.delta, self.nu, form)
         self._model = None
+        self._params = None  # (kappa, c1, c0) of the w-step model
+
+    @property
+    def nu_max(self) -> float:
+        """The largest nu with kappa* > 0 for these moments, R, delta and form (`nu_max`)."""
+        mom = self.moments
+        return nu_max(float(np.linalg.norm(mom.dmu)), self.R, mom.n1, mom.n0, self.delta, self.form)
 
     # ---- closed-form pieces ---------------------------------------------------------------------------------------
     @property
@@ -283,7 +323,8 @@ class HPMPMProblem:
     # ---- the w-step SOCP --------------------------------------------------------------------------------------------
     @property
     def model(self) -> Model:
-        """``max h(v, kappa) s.t. ||v|| <= 1`` (constraint 'unit_ball'); ``model.info['kappa']`` is the Parameter."""
+        """``max h(v, kappa) s.t. ||v|| <= 1`` (constraint 'unit_ball'); ``model.parameters['kappa']`` is kappa (move it
+        with `set_kappa`, which also refills c_1, c_0); ``model.data`` is this problem."""
         if self._model is None:
             mom = self.moments
             v = Variable(mom.p, self.var_name)
@@ -294,27 +335,32 @@ class HPMPMProblem:
                  - norm2(hstack([c0, kappa * (mom.F0 @ v)])))
             model = Model(maximize(h), name=f"hp_mpm w-step ({mom.kind})")
             model.add(norm2(v) <= 1.0, name="unit_ball")
-            problem = self
-
-            def derive(model_, sol):
-                vv = np.asarray(sol.value(problem.var_name), float).reshape(-1)
-                k = float(kappa.value)
-                b1, b0 = problem.b_pair(_in_ball(vv), k)
-                return dict(v=vv, weights=mom.basis @ vv, kappa=k, h=problem.h(_in_ball(vv), k),
-                            kappa_root=problem.kappa_root(vv), b=b1, b_from_class0=b0, A1=problem.A1, A0=problem.A0)
-
-            model.info.update(derive=derive, paper="004", problem="hp-mpm g(kappa), eq. (10)", kappa=kappa, c1=c1,
-                              c0=c0, hp_mpm=self)
-            self._model = model
+            model.data = self
+            self._model, self._params = model, (kappa, c1, c0)
         return self._model
+
+    @property
+    def kappa(self) -> float:
+        """The kappa the w-step model is set to."""
+        self.model
+        return float(self._params[0].value)
+
+    def derive(self, sol) -> HPMPMStep:
+        """What the w-step SOCP's solution ``sol`` gives (``model.derived(sol)``)."""
+        vv = np.asarray(sol.value(self.var_name), float).reshape(-1)
+        k = self.kappa
+        b1, b0 = self.b_pair(_in_ball(vv), k)
+        return HPMPMStep(v=vv, weights=self.moments.basis @ vv, kappa=k, h=self.h(_in_ball(vv), k),
+                         kappa_root=self.kappa_root(vv), b=b1, b_from_class0=b0, A1=self.A1, A0=self.A0)
 
     def set_kappa(self, kappa: float) -> Model:
         """Set the Parameters of the w-step SOCP for ``kappa`` and return the model."""
         kappa = validate.scalar(kappa, "kappa", low=0.0)
         m = self.model
-        m.info["kappa"].value = kappa
-        m.info["c1"].value = math.sqrt((2 + kappa * kappa) * self.A1)
-        m.info["c0"].value = math.sqrt((2 + kappa * kappa) * self.A0)
+        k, c1, c0 = self._params
+        k.value = kappa
+        c1.value = math.sqrt((2 + kappa * kappa) * self.A1)
+        c0.value = math.sqrt((2 + kappa * kappa) * self.A0)
         return m
 
     def w_step(self, kappa: float, backend: str | None = None, solver: str | None = None, **options):
@@ -328,7 +374,8 @@ class HPMPMProblem:
               tol: float = 1e-8, max_iter: int = 100, eps_kappa: float = 1e-9, eps_w: float = 1e-9,
               kappa_step: str = "closed_form", certify: bool | str = True, progress: bool = False,
               **options) -> HPMPMResult:
-        """Solve Cor. 1 / eq. (9) by ``method`` ('bisection' or 'alternating', see the module docstring).
+        """Solve Cor. 1 / eq. (9) by ``method`` ('bisection' or 'alternating' = `algorithm1`, see the module
+        docstring).
 
         ``tol``: relative bracket width at which bisection stops; ``eps_kappa``, ``eps_w``: Alg. 1's tolerances;
         ``kappa_step``: 'closed_form' or 'brentq'; ``certify``: `certiprog.certificates.check` of the last SOCP (True or
@@ -337,31 +384,28 @@ class HPMPMProblem:
         """
         if method not in METHODS:
             raise InputError(f"method must be one of {METHODS}; got {method!r}")
+        if method == "alternating":
+            return algorithm1(self, backend, solver, max_iter=max_iter, eps_kappa=eps_kappa, eps_w=eps_w,
+                              kappa_step=kappa_step, certify=certify, progress=progress, **options)
         t0 = time.perf_counter()
         if self.g0 <= 0:
             res = self._no_meaningful_solution(method)
-        elif method == "bisection":
-            res = _bisection(self, backend, solver, tol, max_iter, certify, progress, options)
         else:
-            res = _alternating(self, backend, solver, max_iter, eps_kappa, eps_w, kappa_step, certify, progress,
-                               options)
+            res = _bisection(self, backend, solver, tol, max_iter, certify, progress, options)
         res.seconds = time.perf_counter() - t0
         return res
 
-    def compare_methods(self, backend: str | None = None, solver: str | None = None, **solve_options) -> dict:
-        """(b) certifies (a): run Alg. 1 and bisection on the same data.
-
-        Returns both results, ``gap`` = |kappa_alternating - kappa_bisection|, ``certified_gap`` = hi - kappa_alt
-        (a rigorous bound on Alg. 1's suboptimality, hi from bisection's dual certificate), Alg. 1's iterations and
-        its kappa history.
-        """
+    def compare_methods(self, backend: str | None = None, solver: str | None = None,
+                        **solve_options) -> "MethodComparison":
+        """(b) certifies (a): run Alg. 1 and bisection on the same data (a `MethodComparison`)."""
         bis = self.solve("bisection", backend, solver, **solve_options)
         alt = self.solve("alternating", backend, solver, **solve_options)
-        return dict(bisection=bis, alternating=alt, gap=abs(alt.kappa - bis.kappa),
-                    certified_gap=max(bis.kappa_bracket[1] - alt.kappa, 0.0), iterations=alt.iterations,
-                    kappa_history=[h["kappa"] for h in alt.history])
+        return MethodComparison(bisection=bis, alternating=alt, gap=abs(alt.kappa - bis.kappa),
+                                certified_gap=max(bis.kappa_bracket[1] - alt.kappa, 0.0), iterations=alt.iterations,
+                                kappa_history=[h["kappa"] for h in alt.history])
 
     def _result(self, status, method, kappa, bracket, v, **kw) -> HPMPMResult:
+        """The result for the classifier ``v`` at ``kappa`` (b from Cor. 1; the fallback's b passed in)."""
         b1, b0 = self.b_pair(v, kappa) if status != "no_meaningful_solution" else (kw.pop("b"), kw.pop("b0"))
         return HPMPMResult(status, method, float(kappa), (float(bracket[0]), float(bracket[1])), v,
                            self.moments.basis @ v, b1, b0, self.A1, self.A0, self.R, self.delta, self.nu, self.form,
@@ -385,6 +429,20 @@ class HPMPMProblem:
             b = -1.0 if mom.n1 >= mom.n0 else 1.0
             notes = [note, "the class means coincide: fallback predicts the majority class"]
         return self._result("no_meaningful_solution", method, 0.0, (0.0, 0.0), v, b=b, b0=b, notes=notes)
+
+
+@dataclass(frozen=True, eq=False)
+class MethodComparison(Record):
+    """`HPMPMProblem.compare_methods`: both results, ``gap`` = |kappa_alternating - kappa_bisection|,
+    ``certified_gap`` = hi - kappa_alt (a rigorous bound on Alg. 1's suboptimality, hi from bisection's dual
+    certificate), Alg. 1's ``iterations`` and its ``kappa_history``."""
+
+    bisection: HPMPMResult
+    alternating: HPMPMResult
+    gap: float
+    certified_gap: float
+    iterations: int
+    kappa_history: list
 
 
 def _in_ball(v) -> np.ndarray:
@@ -477,7 +535,7 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
             v_lo, kappa = _in_ball(v_f), k_f
             lo = max(lo, k_f)
             hi = max(min(hi, prob.kappa_upper(v_f, k_f)[1]), lo)  # the dual of the (near) optimal point
-        history.append(dict(iteration=len(history) + 1, kappa=float(prob.model.info["kappa"].value), lo=lo, hi=hi,
+        history.append(dict(iteration=len(history) + 1, kappa=prob.kappa, lo=lo, hi=hi,
                             h_lower=prob.h(_in_ball(v_f), kappa), g_upper=prob.kappa_upper(v_f, kappa)[0],
                             solver_objective=float(sol_f.objective), solve_time=sol_f.solve_time))
     width_ok = hi - lo <= max(tol, 1e-6) * max(hi, 1e-300)
@@ -487,46 +545,75 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
     cert = _certify(sol, certify)
     return prob._result(status, "bisection", kappa, (lo, hi), v_lo, iterations=probes, n_solves=probes + 1,
                         history=history, certificate=cert, backend=sol.backend if sol is not None else backend or "",
-                        solver=sol.solver if sol is not None else "", notes=notes)
+                        solver=sol.solver if sol is not None else "", notes=notes, solution=sol)
 
 
-def _alternating(prob: HPMPMProblem, backend, solver, max_iter, eps_kappa, eps_w, kappa_step, certify, progress,
-                 options) -> HPMPMResult:
-    """004 Alg. 1, corrected: run the loop iff ||dmu|| > sqrt(2A_1) + sqrt(2A_0) (checked by the caller)."""
+GUARDS = ("corrected", "printed")
+
+
+def algorithm1(prob: HPMPMProblem, backend: str | None = None, solver: str | None = None, *, guard: str = "corrected",
+               max_iter: int = 100, eps_kappa: float = 1e-9, eps_w: float = 1e-9, kappa_step: str = "closed_form",
+               certify: bool | str = True, progress: bool = False, **options) -> HPMPMResult:
+    """004 Alg. 1: alternate the kappa-step (the root of ``h(v, .)``, `HPMPMProblem.kappa_root`) and the w-step (the
+    SOCP at that kappa) until kappa moves by at most ``eps_kappa`` and the w-step gains at most ``eps_w``.
+
+    ``guard='corrected'`` runs the loop iff ``||dmu|| > sqrt(2A_1) + sqrt(2A_0)`` (else Cor. 1's no meaningful
+    solution, as `HPMPMProblem.solve`), the misplaced parenthesis of b* corrected (004.md items 1-2); ``'printed'``
+    keeps the paper's inverted guard (runs the loop iff the data are NOT separable: for checking the erratum; it then
+    returns kappa = 0 on separable data, status 'inaccurate'). ``history`` has one dict per iteration: ``iteration``,
+    ``kappa`` (the kappa-step), ``v`` (the point it was taken for: ``h(v, kappa) = 0``), ``h`` (the w-step's gain),
+    ``solver_objective``, ``solve_time``. The result carries the dual upper bound of its last iterate (a certified
+    gap). Options as `HPMPMProblem.solve`.
+    """
+    if guard not in GUARDS:
+        raise InputError(f"guard must be one of {GUARDS}; got {guard!r}")
+    t0 = time.perf_counter()
+    meaningful = prob.g0 > 0
+    if guard == "corrected" and not meaningful:
+        res = prob._no_meaningful_solution("alternating")
+        res.seconds = time.perf_counter() - t0
+        return res
     mom = prob.moments
-    v = mom.dmu / np.linalg.norm(mom.dmu)
+    nd = float(np.linalg.norm(mom.dmu))
+    v = mom.dmu / nd if nd > 0 else np.zeros(mom.p)
     kappa = 0.0
     history, notes, sol, converged = [], [], None, False
-    bar = _bar(progress, max_iter, "HP-MPM Alg. 1")
     it = 0
-    for it in range(1, max_iter + 1):
-        k_new = prob.kappa_root(v, kappa_step)  # kappa-step: h(v, k_new) = 0, k_new >= kappa
-        v_new, sol = prob.w_step(k_new, backend, solver, **options)  # w-step
-        if v_new is None:
-            notes.append(f"the w-step SOCP at kappa = {k_new:.10g} returned no primal point ({sol.status}); stopped")
-            kappa = max(kappa, k_new)
-            break
-        v_new = _in_ball(v_new)
-        h_new = prob.h(v_new, k_new)
-        if h_new < 0:  # the solver's point is (slightly) worse than v: keep v (h(v, k_new) = 0)
-            v_new, h_new = v, 0.0
-        history.append(dict(iteration=it, kappa=k_new, h=h_new, solver_objective=float(sol.objective),
-                            solve_time=sol.solve_time))
-        bar.update(1)
-        converged = abs(k_new - kappa) <= eps_kappa and h_new <= eps_w
-        v, kappa = v_new, k_new
-        if converged:
-            break
-    bar.close()
-    kappa = max(kappa, prob.kappa_root(v))  # final kappa-step: h(w*, kappa*) = 0, so both forms of b* agree
-    hi = min(prob.kappa_bound(), prob.kappa_upper(v, kappa)[1])
-    if not converged:
-        notes.append(f"Alg. 1 stopped after {it} iterations without meeting eps_kappa/eps_w")
+    if guard == "printed" and meaningful:
+        notes.append("the printed guard skips the loop on separable data (004.md item 1): kappa = 0 returned")
+    else:
+        bar = _bar(progress, max_iter, "HP-MPM Alg. 1")
+        for it in range(1, max_iter + 1):
+            k_new = prob.kappa_root(v, kappa_step)  # kappa-step: h(v, k_new) = 0, k_new >= kappa
+            v_new, sol = prob.w_step(k_new, backend, solver, **options)  # w-step
+            if v_new is None:
+                notes.append(f"the w-step SOCP at kappa = {k_new:.10g} returned no primal point ({sol.status}); "
+                             "stopped")
+                kappa = max(kappa, k_new)
+                break
+            v_new = _in_ball(v_new)
+            h_new = prob.h(v_new, k_new)
+            if h_new < 0:  # the solver's point is (slightly) worse than v: keep v (h(v, k_new) = 0)
+                v_new, h_new = v, 0.0
+            history.append(dict(iteration=it, kappa=k_new, v=np.array(v, float), h=h_new,
+                                solver_objective=float(sol.objective), solve_time=sol.solve_time))
+            bar.update(1)
+            converged = abs(k_new - kappa) <= eps_kappa and h_new <= eps_w
+            v, kappa = v_new, k_new
+            if converged:
+                break
+        bar.close()
+        kappa = max(kappa, prob.kappa_root(v))  # final kappa-step: h(w*, kappa*) = 0, so both forms of b* agree
+        if not converged:
+            notes.append(f"Alg. 1 stopped after {it} iterations without meeting eps_kappa/eps_w")
+    hi = min(prob.kappa_bound(), prob.kappa_upper(v, kappa)[1]) if meaningful else kappa
     cert = _certify(sol, certify)
-    return prob._result("optimal" if converged else "inaccurate", "alternating", kappa, (kappa, max(hi, kappa)), v,
-                        iterations=it, n_solves=it, history=history, certificate=cert,
-                        backend=sol.backend if sol is not None else backend or "",
-                        solver=sol.solver if sol is not None else "", notes=notes)
+    res = prob._result("optimal" if converged else "inaccurate", "alternating", kappa, (kappa, max(hi, kappa)), v,
+                       iterations=it, n_solves=it, history=history, certificate=cert,
+                       backend=sol.backend if sol is not None else backend or "",
+                       solver=sol.solver if sol is not None else "", notes=notes, solution=sol)
+    res.seconds = time.perf_counter() - t0
+    return res
 
 
 # ----------------------------------------------------------------------------------------------
@@ -543,16 +630,11 @@ def hp_mpm(X1, X0, delta: float = 0.1, nu: float = 1.0, R: float | None = None, 
            form: str = "eq8") -> Model:
     """004 eq. (10) for a fixed ``kappa``: ``max_{||w|| <= 1} h(w, kappa)`` as a certiprog Model in ``w`` (d).
 
-    The optimal value is g(kappa); kappa* = max {kappa : g(kappa) >= 0} (Cor. 1). ``model.info['kappa']`` is the
-    kappa Parameter (use ``model.info['hp_mpm'].set_kappa(k)`` to move it, which also refills c_1, c_0);
-    ``model.info['hp_mpm']`` the `HPMPMProblem` with both solvers. ``model.derived(sol)`` gives ``w`` (= weights),
-    ``h``, ``kappa_root`` (kappa-step from this w), both forms of b and A_1, A_0.
+    The optimal value is g(kappa); kappa* = max {kappa : g(kappa) >= 0} (Cor. 1). ``model.data`` is the
+    `HPMPMProblem` (both solvers; ``model.data.set_kappa(k)`` moves kappa and refills c_1, c_0);
+    ``model.derived(sol)`` an `HPMPMStep` (``weights`` = w, ``h``, ``kappa_root``, both forms of b, A_1, A_0).
     """
-    prob = hp_mpm_problem(X1, X0, delta, nu, R, form, reduce=False)
-    model = prob.set_kappa(kappa)
-    derive = model.info["derive"]
-    model.info["derive"] = lambda m, sol: {**derive(m, sol), "w": np.asarray(sol.value("w"), float).reshape(-1)}
-    return model
+    return hp_mpm_problem(X1, X0, delta, nu, R, form, reduce=False).set_kappa(kappa)
 
 
 def solve_hp_mpm(X1, X0, delta: float = 0.1, nu: float = 1.0, R: float | None = None, method: str = "bisection",

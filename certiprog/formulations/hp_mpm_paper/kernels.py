@@ -18,7 +18,7 @@ program is the linear one in beta (`ClassMoments`, shared with the linear solver
 direction (the common mean of the phi) that changes no moment; the truncation restricts w to the feature directions
 in which the data have spread above ``rank_tol`` of the largest. l_j and L_j are built from the FULL K, so every
 returned (gamma, b, kappa) is a feasible point of the untruncated program and its bound 1/(1+kappa^2) is exact for
-the returned classifier; ``info['dropped']`` says how many directions were cut.
+the returned classifier; `ClassMoments` ``dropped`` says how many directions were cut.
 
 Kernels: ``'linear'`` (x^T y), ``'rbf'`` / ``'gaussian'`` (exp(-gamma ||x - y||^2), gamma = 1/(2 sigma^2); the paper's
 exp(-||x - y||^2 / sigma) is gamma = 1/sigma), ``'poly'`` ((scale x^T y + coef0)^degree) or any callable
@@ -134,10 +134,9 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
     F1 = _compress(F1, r)
     F0 = _compress(F0, r)
     radius = float(np.sqrt(max(float(np.max(np.diag(K))), 0.0)))
-    info = {"rank": r, "dropped": int(m - r), "rank_tol": rank_tol,
-            "dropped_spread": float(np.clip(lam[~keep], 0, None).sum() / max(lam.clip(0).sum(), 1e-300)),
-            "kernel": k, "X_train": np.vstack([X1, X0])}
-    return ClassMoments(B.T @ l1, B.T @ l0, F1, F0, n1, n0, radius, B, "kernel", info)
+    spread = float(np.clip(lam[~keep], 0, None).sum() / max(lam.clip(0).sum(), 1e-300))
+    return ClassMoments(B.T @ l1, B.T @ l0, F1, F0, n1, n0, radius, B, "kernel", rank=r, dropped=int(m - r),
+                        dropped_spread=spread, kernel=k, X_train=np.vstack([X1, X0]))
 
 
 def _check_psd(K, lam_min_centred: float, lam_max: float, psd_tol: float) -> None:
@@ -166,8 +165,8 @@ def _compress(F, r: int) -> np.ndarray:
 
 def kernel_mpm(X1, X0, kernel="rbf", gamma: float | None = None, rank_tol: float = 1e-10) -> Model:
     """Kernel MPM (Lanckriet et al. 2003 / 004 Sec. 5 with A = 0): min ||L1 gamma|| + ||L0 gamma|| s.t.
-    gamma^T (l1 - l0) = 1, in the coordinates beta (variable ``'beta'``); ``model.derived(sol)['weights']`` = gamma.
-    ``model.info['moments'].info['X_train']`` holds the stacked training points for prediction."""
+    gamma^T (l1 - l0) = 1, in the coordinates beta (variable ``'beta'``); ``model.derived(sol).weights`` = gamma.
+    ``model.data.moments.X_train`` holds the stacked training points for prediction."""
     return mpm_from_moments(kernel_class_moments(X1, X0, kernel, gamma, rank_tol=rank_tol), var_name="beta")
 
 

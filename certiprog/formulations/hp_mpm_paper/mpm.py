@@ -10,7 +10,7 @@ Program (3), an SOCP in ``w`` only (no bias inside the program)::
 
     kappa*^{-1} = min_w  ||Σ1^{1/2} w|| + ||Σ0^{1/2} w||    s.t.  w^T (x̂1 - x̂0) = 1       (3)
 
-written with ``L_j = psd_factor(Σ_j)`` (``Σ_j = L_j L_j^T``, so ``||Σ_j^{1/2} w|| = ||L_j^T w||``; a singular
+written with factors ``F_j`` of `ClassMoments` (``F_j^T F_j = Σ_j``, so ``||Σ_j^{1/2} w|| = ||F_j w||``; a singular
 covariance is fine). Afterwards (eqs. 4–5)::
 
     b*          = w*^T x̂1 - kappa* sqrt(w*^T Σ1 w*)   ( = w*^T x̂0 + kappa* sqrt(w*^T Σ0 w*) )
@@ -26,17 +26,17 @@ gamma of ``w = sum_i gamma_i phi(x_i)`` for the kernel MPM (`certiprog.formulati
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Variable, minimize, norm2, psd_factor
+from certiprog.model import Model, Record, Variable, minimize, norm2
 from certiprog import validation as validate
 
-__all__ = ["ClassMoments", "class_moments", "mpm", "mpm_from_moments", "mpm_moments", "psd_triangular_factor",
-           "worst_case_errors"]
+__all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "mpm", "mpm_from_moments",
+           "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
 
 
 def _class(X, name: str, cols: int | None = None) -> np.ndarray:
@@ -50,11 +50,21 @@ def _class(X, name: str, cols: int | None = None) -> np.ndarray:
     return X
 
 
-def mpm_moments(X1, X0) -> dict:
-    """Sample means and biased (1/m) covariances of class 1 (``X1``) and class 0 (``X0``).
+@dataclass(frozen=True, eq=False)
+class SampleMoments(Record):
+    """Sample means and biased (1/m) covariances of class 1 and class 0 (`mpm_moments`)."""
 
-    Returns ``dict(mu1, Sigma1, mu0, Sigma0, n1, n0)``; each class needs >= 2 rows, both the same columns.
-    """
+    mu1: np.ndarray
+    Sigma1: np.ndarray
+    mu0: np.ndarray
+    Sigma0: np.ndarray
+    n1: int
+    n0: int
+
+
+def mpm_moments(X1, X0) -> SampleMoments:
+    """Sample means and biased (1/m) covariances of class 1 (``X1``) and class 0 (``X0``), a `SampleMoments`;
+    each class needs >= 2 rows, both the same columns."""
     X1 = _class(X1, "X1")
     X0 = _class(X0, "X0", cols=X1.shape[1])
     out = {}
@@ -65,13 +75,50 @@ def mpm_moments(X1, X0) -> dict:
         out["mu" + j] = mu
         out["Sigma" + j] = 0.5 * (S + S.T)
         out["n" + j] = X.shape[0]
-    return out
+    return SampleMoments(**out)
 
 
-def _mpm_derived(w, mu1, mu0, s1: float, s0: float) -> dict:
-    """eqs. (4)-(5) from a solution ``w`` of (3) and its two projected standard deviations."""
-    s = s1 + s0  # = kappa*^{-1}, recomputed from w (equal to the objective up to solver tolerance)
-    m1, m0 = float(w @ mu1), float(w @ mu0)
+@dataclass(frozen=True, eq=False)
+class MPMSolution(Record):
+    """Eqs. (4)-(5) at a solution of (3) (``model.derived(sol)`` of `mpm`, `mpm_from_moments`, `kernel_mpm`).
+
+    ``v`` (the coordinates), ``weights`` (= basis @ v: the feature weights, or the kernel expansion gamma), ``w``
+    (= ``weights``, the paper's name),
+    ``b`` (eq. 4, class-1 form), ``b_from_class0`` (class-0 form, equal up to solver tolerance), ``kappa``
+    (= 1/objective, ``inf`` when both projected variances vanish), ``alpha`` = kappa²/(1+kappa²),
+    ``worst_case_error`` = 1 - alpha = 1/(1+kappa²) (eq. 5), ``objective`` (recomputed from v), ``sqrt_wSw1``,
+    ``sqrt_wSw0``. Predict class 1 iff ``features @ weights - b >= 0`` (``coef`` = weights, ``intercept`` = -b).
+    `mpm` (from samples) also gives the sample moments ``mu1``, ``mu0``, ``Sigma1``, ``Sigma0`` (else None).
+    """
+
+    v: np.ndarray
+    weights: np.ndarray
+    w: np.ndarray
+    b: float
+    b_from_class0: float
+    kappa: float
+    alpha: float
+    worst_case_error: float
+    objective: float
+    sqrt_wSw1: float
+    sqrt_wSw0: float
+    mu1: np.ndarray | None = None
+    mu0: np.ndarray | None = None
+    Sigma1: np.ndarray | None = None
+    Sigma0: np.ndarray | None = None
+
+    @property
+    def coef(self) -> np.ndarray:
+        return self.weights
+
+    @property
+    def intercept(self) -> float:
+        return -self.b
+
+
+def _mpm_solution(v, weights, m1: float, m0: float, s1: float, s0: float, **moments) -> MPMSolution:
+    """eqs. (4)-(5) from a solution ``v`` of (3), its projected means ``m_j = v^T mu_j`` and standard deviations."""
+    s = s1 + s0  # = kappa*^{-1}, recomputed from v (equal to the objective up to solver tolerance)
     if s > 0:
         kappa = 1.0 / s
         b = m1 - s1 / s          # = w^T x̂1 - kappa s1
@@ -80,43 +127,22 @@ def _mpm_derived(w, mu1, mu0, s1: float, s0: float) -> dict:
     else:  # both projected variances vanish: perfect separation, any b in [w^T x̂0, w^T x̂1]
         kappa, b = np.inf, 0.5 * (m1 + m0)
         b0, wce = b, 0.0
-    return dict(b=float(b), b_from_class0=float(b0), kappa=float(kappa), alpha=float(1.0 - wce),
-                worst_case_error=float(wce), objective=float(s), sqrt_wSw1=float(s1), sqrt_wSw0=float(s0))
+    return MPMSolution(v=v, weights=weights, w=weights, b=float(b), b_from_class0=float(b0), kappa=float(kappa),
+                       alpha=float(1.0 - wce), worst_case_error=float(wce), objective=float(s), sqrt_wSw1=float(s1),
+                       sqrt_wSw0=float(s0), **moments)
 
 
 def mpm(X1, X0) -> Model:
     """004 eq. (3): the MPM from samples ``X1`` (class 1, n1 x d) and ``X0`` (class 0, n0 x d).
 
-    Variable ``w`` (d). Constraint ``'normalization'``: ``w^T (x̂1 - x̂0) == 1``. Objective
-    ``norm2(L1^T w) + norm2(L0^T w)`` (= kappa*^{-1}).
-
-    ``model.derived(sol)`` gives ``w``, ``b`` (eq. 4, class-1 form), ``b_from_class0`` (class-0 form, equal up to
-    solver tolerance), ``kappa`` (= 1/objective, ``inf`` when both variances vanish), ``alpha`` = kappa²/(1+kappa²),
-    ``worst_case_error`` = 1 - alpha = 1/(1+kappa²) (eq. 5), ``sqrt_wSw1``, ``sqrt_wSw0``, the moments, and
-    ``decision_function = {'coef': w, 'intercept': -b}`` (predict class 1 iff ``x @ coef + intercept >= 0``).
-    ``model.info['moments']`` holds `mpm_moments`.
+    `mpm_from_moments` on the samples' moments in feature coordinates (``class_moments(..., reduce=False)``):
+    variable ``w`` (d), constraint ``'normalization'`` (``w^T (x̂1 - x̂0) == 1``), objective
+    ``norm2(F1 w) + norm2(F0 w)`` (= kappa*^{-1}). ``model.data`` is an `MPMData` (with the sample moments);
+    ``model.derived(sol)`` an `MPMSolution` with ``w`` and the moments.
     """
-    mom = mpm_moments(X1, X0)
-    mu1, S1, mu0, S0 = mom["mu1"], mom["Sigma1"], mom["mu0"], mom["Sigma0"]
-    d = mu1.size
-    L1 = psd_factor(S1, "Sigma1 (class-1 covariance)")
-    L0 = psd_factor(S0, "Sigma0 (class-0 covariance)")
-    dmu = mu1 - mu0
-    w = Variable(d, "w")
-    model = Model(minimize(norm2(L1.T @ w) + norm2(L0.T @ w)), name="mpm")
-    model.add(dmu @ w == 1.0, name="normalization")
-
-    def derive(model_, sol):
-        wv = np.asarray(sol.value("w"), float).reshape(-1)
-        s1 = float(np.sqrt(max(wv @ S1 @ wv, 0.0)))
-        s0 = float(np.sqrt(max(wv @ S0 @ wv, 0.0)))
-        out = _mpm_derived(wv, mu1, mu0, s1, s0)
-        out.update(w=wv, mu1=mu1, mu0=mu0, Sigma1=S1, Sigma0=S0,
-                   decision_function=dict(coef=wv.copy(), intercept=-out["b"]))
-        return out
-
-    model.info.update(derive=derive, paper="004", problem="mpm eq. (3)", moments=mom, d=d,
-                      n1=mom["n1"], n0=mom["n0"])
+    model = mpm_from_moments(class_moments(X1, X0, reduce=False), var_name="w")
+    model.data = MPMData(model.data.moments, "w", mpm_moments(X1, X0))
+    model.name = "mpm"
     return model
 
 
@@ -131,7 +157,9 @@ class ClassMoments:
     w^T Σ̂_j w`` (biased covariances). ``basis`` (D x p): the classifier's weights are ``basis @ v`` -- feature weights
     (``kind='linear'``, D = d) or the gamma of ``w = sum_i gamma_i phi(x_i)`` over the training points stacked class 1
     first (``kind='kernel'``, D = m). ``radius``: max_i ||x_i|| (feature-space norm for kernels), the default R of 004
-    Prop. 1. ``info``: how the coordinates were built (rank kept, directions dropped).
+    Prop. 1. How the coordinates were built: ``rank`` (coordinates kept), ``dropped`` (directions cut),
+    ``dropped_spread`` (their share of the spread, kernels); kernels also keep the ``kernel`` function and the stacked
+    training points ``X_train`` (class 1 first) that prediction needs.
     """
 
     mu1: np.ndarray
@@ -143,7 +171,11 @@ class ClassMoments:
     radius: float
     basis: np.ndarray
     kind: str = "linear"
-    info: dict = field(default_factory=dict)
+    rank: int = 0
+    dropped: int = 0
+    dropped_spread: float = 0.0
+    kernel: object = None
+    X_train: np.ndarray | None = None
 
     @property
     def p(self) -> int:
@@ -173,7 +205,7 @@ class ClassMoments:
                 raise InputError(f"{name} must be an integer >= 2 (the class size); got {n!r}")
         radius = validate.scalar(radius, "radius", low=0.0)
         return cls(mu1, mu0, psd_triangular_factor(S1), psd_triangular_factor(S0), int(n1), int(n0), radius,
-                   np.eye(d), "linear", {"rank": d, "dropped": 0})
+                   np.eye(d), "linear", rank=d)
 
 
 def psd_triangular_factor(S) -> np.ndarray:
@@ -214,8 +246,7 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> Cl
     F0 = _coordinate_factor(C0, S0, basis if dropped else None)
     m1, m0 = (basis.T @ mu1, basis.T @ mu0) if dropped else (mu1, mu0)
     radius = float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
-    return ClassMoments(m1, m0, F1, F0, n1, n0, radius, basis, "linear",
-                        {"rank": basis.shape[1], "dropped": dropped, "d": d})
+    return ClassMoments(m1, m0, F1, F0, n1, n0, radius, basis, "linear", rank=basis.shape[1], dropped=dropped)
 
 
 def _coordinate_factor(C, S, basis) -> np.ndarray:
@@ -231,13 +262,31 @@ def _coordinate_factor(C, S, basis) -> np.ndarray:
     return psd_triangular_factor((S if basis is None else basis.T @ S @ basis) / n)
 
 
+@dataclass(frozen=True, eq=False)
+class MPMData:
+    """The data of (3) (``model.data`` of `mpm`, `mpm_from_moments`, `kernel_mpm`): the `ClassMoments`, the
+    variable's name and, for `mpm`, the samples' `SampleMoments`."""
+
+    moments: ClassMoments
+    var_name: str = "v"
+    sample: SampleMoments | None = None
+
+    def derive(self, sol) -> MPMSolution:
+        mom = self.moments
+        vv = np.asarray(sol.value(self.var_name), float).reshape(-1)
+        q1, q0 = mom.variances(vv)
+        extra = {} if self.sample is None else dict(mu1=self.sample.mu1, mu0=self.sample.mu0,
+                                                   Sigma1=self.sample.Sigma1, Sigma0=self.sample.Sigma0)
+        return _mpm_solution(vv, mom.basis @ vv, float(vv @ mom.mu1), float(vv @ mom.mu0), np.sqrt(q1), np.sqrt(q0),
+                             **extra)
+
+
 def mpm_from_moments(moments: ClassMoments, var_name: str = "v") -> Model:
     """004 eq. (3) on a `ClassMoments` (linear or kernel): variable ``var_name`` (the coordinates ``v``).
 
     ``min norm2(F1 v) + norm2(F0 v)  s.t.  v^T (mu1 - mu0) == 1`` (constraint ``'normalization'``; infeasible status
-    when the projected means coincide). ``model.derived(sol)`` gives ``v``, ``weights`` (= basis @ v: ``w`` or the
-    kernel expansion ``gamma``), ``b``, ``b_from_class0``, ``kappa``, ``alpha``, ``worst_case_error`` and the rest of
-    eqs. (4)-(5) as `mpm`. Predict class 1 iff ``features @ weights - b >= 0``.
+    when the projected means coincide). ``model.data`` is an `MPMData`, ``model.derived(sol)`` an `MPMSolution`.
+    Predict class 1 iff ``features @ weights - b >= 0``.
     """
     if not isinstance(moments, ClassMoments):
         raise InputError(f"mpm_from_moments takes a ClassMoments; got {type(moments).__name__}")
@@ -247,15 +296,7 @@ def mpm_from_moments(moments: ClassMoments, var_name: str = "v") -> Model:
     v = Variable(moments.p, var_name)
     model = Model(minimize(norm2(moments.F1 @ v) + norm2(moments.F0 @ v)), name=f"mpm ({moments.kind})")
     model.add(moments.dmu @ v == 1.0, name="normalization")
-
-    def derive(model_, sol):
-        vv = np.asarray(sol.value(var_name), float).reshape(-1)
-        q1, q0 = moments.variances(vv)
-        out = _mpm_derived(vv, moments.mu1, moments.mu0, np.sqrt(q1), np.sqrt(q0))
-        out.update(v=vv, weights=moments.basis @ vv)
-        return out
-
-    model.info.update(derive=derive, paper="004", problem=f"mpm eq. (3), {moments.kind}", moments=moments)
+    model.data = MPMData(moments, var_name)
     return model
 
 

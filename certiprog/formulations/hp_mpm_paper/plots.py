@@ -18,17 +18,20 @@ Figure 1, what is drawn and why (derived from 004 Sec. 4, checked numerically in
   hyperplane, the ellipsoids still apart) and a w-step (w <- argmax_{||w|| <= 1} h(w, kappa)); at the optimum the
   two regularised ellipsoids also touch each other.
 * The figure draws Ê_j(kappa) for kappa = 0, kappa*/n, ..., kappa* (circles first, then the shape of Σ̂_j takes
-  over, as the caption says; the optimum in bold) and the hyperplanes of Algorithm 1's kappa-steps (dotted). In 2-D
-  the w-step is done exactly, over the angle of w (the maximiser has ||w|| = 1 when A_j > 0, 004 Sec. 4 "Optimal
-  solution"), so Algorithm 1 needs 2-4 steps; the paper's partial gradient w-steps take more, smaller ones.
+  over, as the caption says; the optimum in bold) and the hyperplanes of Algorithm 1's kappa-steps (dotted). The path
+  is `certiprog.formulations.hp_mpm_paper.hp_mpm.algorithm1` (the one Alg. 1, exact SOCP w-steps), so it needs 2-4
+  steps; the paper's partial gradient w-steps take more, smaller ones.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.model import Record
 
-__all__ = ["figure1_data", "hp_mpm_path_2d", "plot_accuracy_vs_proportion", "plot_mpm_ellipsoids"]
+__all__ = ["HPMPMPath", "figure1_data", "hp_mpm_path_2d", "plot_accuracy_vs_proportion", "plot_mpm_ellipsoids"]
 
 
 def figure1_data(seed: int = 0, m1: int = 20, m0: int = 200) -> tuple[np.ndarray, np.ndarray]:
@@ -39,12 +42,6 @@ def figure1_data(seed: int = 0, m1: int = 20, m0: int = 200) -> tuple[np.ndarray
     X1 = rng.standard_normal((m1, 2)) @ L1.T + np.array([2.5, 1.5])
     X0 = rng.standard_normal((m0, 2)) @ L0.T + np.array([-1.0, -0.5])
     return X1, X0
-
-
-def _moments(X):
-    mu = X.mean(axis=0)
-    Xc = X - mu
-    return mu, Xc.T @ Xc / len(X)
 
 
 def _check_2d(X, name):
@@ -58,75 +55,60 @@ def _check_2d(X, name):
     return X
 
 
+@dataclass(frozen=True, eq=False)
+class HPMPMPath(Record):
+    """Alg. 1's path on 2-D data (`hp_mpm_path_2d`): ``kappas``, ``ws``, ``bs`` (each kappa-step, the w it was
+    taken for and the tangent offset b = w^T x̂1 - sqrt(w^T M_1 w)), the optimum ``kappa``, ``w``, ``b``, ``A1``,
+    ``A0``, ``nu``, ``nu_max``, ``R``, the moments ``mu1``, ``mu0``, ``Sigma1``, ``Sigma0``, ``meaningful``
+    (kappa* > 0) and ``result`` (the `HPMPMResult` of `algorithm1`)."""
+
+    kappas: list
+    ws: list
+    bs: list
+    kappa: float
+    w: np.ndarray
+    b: float
+    A1: float
+    A0: float
+    nu: float
+    nu_max: float
+    R: float
+    mu1: np.ndarray
+    mu0: np.ndarray
+    Sigma1: np.ndarray
+    Sigma0: np.ndarray
+    meaningful: bool
+    result: object
+
+
 def hp_mpm_path_2d(X1, X0, nu: float | None = None, delta: float = 0.1, R: float | None = None,
-                   tol: float = 1e-10, max_iter: int = 100) -> dict:
-    """The paper's Algorithm 1 (guard and b* corrected, docs/derivations/004.md items 1-2) on 2-D data, with exact
-    w-steps over the angle of w; ``A_j = nu * 2R^2/sqrt(m_j) (2 + sqrt(2 ln(2/delta)))`` (eq. 8).
+                   tol: float = 1e-9, max_iter: int = 100, form: str = "eq8", backend: str | None = None) -> HPMPMPath:
+    """The paper's Algorithm 1 (guard and b* corrected, docs/derivations/004.md items 1-2) on 2-D data: `algorithm1`
+    with ``eps_kappa = eps_w = tol``; ``A_j = nu * 2R^2/sqrt(m_j) (2 + sqrt(2 ln(c/delta)))`` (eq. 8, ``form`` picks
+    c, `uncertainty_terms`).
 
     ``R`` defaults to the largest norm of a point; ``nu=None`` takes 0.3 * nu_max, where nu_max is the largest nu
-    with kappa* > 0 (||x̂1 - x̂0|| = sqrt(nu_max) (sqrt(2A1) + sqrt(2A0)) at nu = 1 values of A).
-    Returns dict(kappas, ws, bs: the kappa-steps with the w they were taken for and the tangent offset,
-    kappa, w, b: the optimum, A1, A0, nu, nu_max, mu1, mu0, Sigma1, Sigma0, meaningful).
+    with kappa* > 0 (`nu_max`). Returns an `HPMPMPath`.
     """
-    from scipy.optimize import brentq, minimize_scalar
+    from certiprog.formulations.hp_mpm_paper.hp_mpm import HPMPMProblem, algorithm1
+    from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_moments
 
     X1, X0 = _check_2d(X1, "X1"), _check_2d(X0, "X0")
-    mu1, S1 = _moments(X1)
-    mu0, S0 = _moments(X0)
-    R = float(np.linalg.norm(np.vstack([X1, X0]), axis=1).max()) if R is None else float(R)
-    if not (R > 0 and 0 < delta < 1):
-        raise InputError(f"need R > 0 and 0 < delta < 1, got R={R}, delta={delta}")
-    unit = 2.0 * R ** 2 * (2.0 + np.sqrt(2.0 * np.log(2.0 / delta)))
-    a1, a0 = unit / np.sqrt(len(X1)), unit / np.sqrt(len(X0))
-    dmu = mu1 - mu0
-    gap = float(np.linalg.norm(dmu))
-    numax = gap ** 2 / (np.sqrt(2 * a1) + np.sqrt(2 * a0)) ** 2
+    mom = class_moments(X1, X0, reduce=False)
+    full = HPMPMProblem(mom, delta, 1.0, R, form, var_name="w")
+    numax = full.nu_max
     nu = 0.3 * numax if nu is None else float(nu)
     if not nu > 0:
         raise InputError(f"nu must be positive, got {nu}")
-    A1, A0 = nu * a1, nu * a0
-
-    def h(w, k):
-        return w @ dmu - np.sqrt(2 * A1 + k * k * (w @ S1 @ w + A1)) - np.sqrt(2 * A0 + k * k * (w @ S0 @ w + A0))
-
-    def unit_w(theta):
-        return np.array([np.cos(theta), np.sin(theta)])
-
-    thetas = np.linspace(-np.pi, np.pi, 4001)
-    W = np.stack([np.cos(thetas), np.sin(thetas)], axis=1)
-    q1, q0 = np.einsum("ij,jk,ik->i", W, S1, W), np.einsum("ij,jk,ik->i", W, S0, W)
-
-    def w_step(k):
-        vals = W @ dmu - np.sqrt(2 * A1 + k * k * (q1 + A1)) - np.sqrt(2 * A0 + k * k * (q0 + A0))
-        t0 = thetas[int(np.argmax(vals))]
-        step = thetas[1] - thetas[0]
-        res = minimize_scalar(lambda t: -h(unit_w(t), k), bounds=(t0 - step, t0 + step), method="bounded",
-                              options=dict(xatol=1e-12))
-        return unit_w(res.x)
-
-    def offset(w, k):
-        return float(w @ mu1 - np.sqrt(2 * A1 + k * k * (w @ S1 @ w + A1)))
-
-    out = dict(A1=A1, A0=A0, nu=nu, nu_max=numax, R=R, mu1=mu1, mu0=mu0, Sigma1=S1, Sigma0=S0,
-               kappas=[], ws=[], bs=[])
-    w, k = dmu / gap, 0.0
-    if gap <= np.sqrt(2 * A1) + np.sqrt(2 * A0):  # Cor. 1: no meaningful solution
-        out.update(kappa=0.0, w=w, b=offset(w, 0.0), meaningful=False)
-        return out
-    for _ in range(max_iter):
-        s = np.sqrt(w @ S1 @ w) + np.sqrt(w @ S0 @ w)
-        k_hi = min(gap / s if s > 0 else np.inf, gap / (np.sqrt(A1) + np.sqrt(A0)))
-        k_new = brentq(lambda t: h(w, t), k, k_hi, xtol=1e-14) if h(w, k) > 0 else k
-        out["kappas"].append(k_new)
-        out["ws"].append(w.copy())
-        out["bs"].append(offset(w, k_new))
-        w_new = w_step(k_new)
-        done = abs(k_new - k) <= tol * max(1.0, k_new) and h(w_new, k_new) <= tol
-        w, k = (w_new if h(w_new, k_new) > h(w, k_new) else w), k_new
-        if done:
-            break
-    out.update(kappa=k, w=w, b=offset(w, k), meaningful=True)
-    return out
+    prob = HPMPMProblem(mom, delta, nu, full.R, form, var_name="w")
+    res = algorithm1(prob, backend, eps_kappa=tol, eps_w=tol, max_iter=max_iter, certify=False)
+    kappas = [h["kappa"] for h in res.history]
+    ws = [h["v"] for h in res.history]
+    sample = mpm_moments(X1, X0)
+    return HPMPMPath(kappas=kappas, ws=ws, bs=[prob.b_pair(w, k)[0] for w, k in zip(ws, kappas)], kappa=res.kappa,
+                     w=res.weights, b=res.b, A1=prob.A1, A0=prob.A0, nu=nu, nu_max=numax, R=prob.R, mu1=sample.mu1,
+                     mu0=sample.mu0, Sigma1=sample.Sigma1, Sigma0=sample.Sigma0,
+                     meaningful=res.status != "no_meaningful_solution", result=res)
 
 
 def _ellipse(center, M, n=200):
@@ -149,7 +131,7 @@ def _line(ax, w, b, lim, **kw):
 
 
 def plot_mpm_ellipsoids(X1=None, X0=None, nu: float | None = None, delta: float = 0.1, R: float | None = None,
-                        n_mpm: int = 4, backend: str | None = None):
+                        n_mpm: int = 4, backend: str | None = None, form: str = "eq8"):
     """004 Figure 1 in two panels: (a) the MPM ellipsoids E_j(kappa) for kappa = kappa*/n_mpm, ..., kappa* with the
     MPM hyperplane (from `certiprog.formulations.hp_mpm_paper.mpm`, solved on ``backend``) tangent to both at kappa*; (b) the
     HP-MPM regularised ellipsoids Ê_j(kappa) of eq. (11) for kappa = 0, kappa*/n_mpm, ..., kappa*
@@ -171,7 +153,7 @@ def plot_mpm_ellipsoids(X1=None, X0=None, nu: float | None = None, delta: float 
     model = mpm(X1, X0)
     sol = model.solve(backend=backend)
     mp = model.derived(sol)
-    path = hp_mpm_path_2d(X1, X0, nu=nu, delta=delta, R=R)
+    path = hp_mpm_path_2d(X1, X0, nu=nu, delta=delta, R=R, form=form, backend=backend)
 
     pts = np.vstack([X1, X0])
     pad = 0.25 * np.ptp(pts, axis=0) + 0.5
@@ -186,30 +168,28 @@ def plot_mpm_ellipsoids(X1=None, X0=None, nu: float | None = None, delta: float 
         ax.set_aspect("equal")
 
     ax = axes[0]
-    k_mpm = mp["kappa"]
+    k_mpm = mp.kappa
     for i, k in enumerate(np.linspace(k_mpm / n_mpm, k_mpm, int(n_mpm)) if np.isfinite(k_mpm) else []):
         last = i == n_mpm - 1
-        for j, (mu, S) in ((1, (mp["mu1"], mp["Sigma1"])), (0, (mp["mu0"], mp["Sigma0"]))):
+        for j, (mu, S) in ((1, (mp.mu1, mp.Sigma1)), (0, (mp.mu0, mp.Sigma0))):
             e = _ellipse(mu, k * k * S)
             ax.plot(*e.T, c=colors[j], lw=2.0 if last else 0.8, alpha=1.0 if last else 0.5)
-    _line(ax, mp["w"], mp["b"], lim, c="k", lw=1.5, label=f"MPM hyperplane, κ* = {k_mpm:.3g}")
+    _line(ax, mp.w, mp.b, lim, c="k", lw=1.5, label=f"MPM hyperplane, κ* = {k_mpm:.3g}")
     ax.set_title("(a) MPM: E_j(κ) for growing κ up to κ*")
     ax.legend(loc="lower right", fontsize=8)
 
     ax = axes[1]
-    k_hp = path["kappa"]
+    k_hp = path.kappa
     for i, k in enumerate(np.linspace(0.0, k_hp, int(n_mpm) + 1)):
         last = i == n_mpm
-        for j, (mu, S, A) in ((1, (path["mu1"], path["Sigma1"], path["A1"])),
-                              (0, (path["mu0"], path["Sigma0"], path["A0"]))):
+        for j, (mu, S, A) in ((1, (path.mu1, path.Sigma1, path.A1)), (0, (path.mu0, path.Sigma0, path.A0))):
             e = _ellipse(mu, k * k * S + (k * k + 2) * A * np.eye(2))
             ax.plot(*e.T, c=colors[j], lw=2.0 if last else 0.8, alpha=1.0 if last else 0.45)
-    for w, b in zip(path["ws"], path["bs"]):  # Alg. 1 kappa-steps: tangent to both Ê_j(kappa_t)
+    for w, b in zip(path.ws, path.bs):  # Alg. 1 kappa-steps: tangent to both Ê_j(kappa_t)
         _line(ax, w, b, lim, c="k", lw=0.6, ls=":", alpha=0.7)
-    if path["meaningful"]:
-        _line(ax, path["w"], path["b"], lim, c="k", lw=1.5,
-              label=f"HP-MPM hyperplane, κ* = {path['kappa']:.3g}")
-    ax.set_title(f"(b) HP-MPM: Ê_j(κ), κ = 0 ... κ* (ν = {path['nu']:.2g})")
+    if path.meaningful:
+        _line(ax, path.w, path.b, lim, c="k", lw=1.5, label=f"HP-MPM hyperplane, κ* = {path.kappa:.3g}")
+    ax.set_title(f"(b) HP-MPM: Ê_j(κ), κ = 0 ... κ* (ν = {path.nu:.2g})")
     ax.legend(loc="lower right", fontsize=8)
     fig.hp_mpm_path = path
     fig.mpm_solution = mp

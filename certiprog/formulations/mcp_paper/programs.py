@@ -42,12 +42,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog.errors import InputError, ModelError
-from certiprog.model import ForAll, Model, Variable, minimize, sum_squares
+from certiprog.model import ForAll, Model, Record, Variable, minimize, sum_squares
 from certiprog import validation as validate
 from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, ManifoldBatch, as_manifolds, lq_operator_bound
 from certiprog.formulations.mcp_paper.manifolds import _q_value as _q
 
-__all__ = ["MCPResult", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
+__all__ = ["MCPCertificate", "MCPData", "MCPResult", "MCPSolution", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
            "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack", "master_backend", "exact_backend"]
 
 
@@ -117,9 +117,7 @@ def mcp(centers, bases, radii, labels, q=2, C=None) -> Model:
     Variables: ``w`` (N,) and, with C, ``xi`` (P,). Constraints: ``'manifold{p}'`` (a ForAll over the Lq
     ellipsoid, p = 0..P-1) and, with C, ``'center{p}'`` and ``'xi>=0'``.
 
-    ``model.derived(sol)``: ``margin`` (kappa = 1/||w||) and ``w_norm2``; with C also ``xi`` and
-    ``manifold_margins`` (min_{x in M_p} y_p<w, x>, closed form); for a cutting-plane solution also
-    ``max_violation`` (achieved delta) and ``bracket`` (`mcp_bracket` at that delta).
+    ``model.data`` is an `MCPData`; ``model.derived(sol)`` an `MCPSolution`.
     """
     c, Us, rs, y, q, C = _inputs(centers, bases, radii, labels, q, C)
     sets = [LqEllipsoidManifold(c[p], Us[p], rs[p], q=q) for p in range(len(c))]
@@ -141,9 +139,72 @@ def mcp_model(manifolds, labels, C=None) -> Model:
     return _build_model(ms, y, C)
 
 
+@dataclass(frozen=True, eq=False)
+class MCPSolution(Record):
+    """An `mcp` / `mcp_model` solution (``model.derived(sol)``): ``w``, ``margin`` (kappa = 1/||w||), ``w_norm2``;
+    with C ``xi`` (clipped at 0); with C or for a cutting-plane solution ``manifold_margins`` (min_{x in M_p}
+    y_p<w, x>, closed form); for a cutting-plane solution ``max_violation`` (the achieved delta) and ``bracket``
+    (`mcp_bracket` at that delta; hard margin only when it is below 1). Fields that do not apply are None."""
+
+    w: np.ndarray
+    margin: float
+    w_norm2: float
+    xi: np.ndarray | None = None
+    manifold_margins: np.ndarray | None = None
+    max_violation: float | None = None
+    bracket: tuple | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class MCPData:
+    """The data of an MCP program (``model.data`` of `mcp` / `mcp_model`): the manifolds ``sets``, ``labels``
+    (P,), ``C`` (None: hard margin), ``batch`` (their oracles at once, `ManifoldBatch`), ``L`` (a bound on every
+    point's norm, None when some manifold has none) and ``q`` (the common Lq exponent, else None)."""
+
+    sets: tuple
+    labels: np.ndarray
+    C: float | None
+    batch: ManifoldBatch
+    L: float | None
+    q: float | None
+
+    @property
+    def P(self) -> int:
+        return len(self.sets)
+
+    @property
+    def N(self) -> int:
+        return int(self.sets[0].N)
+
+    def margins(self, w) -> np.ndarray:
+        """min_{x in M_p} y_p <w, x> for every manifold (all oracles in one batch)."""
+        wv = validate.vector(w, "w", size=self.N)
+        return self.batch.minimize(self.labels[:, None] * wv[None, :])[1]
+
+    def violation(self, w, xi=None) -> float:
+        """max_p (1 - min_{x in M_p} y_p<w, x> - xi_p)_+ : the absolute worst violation of (w, xi)."""
+        slack = 0.0 if xi is None else np.asarray(xi, float)
+        return float(max(0.0, np.max(1.0 - self.margins(w) - slack)))
+
+    def derive(self, sol) -> MCPSolution:
+        wv = np.asarray(sol.value("w"), float)
+        nw = float(np.linalg.norm(wv))
+        out = dict(w=wv, margin=1.0 / nw if nw > 0 else math.inf, w_norm2=nw * nw)
+        if self.C is not None:
+            out["xi"] = np.maximum(np.asarray(sol.value("xi"), float), 0.0)
+        if self.C is not None or sol.history:
+            out["manifold_margins"] = self.margins(wv)
+        if sol.history:  # a cutting-plane solution: report the certified interval at the achieved violation
+            viol = achieved_violation(sol)
+            out["max_violation"] = viol
+            if self.C is not None or viol < 1:
+                out["bracket"] = mcp_bracket(sol, viol, C=self.C, P=self.P)
+        return MCPSolution(**out)
+
+
 def _build_model(sets, y, C) -> Model:
-    P, N = len(sets), sets[0].N
-    w = Variable(N, "w")
+    P = len(sets)
+    w = Variable(sets[0].N, "w")
     obj = 0.5 * sum_squares(w)
     xi = None
     if C is not None:
@@ -161,35 +222,24 @@ def _build_model(sets, y, C) -> Model:
         for p, S in enumerate(sets):
             model.add(float(y[p]) * (S.center @ w) >= 1.0, name=f"center{p}")
         model.add(xi >= 0, name="xi>=0")
-
-    def derive(model_, sol):
-        wv = np.asarray(sol.value("w"), float)
-        nw = float(np.linalg.norm(wv))
-        out = {"margin": 1.0 / nw if nw > 0 else math.inf, "w_norm2": nw * nw}
-        if C is not None:
-            out["xi"] = np.maximum(np.asarray(sol.value("xi"), float), 0.0)
-        if C is not None or sol.history:
-            out["manifold_margins"] = manifold_margins(wv, model_)
-        if sol.history:  # a cutting-plane solution: report the certified interval at the achieved violation
-            viol = achieved_violation(sol)
-            out["max_violation"] = viol
-            if C is not None or viol < 1:
-                out["bracket"] = mcp_bracket(sol, viol, C=C, P=P)
-        return out
-
     qs = {getattr(S, "q", None) for S in sets}
     bounds = [S.norm_bound() for S in sets]
-    model.info.update(derive=derive, paper="001", P=P, N=N, q=qs.pop() if len(qs) == 1 else None, C=C, labels=y,
-                      sets=sets, batch=ManifoldBatch(sets),
-                      L=None if any(b is None for b in bounds) else float(max(bounds)))
+    model.data = MCPData(tuple(sets), y, C, ManifoldBatch(sets),
+                         None if any(b is None for b in bounds) else float(max(bounds)),
+                         qs.pop() if len(qs) == 1 else None)
     return model
+
+
+def _mcp_data(model) -> MCPData:
+    data = getattr(model, "data", None)
+    if not isinstance(data, MCPData):
+        raise InputError(f"expected a model built by mcp / mcp_model; got {model!r}")
+    return data
 
 
 def manifold_margins(w, model: Model) -> np.ndarray:
     """min_{x in M_p} y_p <w, x> for every manifold of an `mcp` / `mcp_model` model (all oracles in one batch)."""
-    y = model.info["labels"]
-    wv = validate.vector(w, "w", size=model.info["N"])
-    return model.info["batch"].minimize(y[:, None] * wv[None, :])[1]
+    return _mcp_data(model).margins(w)
 
 
 def manifold_norm_bound(centers, bases, radii, q=2) -> float:
@@ -211,11 +261,11 @@ def achieved_violation(solution) -> float:
     *relative* ``info['max_violation']``, which equals it only when below 1). NaN if the model is not an `mcp`.
     """
     model = getattr(getattr(getattr(solution, "problem", None), "structure", None), "model", None)
-    if model is None or model.info.get("paper") != "001":
+    data = getattr(model, "data", None)
+    if not isinstance(data, MCPData):
         return float("nan")
-    w = np.asarray(solution.value("w"), float)
-    xi = np.zeros(model.info["P"]) if model.info["C"] is None else np.asarray(solution.value("xi"), float)
-    return float(max(0.0, np.max(1.0 - manifold_margins(w, model) - xi)))
+    xi = None if data.C is None else solution.value("xi")
+    return data.violation(solution.value("w"), xi)
 
 
 def _delta(delta, solution):
@@ -295,11 +345,12 @@ class _Separation:
 
     def __init__(self, model: Model):
         self.model = model
-        self.foralls = [model.constraints[f"manifold{p}"] for p in range(model.info["P"])]
+        data = _mcp_data(model)
+        self.foralls = [model.constraints[f"manifold{p}"] for p in range(data.P)]
         self.w_var = model.variable("w")
         self.xi_var = model.variables.get("xi")
-        self.y = model.info["labels"]
-        self.batch = model.info["batch"]
+        self.y = data.labels
+        self.batch = data.batch
         self.iterates: list = []
 
     def __call__(self, values: dict):
@@ -311,8 +362,29 @@ class _Separation:
         return [(f, X[p], slack[p]) for p, f in enumerate(self.foralls)]
 
 
-@dataclass
-class MCPResult:
+@dataclass(frozen=True, eq=False)
+class MCPCertificate(Record):
+    """`MCPResult.certificate`: the exact optimum F* (robust counterpart) and the paper's guarantees checked on it.
+
+    ``exact_objective`` (NaN when the exact solve failed), ``exact_status``, ``bracket`` (Cor. 3: [F, F/(1-delta)^2];
+    Cor. 5: [F, F + P C delta] at the run's delta), ``bracket_achieved`` (the same at the achieved violation, tighter;
+    None for a hard margin whose violation is >= 1), ``in_bracket`` (F* inside ``bracket_achieved`` up to 1e-6
+    relative solver slack), ``iteration_bound`` (Cor. 2: 2 L^2 F*/delta^2; corrected Cor. 4: (F* - F_1)
+    max(8L^2/delta^2, 2/(C delta)); NaN without F* or L), ``within_bound`` (n_iter below it) and ``L``.
+    """
+
+    exact_objective: float
+    exact_status: str
+    bracket: tuple
+    bracket_achieved: tuple | None
+    in_bracket: bool
+    iteration_bound: float
+    within_bound: bool
+    L: float | None
+
+
+@dataclass(eq=False)
+class MCPResult(Record):
     """The outcome of `mcp_simple` / `mcp_slack`.
 
     ``w`` (N,) and ``xi`` (P,) (slack only; None for MCP-simple) of the last master problem, None when it is
@@ -348,7 +420,7 @@ class MCPResult:
     L: float | None
     solution: object = field(repr=False)
     model: Model = field(repr=False)
-    _certificate: dict | None = field(default=None, repr=False)
+    _certificate: MCPCertificate | None = field(default=None, repr=False)
 
     @property
     def termination(self) -> str:
@@ -381,15 +453,10 @@ class MCPResult:
         """min_{x in M_p} y_p<w, x> for every manifold (exact for Lq ellipsoids and point clouds)."""
         return manifold_margins(self._w_or_raise(), self.model)
 
-    def certificate(self, backend: str | None = None, solver: str | None = None) -> dict:
-        """The exact optimum F* (robust counterpart) and the paper's guarantees checked against it.
-
-        Keys: ``exact_objective``, ``exact_status``, ``bracket`` (Cor. 3: [F, F/(1-delta)^2]; Cor. 5:
-        [F, F + P C delta] at the run's delta), ``bracket_achieved`` (the same at ``achieved_delta``, tighter),
-        ``in_bracket`` (F* inside ``bracket_achieved`` up to 1e-6 relative solver slack), ``iteration_bound``
-        (Cor. 2: 2 L^2 F*/delta^2; corrected Cor. 4: (F* - F_1) max(8L^2/delta^2, 2/(C delta))), ``within_bound``
-        (n_iter below it), ``L``. Raises ModelError for parametric manifolds (no exact form) or when MCP has no
-        solution. Computed once and cached.
+    def certificate(self, backend: str | None = None, solver: str | None = None) -> MCPCertificate:
+        """The exact optimum F* (robust counterpart) and the paper's guarantees checked against it: an
+        `MCPCertificate`. Raises ModelError for parametric manifolds (no exact form) or when MCP has no solution.
+        Computed once (on ``backend`` / ``solver``, default: the masters' backend when it takes cones) and cached.
         """
         if self._certificate is not None:
             return self._certificate
@@ -402,27 +469,27 @@ class MCPResult:
         # the masters' backend may take no cones (piqp); a solver given here goes with the backend given here
         exact = self.model.solve(**exact_backend(backend or self.solution.backend, solver if backend else None),
                                  forall="exact")
-        out = {"exact_status": exact.status.termination, "L": self.L}
         F_star = float(exact.objective) if exact.ok else math.nan
-        out["exact_objective"] = F_star
         P = len(self.labels)
         if self.C is None:
-            out["bracket"] = (self.objective, self.objective / (1.0 - self.delta) ** 2)
+            bracket = (self.objective, self.objective / (1.0 - self.delta) ** 2)
         else:
-            out["bracket"] = (self.objective, self.objective + P * self.C * self.delta)
+            bracket = (self.objective, self.objective + P * self.C * self.delta)
         achieved = max(self.achieved_delta, 0.0)
         ok_delta = self.C is not None or achieved < 1
-        out["bracket_achieved"] = mcp_bracket(self.solution, achieved, C=self.C, P=P) if ok_delta else None
-        lo, hi = out["bracket_achieved"] or (math.nan, math.nan)
+        at_achieved = mcp_bracket(self.solution, achieved, C=self.C, P=P) if ok_delta else None
+        lo, hi = at_achieved or (math.nan, math.nan)
         slack = 1e-6 * max(1.0, abs(F_star))
-        out["in_bracket"] = bool(lo <= F_star + slack and F_star <= hi + slack)
-        out["iteration_bound"] = math.nan
+        bound = math.nan
         if exact.ok and self.L is not None:
-            out["iteration_bound"] = mcp_iteration_bound(self.solution, self.delta, self.L, C=self.C, F_star=F_star)
-        out["within_bound"] = bool(self.n_iter < out["iteration_bound"] if self.C is None
-                                   else self.n_iter <= out["iteration_bound"])
-        self._certificate = out
-        return out
+            bound = mcp_iteration_bound(self.solution, self.delta, self.L, C=self.C, F_star=F_star)
+        cert = MCPCertificate(
+            exact_objective=F_star, exact_status=exact.status.termination, bracket=bracket,
+            bracket_achieved=at_achieved, in_bracket=bool(lo <= F_star + slack and F_star <= hi + slack),
+            iteration_bound=bound,
+            within_bound=bool(self.n_iter < bound if self.C is None else self.n_iter <= bound), L=self.L)
+        object.__setattr__(self, "_certificate", cert)
+        return cert
 
     @property
     def exact_objective(self) -> float:
@@ -449,7 +516,7 @@ class MCPResult:
             json.dump(meta, fh, indent=1, default=float)
         arrays = {"iterates": np.array([h["w"] for h in self.history]).reshape(len(self.history), -1),
                   "added_points": np.array([a["point"] for h in self.history for a in h["added"]]).reshape(
-                      -1, self.model.info["N"])}
+                      -1, self.model.data.N)}
         if self.w is not None:
             arrays["w"] = self.w
         if self.xi is not None:
@@ -554,11 +621,9 @@ def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_
     xi = None
     if w is not None and C is not None:
         xi = np.maximum(np.asarray(sol.value("xi"), float), 0.0)
-    achieved = math.nan
-    if w is not None:
-        achieved = float(max(0.0, np.max(1.0 - manifold_margins(w, model) - (0.0 if xi is None else xi))))
+    achieved = math.nan if w is None else model.data.violation(w, xi)
     return MCPResult(w=w, xi=xi, objective=float(sol.objective) if w is not None else math.inf, history=history,
                      n_iter=n_iter, n_added=n_added, status=status, delta=delta, C=C, labels=y,
                      achieved_delta=achieved, solve_time=elapsed, master_time=float(sol.info["master_time"]),
                      oracle_time=float(sol.info["oracle_time"]), exact=all(m.exact for m in ms),
-                     L=model.info["L"], solution=sol, model=model)
+                     L=model.data.L, solution=sol, model=model)

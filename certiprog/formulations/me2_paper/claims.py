@@ -116,7 +116,7 @@ def solve_primal(X, c, mu, lam, B, psd=False):
     sol = model.solve()
     if not sol.ok:
         raise RuntimeError(f"me2_primal did not solve: {sol.status}")
-    out = model.derived(sol)
+    out = model.derived(sol).as_dict()
     out["objective"] = float(sol.objective)
     out["sol"] = sol
     return out
@@ -129,7 +129,7 @@ def solve_dual(X, c, mu, lam, B):
     sol = model.solve()
     if not sol.ok:
         raise RuntimeError(f"me2_dual did not solve: {sol.status}")
-    out = model.derived(sol)
+    out = model.derived(sol).as_dict()
     out["dual_objective"] = float(sol.objective)
     out["alpha_raw"] = np.asarray(sol.value("alpha"), float)
     return out

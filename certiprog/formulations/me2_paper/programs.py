@@ -28,14 +28,37 @@ with ``S(alpha) = Y^T diag(alpha) Y`` (so ``||S(alpha)||_F^2 = alpha^T (G o G) a
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from certiprog.errors import BackendError, InputError
-from certiprog.model import Model, Variable, maximize, minimize, sum_squares
+from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
 from certiprog import validation as validate
 
-__all__ = ["me2_primal", "me2_dual", "recover_primal", "me2_fit", "me2_predict", "squared_distances"]
+__all__ = ["ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid", "me2_dual", "me2_fit",
+           "me2_instance", "me2_objective", "me2_predict", "me2_primal", "recover_primal", "squared_distances",
+           "svec_gram_map"]
+
+#: The seeded test instances of doc 002 (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu / lam.
+#: Data from `me2_instance(seed, n, d)`. The independent reference (tests/reference/ref_002.py) keeps its own copy;
+#: a test pins the two equal.
+ME2_INSTANCES = (
+    (0, 8, 3, 1.0, 0.5, 4.0),
+    (1, 15, 4, 0.8, 0.1, 4.0),
+    (2, 5, 6, 2.0, 1.0, 4.0),
+    (3, 12, 2, 0.75, 1e-2, 4.0),
+    (4, 10, 3, 10.0, 100.0, 2.0),
+    (5, 6, 6, 1.0, 0.2, 3.0),
+)
+
+
+def me2_instance(seed: int, n: int, d: int, sigma: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(X_neg, center)`` of a seeded test instance: ``center ~ N(0, I_d)``, negatives ``center + sigma N(0, I_d)``."""
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=d)
+    return c + sigma * rng.normal(size=(n, d)), c
 
 
 # ------------------------------------------------------------------ inputs and helpers
@@ -72,6 +95,91 @@ def squared_distances(Y: np.ndarray, M: np.ndarray) -> np.ndarray:
     return np.einsum("ij,jk,ik->i", Y, M, Y)
 
 
+def me2_objective(M, R: float, xi, mu: float, lam: float, B: float) -> float:
+    """Problem 2's objective ``(1/n) sum_i xi_i + mu (B - R)^2 + lam ||M - I||_F^2``."""
+    M = np.asarray(M, float)
+    return float(np.mean(xi) + mu * (B - R) ** 2 + lam * np.sum((M - np.eye(M.shape[0])) ** 2))
+
+
+# ------------------------------------------------------------------ typed data and results
+@dataclass(frozen=True, eq=False)
+class ME2Solution(Record):
+    """One local ME^2 ellipsoid ``E = {x : (x - c)^T M (x - c) <= R}`` at a solution (``model.derived(sol)`` of
+    `me2_primal` and `me2_dual`, and `recover_primal`).
+
+    ``M``, ``R``, ``radius = sqrt(R)``, ``center``, ``xi``, ``q`` (squared M-distances of the negatives),
+    ``inside`` (negatives strictly inside, i.e. ``q_i < R``: training errors), ``on_boundary`` (``q_i == R`` up to
+    tolerance: candidate support vectors), ``n_inside``, ``objective`` (Problem 2's objective at ``(M, R, xi)``,
+    `me2_objective`) and the multipliers ``alpha, gamma, beta, delta`` (None when unknown: a primal solve without
+    duals). ``xi_multiplier``: the dual of ``'alpha<=1/n'`` of a dual solve, which equals the primal xi (else None).
+    """
+
+    M: np.ndarray
+    R: float
+    radius: float
+    center: np.ndarray
+    xi: np.ndarray
+    q: np.ndarray
+    inside: np.ndarray
+    on_boundary: np.ndarray
+    n_inside: int
+    objective: float
+    alpha: np.ndarray | None = None
+    gamma: np.ndarray | None = None
+    beta: float | None = None
+    delta: float | None = None
+    xi_multiplier: np.ndarray | None = None
+
+
+def _ellipsoid(Y, c, M, R, xi, mu, lam, B, **multipliers) -> ME2Solution:
+    q = squared_distances(Y, M)
+    tol = 1e-6 * max(1.0, abs(R))
+    inside = q < R - tol
+    return ME2Solution(M=M, R=R, radius=float(np.sqrt(max(R, 0.0))), center=c.copy(), xi=xi, q=q, inside=inside,
+                       on_boundary=np.abs(q - R) <= tol, n_inside=int(np.sum(inside)),
+                       objective=me2_objective(M, R, xi, mu, lam, B), **multipliers)
+
+
+@dataclass(frozen=True, eq=False)
+class ME2Data:
+    """The data of one local ME^2 problem (``model.data`` of `me2_primal` / `me2_dual`): ``Y = X_neg - center``
+    (n, d), ``center``, ``mu``, ``lam``, ``B`` and which program the model is (``problem``: 'primal' or 'dual')."""
+
+    Y: np.ndarray
+    center: np.ndarray
+    mu: float
+    lam: float
+    B: float
+    problem: str
+
+    @property
+    def n(self) -> int:
+        return int(self.Y.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.Y.shape[1])
+
+    def derive(self, sol) -> ME2Solution:
+        Y, c, mu, lam, B = self.Y, self.center, self.mu, self.lam, self.B
+        if self.problem == "dual":
+            rec = recover_primal(Y + c, c, mu, lam, B, sol.value("alpha"), float(sol.value("beta")),
+                                 float(sol.value("delta")))
+            if sol.z is None:
+                return rec
+            # the multiplier of alpha <= 1/n is the primal slack xi (a cross-check)
+            return _ellipsoid(Y, c, rec.M, rec.R, rec.xi, mu, lam, B, alpha=rec.alpha, gamma=rec.gamma,
+                              beta=rec.beta, delta=rec.delta,
+                              xi_multiplier=np.asarray(sol.dual("alpha<=1/n"), float))
+        Mv = np.asarray(sol.value("M"), float)
+        Mv = 0.5 * (Mv + Mv.T)
+        duals = {}
+        if sol.z is not None:
+            duals = dict(alpha=np.asarray(sol.dual("margin"), float), gamma=np.asarray(sol.dual("xi>=0"), float),
+                         beta=float(sol.dual("R>=0")), delta=float(sol.dual("R<=B")))
+        return _ellipsoid(Y, c, Mv, float(sol.value("R")), np.asarray(sol.value("xi"), float), mu, lam, B, **duals)
+
+
 # ------------------------------------------------------------------ primal (Problem 2)
 def me2_primal(X_neg, center, mu, lam, B, psd: bool = False) -> Model:
     """Problem 2 of ME^2 for one positive ``center`` against the negatives ``X_neg``.
@@ -81,10 +189,8 @@ def me2_primal(X_neg, center, mu, lam, B, psd: bool = False) -> Model:
     ``'xi>=0'`` (gamma), ``'R>=0'`` (beta), ``'R<=B'`` (delta) and, with ``psd=True``, ``'M_psd'``
     (``M >> 0``; it never binds because ``M* >= I``).
 
-    ``model.derived(sol)`` gives the ellipsoid: ``M``, ``R``, ``radius = sqrt(R)``, ``q`` (squared
-    M-distances of the negatives), ``inside`` (negatives strictly inside, i.e. ``xi_i > 0``: training
-    errors), ``on_boundary`` (``q_i == R`` up to tolerance: candidate support vectors), ``n_inside`` and the
-    multipliers ``alpha, gamma, beta, delta``.
+    ``model.data`` is an `ME2Data`; ``model.derived(sol)`` the ellipsoid, an `ME2Solution` (with the multipliers
+    ``alpha, gamma, beta, delta`` from the solver's duals).
     """
     Y, c, mu, lam, B = _inputs(X_neg, center, mu, lam, B)
     n, d = Y.shape
@@ -103,22 +209,7 @@ def me2_primal(X_neg, center, mu, lam, B, psd: bool = False) -> Model:
     if psd:
         model.add(M >> 0, name="M_psd")
 
-    def derive(model_, sol):
-        Mv = np.asarray(sol.value("M"), float)
-        Mv = 0.5 * (Mv + Mv.T)
-        Rv = float(sol.value("R"))
-        qv = squared_distances(Y, Mv)
-        tol = 1e-6 * max(1.0, abs(Rv))
-        out = dict(M=Mv, R=Rv, radius=float(np.sqrt(max(Rv, 0.0))), center=c.copy(),
-                   xi=np.asarray(sol.value("xi"), float), q=qv,
-                   inside=qv < Rv - tol, on_boundary=np.abs(qv - Rv) <= tol)
-        out["n_inside"] = int(np.sum(out["inside"]))
-        if sol.z is not None:
-            out.update(alpha=np.asarray(sol.dual("margin"), float), gamma=np.asarray(sol.dual("xi>=0"), float),
-                       beta=float(sol.dual("R>=0")), delta=float(sol.dual("R<=B")))
-        return out
-
-    model.info.update(derive=derive, paper="002", problem="primal", n=n, d=d, mu=mu, lam=lam, B=B)
+    model.data = ME2Data(Y, c, mu, lam, B, "primal")
     return model
 
 
@@ -133,9 +224,9 @@ def me2_dual(X_neg, center, mu, lam, B) -> Model:
     (d(d+1)/2, n) symmetric vectorisation of ``alpha -> Y^T diag(alpha) Y`` (see `svec_gram_map`), so the
     model stays vectorised and its size is linear in n.
 
-    ``model.derived(sol)`` is `recover_primal` at the dual optimum (``M``, ``R``, ``xi``, ``objective`` = primal
-    objective at the recovered point, ...) plus ``xi_multiplier``, the dual of ``'alpha<=1/n'``, which equals
-    the primal xi.
+    ``model.data`` is an `ME2Data`; ``model.derived(sol)`` is `recover_primal` at the dual optimum (an
+    `ME2Solution`: ``M``, ``R``, ``xi``, ``objective`` = primal objective at the recovered point, ...) with
+    ``xi_multiplier``, the dual of ``'alpha<=1/n'``, which equals the primal xi.
     """
     Y, c, mu, lam, B = _inputs(X_neg, center, mu, lam, B)
     n, d = Y.shape
@@ -153,23 +244,16 @@ def me2_dual(X_neg, center, mu, lam, B) -> Model:
     model.add(beta >= 0, name="beta>=0")
     model.add(delta >= 0, name="delta>=0")
 
-    def derive(model_, sol):
-        out = recover_primal(Y + c, c, mu, lam, B, sol.value("alpha"), float(sol.value("beta")),
-                             float(sol.value("delta")))
-        if sol.z is not None:  # the multiplier of alpha <= 1/n is the primal slack xi (a cross-check)
-            out["xi_multiplier"] = np.asarray(sol.dual("alpha<=1/n"), float)
-        return out
-
-    model.info.update(derive=derive, paper="002", problem="dual", n=n, d=d, mu=mu, lam=lam, B=B)
+    model.data = ME2Data(Y, c, mu, lam, B, "dual")
     return model
 
 
-def recover_primal(X_neg, center, mu, lam, B, alpha, beta=0.0, delta=0.0) -> dict:
-    """Closed-form primal point from dual variables (doc 002 §5).
+def recover_primal(X_neg, center, mu, lam, B, alpha, beta=0.0, delta=0.0) -> ME2Solution:
+    """Closed-form primal point from dual variables (doc 002 §5), as an `ME2Solution`.
 
     ``M = I + Y^T diag(alpha) Y / (2 lam)`` (always >= I), ``R = B + (beta - delta - sum alpha) / (2 mu)``,
-    ``xi_i = max(0, R - q_i(M))``. alpha is first clipped to the dual box [0, 1/n] (solver round-off).
-    Returns dict(M, R, xi, objective (primal objective at that point), alpha, beta, delta, gamma).
+    ``xi_i = max(0, R - q_i(M))``; ``objective`` is the primal objective at that point, ``gamma = 1/n - alpha``.
+    alpha is first clipped to the dual box [0, 1/n] (solver round-off).
     """
     Y, c, mu, lam, B = _inputs(X_neg, center, mu, lam, B)
     n, d = Y.shape
@@ -179,8 +263,7 @@ def recover_primal(X_neg, center, mu, lam, B, alpha, beta=0.0, delta=0.0) -> dic
     M = np.eye(d) + (Y.T @ (a[:, None] * Y)) / (2.0 * lam)
     R = float(B + (beta - delta - a.sum()) / (2.0 * mu))
     xi = np.maximum(0.0, R - squared_distances(Y, M))
-    obj = float(np.mean(xi) + mu * (B - R) ** 2 + lam * np.sum((M - np.eye(d)) ** 2))
-    return dict(M=M, R=R, xi=xi, objective=obj, alpha=a, beta=beta, delta=delta, gamma=1.0 / n - a)
+    return _ellipsoid(Y, c, M, R, xi, mu, lam, B, alpha=a, gamma=1.0 / n - a, beta=beta, delta=delta)
 
 
 # ------------------------------------------------------------------ training and prediction
@@ -194,13 +277,41 @@ def _per_model(v, name: str, p: int) -> np.ndarray:
     return arr
 
 
-def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None, **options) -> list:
+class LocalEllipsoid(NamedTuple):
+    """One trained local model: the ellipsoid ``{x : (x - center)^T M (x - center) <= R}``."""
+
+    center: np.ndarray
+    M: np.ndarray
+    R: float
+
+
+@dataclass(frozen=True, eq=False)
+class ME2Fit(Record):
+    """What `me2_fit` returns: ``models`` (one `LocalEllipsoid` per positive, what `me2_predict` takes),
+    ``solutions`` (each local model's `ME2Solution`), ``history`` (one dict per local model: ``index``, ``status``,
+    ``objective``, ``backend``, ``solver``, ``solve_time``), ``certificates`` (each local solve's
+    `certiprog.certificates.Certificate`, or None with ``certify=False``) and ``method``."""
+
+    models: tuple
+    solutions: tuple
+    history: tuple
+    certificates: tuple
+    method: str
+
+    def predict(self, X, m: int = 3, **kw):
+        """`me2_predict` with these models."""
+        return me2_predict(self, X, m, **kw)
+
+
+def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None,
+            certify: bool | str = True, **options) -> ME2Fit:
     """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg``.
 
     ``mu`` and ``lam`` may be scalars or one value per positive (the paper tunes them per local model);
     ``B`` is a scalar (B = 4 in the paper). ``method='primal'`` solves `me2_primal`, ``'dual'`` solves
     `me2_dual` and recovers (M, R) in closed form; ``backend`` and ``**options`` go to ``Model.solve``.
-    Returns a list of ``(center, M, R)``, one per positive. Problem 2 is always feasible and bounded, so a
+    ``certify``: `certiprog.certificates.check` of every local solve (True: with the rigorous optimality interval;
+    'kkt': residuals only; False: none). Returns an `ME2Fit`. Problem 2 is always feasible and bounded, so a
     solve that does not end optimal raises `certiprog.errors.BackendError` naming the local model.
     """
     P = validate.matrix(X_pos, "X_pos", min_rows=1)
@@ -210,26 +321,40 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     B = validate.scalar(B, "B", low=0.0, low_open=True)
     if method not in ("primal", "dual"):
         raise InputError(f"method must be 'primal' or 'dual'; got {method!r}")
+    if certify not in (True, False, "kkt"):
+        raise InputError(f"certify must be True, 'kkt' or False; got {certify!r}")
     build = me2_primal if method == "primal" else me2_dual
-    models = []
+    models, solutions, history, certificates = [], [], [], []
     for j in range(p):
         model = build(X, P[j], mus[j], lams[j], B)
         sol = model.solve(backend=backend, **options)
         if not sol.ok:
             raise BackendError(f"ME2 local model {j} did not solve to optimality (status {sol.status}); "
-                             "check the scale of X_pos / X_neg and of mu, lam")
+                               "check the scale of X_pos / X_neg and of mu, lam")
         der = model.derived(sol)
-        models.append((P[j].copy(), der["M"], der["R"]))
-    return models
+        models.append(LocalEllipsoid(P[j].copy(), der.M, der.R))
+        solutions.append(der)
+        history.append(dict(index=j, status=str(sol.status), objective=float(sol.objective), backend=sol.backend,
+                            solver=sol.solver, solve_time=sol.solve_time))
+        if certify:
+            from certiprog.certificates import check
+
+            certificates.append(check(model, sol, interval=certify is True))
+        else:
+            certificates.append(None)
+    return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(certificates), method)
 
 
 def _check_models(models):
-    if isinstance(models, tuple) and len(models) == 3 and np.ndim(models[0]) == 1:
+    if isinstance(models, ME2Fit):
+        models = list(models.models)
+    elif isinstance(models, LocalEllipsoid) or (isinstance(models, tuple) and len(models) == 3
+                                               and not isinstance(models[0], tuple) and np.ndim(models[0]) == 1):
         models = [models]
     try:
         models = list(models)
     except TypeError as exc:
-        raise InputError("models must be a list of (center, M, R) as returned by me2_fit") from exc
+        raise InputError("models must be an ME2Fit (me2_fit) or a list of (center, M, R)") from exc
     if not models:
         raise InputError("models is empty: train at least one local model with me2_fit")
     C, Ms, Rs = [], [], []
@@ -249,7 +374,8 @@ def _check_models(models):
 
 
 def me2_predict(models, X, m: int = 3, *, rank_metric: str = "euclidean", return_assignment: bool = False):
-    """Sec. 5.2 decision rule: labels in {+1, -1} for the query points X (rows).
+    """Sec. 5.2 decision rule: labels in {+1, -1} for the query points X (rows); ``models`` is an `ME2Fit` or a
+    list of ``(center, M, R)``.
 
     1. each query x is assigned to its Euclidean-nearest centre ``c_j`` (ties: lowest j);
     2. x is labelled +1 iff (a) it lies in that ellipsoid, ``(x - c_j)^T M_j (x - c_j) <= R_j`` (R is a

@@ -43,8 +43,8 @@ def test_matches_cvxpy_reference(backend, eta):
         d = model.derived(sol)
         # the objective splits into lam/2||w||^2 + penalty - discount
         wv = sol.value("w")
-        assert sol.objective == pytest.approx(0.5 * lam * wv @ wv + d["penalty"] - d["discount"], rel=1e-7)
-        assert np.all(d["xi"] >= -1e-7) and np.all(d["xi_above_hinge"] >= -1e-6)
+        assert sol.objective == pytest.approx(0.5 * lam * wv @ wv + d.penalty - d.discount, rel=1e-7)
+        assert np.all(d.xi >= -1e-7) and np.all(d.xi_above_hinge >= -1e-6)
     assert set(model.variables) == {"w", "xi"} and list(model.constraints) == ["margin", "xi>=0"]
 
 
@@ -73,18 +73,18 @@ def test_eta_zero_is_squared_hinge_and_clumping_is_reported():
     d = model.derived(sol)
     # eta = 0: xi* = max(0, 1 - y<w,x>); where the hinge is 0 the interior-point xi sits ~1e-4 above 0 (its cost
     # xi^2/(2m) ~ 1e-10 is within the solver tolerance)
-    np.testing.assert_allclose(d["xi"], d["hinge"], atol=1e-3)
-    assert d["discount"] == 0.0
+    np.testing.assert_allclose(d.xi, d.hinge, atol=1e-3)
+    assert d.discount == 0.0
     wv = sol.value("w")
     margin = y * (X @ wv)
-    assert d["n_errors"] == int(np.sum(margin <= 0)) > 0 and d["error_rate"] == d["n_errors"] / len(y)
-    np.testing.assert_array_equal(d["predictions"], np.where(X @ wv >= 0, 1, -1))
+    assert d.n_errors == int(np.sum(margin <= 0)) > 0 and d.error_rate == d.n_errors / len(y)
+    np.testing.assert_array_equal(d.predictions, np.where(X @ wv >= 0, 1, -1))
     # clumping by brute force
-    A = model.info["A"].toarray()
-    e = d["errors"]
-    assert d["error_pairs"] == int(np.sum(np.triu(A * np.outer(e, e))))
+    A = model.data.A.toarray()
+    e = d.errors
+    assert d.error_pairs == int(np.sum(np.triu(A * np.outer(e, e))))
     fr = [A[i][e].sum() / A[i].sum() for i in np.flatnonzero(e) if A[i].sum() > 0]
-    assert d["clumping"] == pytest.approx(np.mean(fr))
+    assert d.clumping == pytest.approx(np.mean(fr))
 
 
 def test_clumping_lifts_slacks_above_the_hinge():
@@ -93,9 +93,9 @@ def test_clumping_lifts_slacks_above_the_hinge():
     model = error_clumping(X, y, rho=1.0, eta=0.5, lam=0.1)
     sol = model.solve()
     d = model.derived(sol)
-    above = d["xi_above_hinge"] > 1e-2
+    above = d.xi_above_hinge > 1e-2
     assert above.any()
-    np.testing.assert_allclose((model.info["Theta"] @ d["xi"])[above], 0.0, atol=1e-5)
+    np.testing.assert_allclose((model.data.Theta @ d.xi)[above], 0.0, atol=1e-5)
 
 
 def test_bad_inputs():
@@ -138,10 +138,10 @@ def test_build_speed_5000_points():
     t1 = time.perf_counter()
     prob = model.compile().assemble()
     t2 = time.perf_counter()
-    assert model.info["A"].nnz > 20 * m  # a real neighbourhood graph (mean degree > 20)
-    assert prob.P.nnz <= model.info["Theta"].nnz + n  # the quadratic stays sparse
+    assert model.data.A.nnz > 20 * m  # a real neighbourhood graph (mean degree > 20)
+    assert prob.P.nnz <= model.data.Theta.nnz + n  # the quadratic stays sparse
     print(f"error_clumping 5000x20: build {t1 - t0:.3f}s, compile+assemble {t2 - t1:.3f}s, "
-          f"mean degree {model.info['A'].nnz / m:.1f}")
+          f"mean degree {model.data.A.nnz / m:.1f}")
     assert t2 - t0 < 2.0  # ~0.15 s measured; generous for slow CI machines
 
 

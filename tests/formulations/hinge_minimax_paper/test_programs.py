@@ -50,20 +50,20 @@ def test_hinge_minimax_matches_reference(backend):
         assert sol.status == "optimal", (case, sol)
         assert rel(sol.objective, r["objective"]) <= 1e-6, (case, sol.objective, r["objective"])
         der = model.derived(sol)
-        assert rel(der["objective"], r["objective"]) <= 1e-6, case
-        assert der["gamma"] == pytest.approx(np.sqrt((1 - delta) / delta), abs=1e-14)
-        assert der["constraint_value"] <= 1e-6
+        assert rel(der.objective, r["objective"]) <= 1e-6, case
+        assert der.gamma == pytest.approx(np.sqrt((1 - delta) / delta), abs=1e-14)
+        assert der.constraint_value <= 1e-6
         if shift == 2.5:
-            assert der["trivial"] and der["worst_case_fp"] == 1.0 and rel(sol.objective, X.shape[0]) <= 1e-6
+            assert der.trivial and der.worst_case_fp == 1.0 and rel(sol.objective, X.shape[0]) <= 1e-6
             continue
-        assert not der["trivial"]
-        assert der["worst_case_fp"] <= delta + 1e-6
+        assert not der.trivial
+        assert der.worst_case_fp <= delta + 1e-6
         if lam > 0:  # lam = 0 with zero hinge: w is not unique
-            assert abs(der["worst_case_fp"] - r["worst_case_fp"]) <= 1e-4, case
+            assert abs(der.worst_case_fp - r["worst_case_fp"]) <= 1e-4, case
         if lam > 0 and squared_reg:  # strictly convex: w (and b) unique
-            np.testing.assert_allclose(der["w"], r["w"], atol=1e-4)
-            assert abs(der["b"] - r["b"]) <= 1e-4
-        assert rel(der["hinge"] + lam * der["reg"], r["hinge"] + lam * r["reg"]) <= 1e-6
+            np.testing.assert_allclose(der.w, r["w"], atol=1e-4)
+            assert abs(der.b - r["b"]) <= 1e-4
+        assert rel(der.hinge + lam * der.reg, r["hinge"] + lam * r["reg"]) <= 1e-6
 
 
 def test_hinge_minimax_active_constraint_attains_delta_and_singular_sigma():
@@ -71,8 +71,8 @@ def test_hinge_minimax_active_constraint_attains_delta_and_singular_sigma():
     X, mu, S = _hm_data(rng)
     mu = mu + np.array([1.4, 0.0, 0.0])
     der = (m := hinge_minimax(X, mu, S, 0.01, 0.1)).derived(m.solve())
-    assert abs(der["constraint_value"]) <= 1e-6 and abs(der["worst_case_fp"] - 0.1) <= 1e-5
-    assert worst_case_fp(der["w"], mu, S) == der["worst_case_fp"]
+    assert abs(der.constraint_value) <= 1e-6 and abs(der.worst_case_fp - 0.1) <= 1e-5
+    assert worst_case_fp(der.w, mu, S) == der.worst_case_fp
     # a singular (rank-1) background covariance is allowed: psd_factor handles PSD
     v = rng.normal(size=3)
     S1 = 0.3 * np.outer(v, v)
@@ -132,14 +132,14 @@ def test_background_risk_matches_reference(backend):
         sol = model.solve(backend=backend)
         assert sol.status == "optimal", sol
         der = model.derived(sol)
-        assert rel(sol.objective, r["d2"]) <= 1e-6 and rel(der["d2"], r["d2"]) <= 1e-6
-        assert abs(der["risk"] - r["risk"]) <= 1e-6
+        assert rel(sol.objective, r["d2"]) <= 1e-6 and rel(der.d2, r["d2"]) <= 1e-6
+        assert abs(der.risk - r["risk"]) <= 1e-6
         if r["d2"] > 1e-6:
             trials += 1
-            np.testing.assert_array_equal(der["active"], r["active"])
-            np.testing.assert_allclose(der["z_star"], r["z_star"], atol=1e-5)
-            np.testing.assert_allclose(der["lam"], r["lam"], atol=1e-5)
-            assert np.all(der["lam"] >= -1e-8)
+            np.testing.assert_array_equal(der.active, r["active"])
+            np.testing.assert_allclose(der.z_star, r["z_star"], atol=1e-5)
+            np.testing.assert_allclose(der.lam, r["lam"], atol=1e-5)
+            assert np.all(der.lam >= -1e-8)
     assert trials >= 4  # the exterior case (d2 > 0) is exercised
 
 
@@ -149,7 +149,7 @@ def test_background_risk_empty_region_is_infeasible(backend):
     W = np.array([[1.0, 0.0], [-1.0, 0.0]])
     model = background_risk(W, np.zeros(2), S, b=[-1.0, -1.0])  # z1 >= 1 and z1 <= -1
     sol = model.solve(backend=backend)
-    assert sol.status == "infeasible" and model.derived(sol) == {}
+    assert sol.status == "infeasible" and model.derived(sol) is None
 
 
 def test_background_risk_bad_inputs():

@@ -99,9 +99,9 @@ def test_mpm_classifier_matches_mpm_and_its_eq5_bound_is_tight_on_the_training_m
     est = MPMClassifier().fit(X, y)
     m = mpm(X[y == 1], X[y == 0])
     d = m.derived(m.solve())
-    assert est.status_ == "optimal" and est.kappa_ == pytest.approx(d["kappa"], rel=1e-6)
+    assert est.status_ == "optimal" and est.kappa_ == pytest.approx(d.kappa, rel=1e-6)
     w = est.coef_[0]
-    assert w / np.linalg.norm(w) == pytest.approx(d["w"] / np.linalg.norm(d["w"]), abs=1e-4)
+    assert w / np.linalg.norm(w) == pytest.approx(d.w / np.linalg.norm(d.w), abs=1e-4)
     # eq. (5): for the empirical moments, each class's Cantelli worst case is exactly 1/(1+kappa^2)
     from certiprog.formulations.hp_mpm_paper.mpm import worst_case_errors
 

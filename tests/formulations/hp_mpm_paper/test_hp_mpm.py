@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certiprog.errors import InputError
-from certiprog.formulations.hp_mpm_paper.hp_mpm import (HPMPMProblem, hp_mpm, hp_mpm_problem, solve_hp_mpm,
-                                           uncertainty_terms)
+from certiprog.formulations.hp_mpm_paper.hp_mpm import (UNCERTAINTY_FORMS, HPMPMProblem, HPMPMResult, HPMPMStep,
+                                                       MethodComparison, algorithm1, hp_mpm, hp_mpm_problem, nu_max,
+                                                       solve_hp_mpm, uncertainty_terms)
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments, mpm
 
 from ref_000_004 import hp_mpm_A, ref_hp_mpm  # noqa: E402
@@ -109,12 +110,12 @@ def test_alternating_alg1_agrees_with_bisection(kappa_step):
     X1, X0 = _two_class(rng, d=4, n1=40, n0=70)
     prob = hp_mpm_problem(X1, X0, delta=0.1, nu=0.01)
     cmp = prob.compare_methods(kappa_step=kappa_step)
-    bis, alt = cmp["bisection"], cmp["alternating"]
-    assert alt.status == "optimal" and 1 <= alt.iterations <= 20 and cmp["iterations"] == alt.iterations
-    kappas = cmp["kappa_history"]
+    bis, alt = cmp.bisection, cmp.alternating
+    assert alt.status == "optimal" and 1 <= alt.iterations <= 20 and cmp.iterations == alt.iterations
+    kappas = cmp.kappa_history
     assert all(np.diff(kappas) >= -1e-12)  # Alg. 1 is monotone in kappa
-    assert cmp["gap"] == abs(alt.kappa - bis.kappa) <= 1e-7 * bis.kappa, cmp["gap"]  # (b) certifies (a)
-    assert 0 <= cmp["certified_gap"] <= 1e-7 * bis.kappa and alt.kappa <= bis.kappa_bracket[1]
+    assert cmp.gap == abs(alt.kappa - bis.kappa) <= 1e-7 * bis.kappa, cmp.gap  # (b) certifies (a)
+    assert 0 <= cmp.certified_gap <= 1e-7 * bis.kappa and alt.kappa <= bis.kappa_bracket[1]
     # alternating's own dual certificate contains the bisection optimum
     assert alt.kappa_bracket[0] <= bis.kappa_bracket[1] and bis.kappa_bracket[0] <= alt.kappa_bracket[1]
     assert alt.gap <= 1e-6 * alt.kappa
@@ -231,22 +232,24 @@ def test_hp_mpm_tends_to_mpm_as_uncertainty_vanishes():
     rng = np.random.default_rng(46)
     X1, X0 = _two_class(rng, d=3, n1=50, n0=60)
     model = mpm(X1, X0)
-    d = model.derived(model.solve())
-    w_mpm = d["w"] / np.linalg.norm(d["w"])
+    # the MPM's w sits at a flat optimum (w error ~ sqrt(solver tolerance) ~ 1e-4 at Clarabel's defaults): solve it
+    # tightly, so that the HP-MPM's approach to it is measured down to nu = 1e-6
+    d = model.derived(model.solve(tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12, tol_ktratio=1e-10))
+    w_mpm = d.w / np.linalg.norm(d.w)
     kappas, errs = [], []
     for nu in (1e-2, 1e-3, 1e-4, 1e-5, 1e-6):
         r = solve_hp_mpm(X1, X0, delta=0.1, nu=nu)
         assert r.status == "optimal"
         kappas.append(r.kappa)
         errs.append(np.linalg.norm(r.v - w_mpm))
-    assert all(np.diff(kappas) > 0) and kappas[-1] <= d["kappa"] * (1 + 1e-8)  # increasing, below the MPM's
-    assert kappas[-1] == pytest.approx(d["kappa"], rel=1e-4)
+    assert all(np.diff(kappas) > 0) and kappas[-1] <= d.kappa * (1 + 1e-8)  # increasing, below the MPM's
+    assert kappas[-1] == pytest.approx(d.kappa, rel=1e-4)
     assert all(np.diff(errs) < 0) and errs[-1] <= 1e-3
-    assert r.b / np.linalg.norm(r.weights) == pytest.approx(d["b"] / np.linalg.norm(d["w"]), abs=1e-3)
+    assert r.b / np.linalg.norm(r.weights) == pytest.approx(d.b / np.linalg.norm(d.w), abs=1e-3)
     # much smaller terms make the w-step nearly homogeneous (flat along the ray of w*): the bracket says so honestly
     tiny = solve_hp_mpm(X1, X0, delta=0.1, nu=1e-10)
-    assert tiny.status in ("optimal", "inaccurate") and tiny.kappa_bracket[0] <= d["kappa"] * (1 + 1e-8)
-    assert tiny.kappa_bracket[1] >= d["kappa"] * (1 - 1e-6)  # kappa*(nu) -> kappa_MPM lies in the proven bracket
+    assert tiny.status in ("optimal", "inaccurate") and tiny.kappa_bracket[0] <= d.kappa * (1 + 1e-8)
+    assert tiny.kappa_bracket[1] >= d.kappa * (1 - 1e-6)  # kappa*(nu) -> kappa_MPM lies in the proven bracket
 
 
 def test_backends_give_the_same_answer():
@@ -265,16 +268,19 @@ def test_fixed_kappa_model_is_the_w_step_socp():
     X1, X0 = _two_class(rng)
     model = hp_mpm(X1, X0, delta=0.05, nu=0.02, kappa=0.4)
     assert model.variable("w").shape == (3,) and set(model.constraints) == {"unit_ball"}
-    assert model.objective.sense == "maximize" and float(model.info["kappa"].value) == 0.4
-    prob = model.info["hp_mpm"]
+    assert model.objective.sense == "maximize" and model.data.kappa == 0.4
+    prob = model.data
+    assert isinstance(prob, HPMPMProblem) and prob.model is model and float(model.parameters["kappa"].value) == 0.4
     for backend in ("clarabel", "cvxpy"):
         sol = model.solve(backend=backend)
         assert sol.status == "optimal"
         d = model.derived(sol)
         assert sol.objective == pytest.approx(_g_accurate(prob, 0.4)[1], abs=1e-7)
-        assert d["h"] == pytest.approx(sol.objective, abs=1e-7) and d["kappa"] == 0.4
-        assert np.linalg.norm(d["w"]) <= 1 + 1e-7
-        assert d["kappa_root"] >= 0.4 - 1e-9  # g(0.4) > 0 here, so the kappa-step moves right
+        assert d.h == pytest.approx(sol.objective, abs=1e-7) and d.kappa == 0.4
+        assert isinstance(d, HPMPMStep) and model.derived(sol).weights is not d.weights  # a fresh typed result
+        np.testing.assert_array_equal(d.weights, d.v)  # feature coordinates (no reduction): weights = w
+        assert np.linalg.norm(d.weights) <= 1 + 1e-7
+        assert d.kappa_root >= 0.4 - 1e-9  # g(0.4) > 0 here, so the kappa-step moves right
     prob.set_kappa(0.0)  # kappa = 0: h(w, 0) = w^T dmu - const, maximised by dmu/||dmu|| (004-A0)
     sol = model.solve()
     dmu = prob.moments.dmu
@@ -290,7 +296,7 @@ def test_singular_covariance_constant_features_and_reduction():
     full = solve_hp_mpm(X1, X0, delta=0.1, nu=0.01)
     const = solve_hp_mpm(Xc1, Xc0, delta=0.1, nu=0.01, R=np.linalg.norm(np.vstack([Xc1, Xc0]), axis=1).max())
     mom = class_moments(Xc1, Xc0)
-    assert mom.info["dropped"] == 1 and mom.p == 4
+    assert mom.dropped == 1 and mom.p == 4
     assert const.status == full.status == "optimal"
     assert abs(const.weights[-1]) <= 1e-9  # the constant feature gets no weight
     unreduced = hp_mpm_problem(Xc1, Xc0, delta=0.1, nu=0.01, R=const.R, reduce=False).solve()

@@ -149,15 +149,15 @@ def test_linear_kernel_reproduces_the_linear_mpm():
     d = m.derived(m.solve(**TIGHT))
     mk = kernel_mpm(X1, X0, "linear")
     dk = mk.derived(mk.solve(**TIGHT))
-    assert dk["kappa"] == pytest.approx(d["kappa"], rel=1e-8)
-    dec = Xt @ d["w"] - d["b"]
-    dec_k = linear_kernel(Xt, mk.info["moments"].info["X_train"]) @ dk["weights"] - dk["b"]
+    assert dk.kappa == pytest.approx(d.kappa, rel=1e-8)
+    dec = Xt @ d.w - d.b
+    dec_k = linear_kernel(Xt, mk.data.moments.X_train) @ dk.weights - dk.b
     np.testing.assert_allclose(dec_k, dec, atol=1e-5 * np.abs(dec).max())
     # and the coordinate-form linear MPM is the same program as mpm()
     mc = mpm_from_moments(class_moments(X1, X0))
     dc = mc.derived(mc.solve(**TIGHT))
-    assert dc["kappa"] == pytest.approx(d["kappa"], rel=1e-8)
-    np.testing.assert_allclose(dc["weights"], d["w"], atol=1e-5 * np.abs(d["w"]).max())
+    assert dc.kappa == pytest.approx(d.kappa, rel=1e-8)
+    np.testing.assert_allclose(dc.weights, d.w, atol=1e-5 * np.abs(d.w).max())
 
 
 def test_polynomial_kernel_equals_its_explicit_feature_map():
@@ -175,7 +175,7 @@ def test_polynomial_kernel_equals_its_explicit_feature_map():
     dk = mk.derived(mk.solve(**TIGHT))
     ml = mpm_from_moments(class_moments(poly_features(X1), poly_features(X0)))
     dl = ml.derived(ml.solve(**TIGHT))
-    assert dk["kappa"] == pytest.approx(dl["kappa"], rel=1e-6)
+    assert dk.kappa == pytest.approx(dl.kappa, rel=1e-6)
 
 
 def test_gaussian_kernel_equals_its_explicit_feature_map():
@@ -201,7 +201,7 @@ def test_truncated_gram_keeps_the_returned_solution_feasible_for_the_full_progra
     X1, X0, _ = _data(7, d=2, n1=40, n0=40)
     prob = kernel_hp_mpm_problem(X1, X0, "rbf", gamma=0.01, delta=0.1, nu=1e-4)
     mom = prob.moments
-    assert mom.info["dropped"] > 40 and mom.info["dropped_spread"] < 1e-8
+    assert mom.dropped > 40 and mom.dropped_spread < 1e-8
     res = prob.solve()
     assert res.status == "optimal" and res.kappa > 0
     X = np.vstack([X1, X0])
@@ -231,7 +231,7 @@ def test_gaussian_kernel_separates_what_a_line_cannot():
     assert acc >= 0.95
     mk = kernel_mpm(X1, X0, "rbf", gamma=2.0)
     sol = mk.solve()
-    assert sol.status == "optimal" and mk.derived(sol)["kappa"] >= ker.kappa
+    assert sol.status == "optimal" and mk.derived(sol).kappa >= ker.kappa
 
 
 def test_kernel_bad_inputs():

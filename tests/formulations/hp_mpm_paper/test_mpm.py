@@ -24,17 +24,17 @@ def _check_against_reference(model, sol, r, tol_w=1e-3):
     assert sol.status == "optimal", sol
     assert rel(sol.objective, r["objective"]) <= 1e-6
     d = model.derived(sol)
-    assert rel(d["objective"], r["objective"]) <= 1e-6
-    assert rel(d["kappa"], r["kappa"]) <= 1e-6
-    assert abs(d["alpha"] - r["alpha"]) <= 1e-6
-    assert abs(d["worst_case_error"] - r["worst_case_error"]) <= 1e-6
-    assert abs(d["worst_case_error"] - 1.0 / (1.0 + d["kappa"] ** 2)) <= 1e-12
+    assert rel(d.objective, r["objective"]) <= 1e-6
+    assert rel(d.kappa, r["kappa"]) <= 1e-6
+    assert abs(d.alpha - r["alpha"]) <= 1e-6
+    assert abs(d.worst_case_error - r["worst_case_error"]) <= 1e-6
+    assert abs(d.worst_case_error - 1.0 / (1.0 + d.kappa ** 2)) <= 1e-12
     # w and b sit at a flat optimum (objective error eps -> w error ~ sqrt(eps)): looser tolerance
-    np.testing.assert_allclose(d["w"], r["w"], atol=tol_w * max(1.0, np.abs(r["w"]).max()))
-    assert abs(d["b"] - r["b"]) <= tol_w * max(1.0, abs(r["b"]))
-    assert abs(d["b"] - d["b_from_class0"]) <= 1e-5 * max(1.0, abs(d["b"]))  # the two forms of eq. (4)
+    np.testing.assert_allclose(d.w, r["w"], atol=tol_w * max(1.0, np.abs(r["w"]).max()))
+    assert abs(d.b - r["b"]) <= tol_w * max(1.0, abs(r["b"]))
+    assert abs(d.b - d.b_from_class0) <= 1e-5 * max(1.0, abs(d.b))  # the two forms of eq. (4)
     for k in ("mu1", "mu0", "Sigma1", "Sigma0"):
-        np.testing.assert_allclose(d[k], r[k], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(getattr(d, k), r[k], rtol=0, atol=1e-12)
     return d
 
 
@@ -58,21 +58,20 @@ def test_mpm_bound_decision_function_and_moments():
     model = mpm(X1, X0)
     d = model.derived(model.solve())
     # eq. (2) per class: (w^T x̂1 - b)/s1 = (b - w^T x̂0)/s0 = kappa, so each one-sided Cantelli bound is 1/(1+kappa^2)
-    w, b = d["w"], d["b"]
-    k1 = (w @ d["mu1"] - b) / d["sqrt_wSw1"]
-    k0 = (d["b_from_class0"] - w @ d["mu0"]) / d["sqrt_wSw0"]
-    assert rel(k1, d["kappa"]) <= 1e-9 and rel(k0, d["kappa"]) <= 1e-9
-    # decision_function dict: predict class 1 iff x @ coef + intercept >= 0 (same as w^T x >= b)
-    df = d["decision_function"]
-    scores = np.vstack([X1, X0]) @ df["coef"] + df["intercept"]
+    w, b = d.w, d.b
+    k1 = (w @ d.mu1 - b) / d.sqrt_wSw1
+    k0 = (d.b_from_class0 - w @ d.mu0) / d.sqrt_wSw0
+    assert rel(k1, d.kappa) <= 1e-9 and rel(k0, d.kappa) <= 1e-9
+    # coef / intercept: predict class 1 iff x @ coef + intercept >= 0 (same as w^T x >= b)
+    scores = np.vstack([X1, X0]) @ d.coef + d.intercept
     np.testing.assert_allclose(scores, np.vstack([X1, X0]) @ w - b)
     acc = np.mean(np.concatenate([scores[:50] >= 0, scores[50:] < 0]))
     assert acc > 0.6
     # biased (1/m) covariances
     mom = mpm_moments(X1, X0)
-    np.testing.assert_allclose(mom["Sigma1"], np.cov(X1.T, bias=True), atol=1e-12)
-    np.testing.assert_allclose(mom["Sigma0"], np.cov(X0.T, bias=True), atol=1e-12)
-    assert (mom["n1"], mom["n0"]) == (50, 70)
+    np.testing.assert_allclose(mom.Sigma1, np.cov(X1.T, bias=True), atol=1e-12)
+    np.testing.assert_allclose(mom.Sigma0, np.cov(X0.T, bias=True), atol=1e-12)
+    assert (mom.n1, mom.n0) == (50, 70)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -83,7 +82,7 @@ def test_mpm_equal_means_is_an_infeasible_status(backend):
     model = mpm(X1, X0)
     sol = model.solve(backend=backend)
     assert sol.status == "infeasible"
-    assert not sol.ok and model.derived(sol) == {}
+    assert not sol.ok and model.derived(sol) is None
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -101,8 +100,8 @@ def test_mpm_singular_covariance(backend):
     sol = model.solve(backend=backend)
     assert sol.status == "optimal" and sol.objective <= 1e-6
     d = model.derived(sol)
-    assert d["worst_case_error"] <= 1e-10 and d["kappa"] > 1e5
-    assert np.all(X1 @ d["w"] >= d["b"] - 1e-6) and np.all(X0 @ d["w"] <= d["b"] + 1e-6)
+    assert d.worst_case_error <= 1e-10 and d.kappa > 1e5
+    assert np.all(X1 @ d.w >= d.b - 1e-6) and np.all(X0 @ d.w <= d.b + 1e-6)
 
 
 def test_mpm_bad_inputs():

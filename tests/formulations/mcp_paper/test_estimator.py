@@ -60,8 +60,8 @@ def test_slack_fit_matches_mcp_slack_and_certifies():
     ref = mcp_slack(ms, y, 1.0, delta=0.05)
     assert np.allclose(est.coef_[0], ref.w) and np.allclose(est.xi_, ref.xi) and np.max(est.xi_) > 0
     cert = est.certificate_
-    assert cert["in_bracket"] and cert["within_bound"]
-    assert est.objective_ <= cert["exact_objective"] * (1 + 1e-6) <= est.objective_ + 8 * 1.0 * 0.05 + 1e-6
+    assert cert.in_bracket and cert.within_bound
+    assert est.objective_ <= cert.exact_objective * (1 + 1e-6) <= est.objective_ + 8 * 1.0 * 0.05 + 1e-6
     with pytest.raises(ModelError, match="use C > 0"):
         ManifoldClassifier().fit(ms, y)
 

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certiprog.errors import InputError
-from certiprog.formulations.mcp_paper.programs import achieved_violation, manifold_margins, manifold_norm_bound, mcp, mcp_bracket, mcp_iteration_bound
+from certiprog.formulations.mcp_paper.programs import (MCPData, MCPSolution, achieved_violation, manifold_margins,
+                                                      manifold_norm_bound, mcp, mcp_bracket, mcp_iteration_bound)
 
 from ref_001_003 import manifold_norm_bound as ref_norm_bound  # noqa: E402
 from ref_001_003 import ref_mcp_exact  # noqa: E402
@@ -52,13 +53,15 @@ def test_exact_matches_cvxpy_reference(backend, q):
         assert sol.status == "optimal" and ref["status"] == cp.OPTIMAL
         assert rel(sol.objective, ref["objective"]) <= 1e-6, (q, C, sol.objective, ref["objective"])
         d = model.derived(sol)
-        assert d["margin"] == pytest.approx(1 / np.linalg.norm(sol.value("w")))
+        assert d.margin == pytest.approx(1 / np.linalg.norm(sol.value("w")))
         if C is None:
-            assert set(d) == {"margin", "w_norm2"}  # exact hard margin: only the margin
-            assert sol.objective == pytest.approx(0.5 * d["w_norm2"], rel=1e-9, abs=1e-12)
+            assert isinstance(d, MCPSolution) and isinstance(model.data, MCPData) and model.data.C is None
+            # exact hard margin: only the margin (the cutting-plane fields do not apply)
+            assert d.xi is None and d.manifold_margins is None and d.max_violation is None and d.bracket is None
+            assert sol.objective == pytest.approx(0.5 * d.w_norm2, rel=1e-9, abs=1e-12)
         else:
-            assert np.max(d["xi"]) > 0.1  # the slack instance is not separable
-            assert np.all(d["manifold_margins"] + d["xi"] >= 1 - 1e-6)
+            assert np.max(d.xi) > 0.1  # the slack instance is not separable
+            assert np.all(d.manifold_margins + d.xi >= 1 - 1e-6)
             assert np.all(y * (c @ sol.value("w")) >= 1 - 1e-6)  # center constraints
     assert list(model.constraints) == [f"manifold{p}" for p in range(8)] + [f"center{p}" for p in range(8)] + ["xi>=0"]
     assert set(model.variables) == {"w", "xi"}
@@ -126,9 +129,9 @@ def test_hard_margin_cutting_planes_bracket_and_iterations(q, delta):
             for a, b in zip(h[:-1], h[1:]):
                 assert 2 * (b["objective"] - a["objective"]) >= a["max_violation"] ** 2 / L ** 2 - 1e-6
         d = model.derived(sol)
-        assert d["max_violation"] == pytest.approx(achieved_violation(sol))
-        assert d["max_violation"] <= delta + 1e-9 and d["bracket"][0] == sol.objective
-        assert d["bracket"][1] <= hi + 1e-12  # the achieved violation gives a tighter certificate
+        assert d.max_violation == pytest.approx(achieved_violation(sol))
+        assert d.max_violation <= delta + 1e-9 and d.bracket[0] == sol.objective
+        assert d.bracket[1] <= hi + 1e-12  # the achieved violation gives a tighter certificate
 
 
 # ------------------------------------------------------------------ cutting planes: Cor. 4, Cor. 5, Thm. 2
@@ -195,7 +198,7 @@ def test_bracket_of_an_unfinished_run_at_its_achieved_violation():
     sol = model.solve(forall="cutting_plane", tol=1e-9, max_iter=3, cuts="worst")
     assert sol.status == "iteration_limit"
     viol = achieved_violation(sol)
-    assert model.derived(sol)["max_violation"] == pytest.approx(viol)
+    assert model.derived(sol).max_violation == pytest.approx(viol)
     assert viol > 1e-3
     lo, hi = mcp_bracket(sol, viol, C=1.0)
     assert lo <= F_star * (1 + SOLVER_TOL) and F_star <= hi + SOLVER_TOL
@@ -311,24 +314,24 @@ def test_mcp_simple_cor3_cor2_and_history(q, cuts, drop):
     check_history(res, L)
     cert = res.certificate()
     F_star = ref_mcp_exact(c, U, r, y, q=q)["objective"]  # independent exact optimum (CVXPY)
-    assert cert["exact_objective"] == pytest.approx(F_star, rel=1e-5)
+    assert cert.exact_objective == pytest.approx(F_star, rel=1e-5)
     # Cor. 3: ||w_MCP||^2 <= ||w*||^2 <= ||w_MCP||^2 / (1 - delta)^2, at delta and at the achieved violation
-    for lo, hi in (cert["bracket"], cert["bracket_achieved"]):
+    for lo, hi in (cert.bracket, cert.bracket_achieved):
         assert lo <= F_star * (1 + SOLVER_TOL) and F_star <= hi * (1 + SOLVER_TOL)
-    assert cert["in_bracket"] and cert["bracket_achieved"][1] <= cert["bracket"][1]
+    assert cert.in_bracket and cert.bracket_achieved[1] <= cert.bracket[1]
     # Cor. 2: K < L^2 ||w*||^2 / delta^2 (iterations; with cuts='worst' K = points added)
-    assert cert["iteration_bound"] == pytest.approx(2 * L ** 2 * F_star / delta ** 2, rel=1e-5)
-    assert res.n_iter < cert["iteration_bound"] and cert["within_bound"]
+    assert cert.iteration_bound == pytest.approx(2 * L ** 2 * F_star / delta ** 2, rel=1e-5)
+    assert res.n_iter < cert.iteration_bound and cert.within_bound
     if cuts == "worst":
         assert res.n_added == res.n_iter
     # every point of every manifold has margin >= 1 - delta > 0 (all correctly classified); w/(1-delta) feasible
     assert np.all(res.margins() >= 1 - delta - 1e-9)
     assert np.all(res.margins() / (1 - delta) >= 1 - 1e-9)
-    for p, M in enumerate(res.model.info["sets"]):
+    for p, M in enumerate(res.model.data.sets):
         X = M.sample(200, p, surface=True)
         assert np.all(y[p] * res.decision_function(X) >= 1 - delta - 1e-9)
         assert np.all(res.predict(X) == y[p])
-    assert res.exact_objective == cert["exact_objective"] and res.bracket == cert["bracket_achieved"]
+    assert res.exact_objective == cert.exact_objective and res.bracket == cert.bracket_achieved
 
 
 @pytest.mark.parametrize("q,C", [(1.0, 1.0), (2.0, 0.1), (3.0, 10.0), (math.inf, 1.0)])
@@ -341,16 +344,16 @@ def test_mcp_slack_cor5_corrected_cor4_and_history(q, C):
     check_history(res, L, C=C)
     F_star = ref_mcp_exact(c, U, r, y, q=q, C=C)["objective"]
     cert = res.certificate()
-    assert cert["exact_objective"] == pytest.approx(F_star, rel=1e-5)
+    assert cert.exact_objective == pytest.approx(F_star, rel=1e-5)
     # Cor. 5 / eq. (3.30): F_MCP <= F* <= F_MCP + P C delta
-    lo, hi = cert["bracket"]
+    lo, hi = cert.bracket
     assert hi == pytest.approx(res.objective + P * C * delta)
-    assert lo <= F_star * (1 + SOLVER_TOL) + SOLVER_TOL and F_star <= hi + SOLVER_TOL and cert["in_bracket"]
+    assert lo <= F_star * (1 + SOLVER_TOL) + SOLVER_TOL and F_star <= hi + SOLVER_TOL and cert.in_bracket
     # corrected Cor. 4 (doc 001 §4 item 3): K <= (F* - F_1) max(8 L^2/delta^2, 2/(C delta))
     F1 = res.history[0]["objective"]
-    assert cert["iteration_bound"] == pytest.approx((F_star - F1) * max(8 * L ** 2 / delta ** 2, 2 / (C * delta)),
+    assert cert.iteration_bound == pytest.approx((F_star - F1) * max(8 * L ** 2 / delta ** 2, 2 / (C * delta)),
                                                     rel=1e-4)
-    assert res.n_iter <= cert["iteration_bound"]
+    assert res.n_iter <= cert.iteration_bound
     # feasibility: centers hard, manifolds within delta of their slack; objective = 1/2||w||^2 + C sum xi
     assert np.all(y * (c @ res.w) >= 1 - 1e-6)
     assert np.all(res.margins() + res.xi >= 1 - delta - 1e-6)
@@ -363,14 +366,14 @@ def test_point_clouds_are_certified_against_a_plain_svm():
     ms, y = random_lq_ellipsoids(6, 15, 3, 0.3, q=2, rng=5)
     clouds = [m.sample(40, p) for p, m in enumerate(ms)]  # plain arrays -> PointCloudManifold
     res = mcp_simple(clouds, y, delta=0.02)
-    assert res.converged and all(isinstance(m, PointCloudManifold) for m in res.model.info["sets"])
+    assert res.converged and all(isinstance(m, PointCloudManifold) for m in res.model.data.sets)
     X = np.vstack(clouds)
     yy = np.repeat(y, 40)
     w = cp.Variable(15)
     ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(yy, X @ w) >= 1])
     ref.solve(solver=cp.CLARABEL)
     cert = res.certificate()
-    assert cert["exact_objective"] == pytest.approx(ref.value, rel=1e-6) and cert["in_bracket"]
+    assert cert.exact_objective == pytest.approx(ref.value, rel=1e-6) and cert.in_bracket
     assert np.min(yy * (X @ res.w)) >= 1 - 0.02 - 1e-9
 
 
@@ -426,7 +429,7 @@ def test_drop_inactive_keeps_the_master_small_and_duals_aligned():
         assert z.shape == idx.shape and np.all(z >= -1e-9)
         assert set(idx) <= set(range(len(sol.cuts[name])))
     assert abs(full.objective - small.objective) <= 0.05 * full.objective  # both within the same Cor. 3 bracket
-    F = full.certificate()["exact_objective"]
+    F = full.certificate().exact_objective
     assert small.objective <= F * (1 + SOLVER_TOL) <= small.objective / 0.99 ** 2 * (1 + SOLVER_TOL)
 
 
@@ -511,7 +514,7 @@ def _scale_run(P, N, D, R0, delta, C=None):
     assert res.converged and res.achieved_delta <= delta
     assert res.oracle_time < 0.1 * res.solve_time  # the vectorised oracle is not the bottleneck
     cert = res.certificate()
-    assert cert["in_bracket"] and cert["within_bound"]
+    assert cert.in_bracket and cert.within_bound
     return res, cpu
 
 
@@ -550,8 +553,8 @@ def test_mcp_property_certified_or_honestly_infeasible(seed, q, R0, slack, cuts)
         return
     assert res.converged and exact.status == "optimal"
     cert = res.certificate()
-    assert cert["in_bracket"] and cert["within_bound"]
-    assert cert["exact_objective"] == pytest.approx(exact.objective, rel=1e-6)
+    assert cert.in_bracket and cert.within_bound
+    assert cert.exact_objective == pytest.approx(exact.objective, rel=1e-6)
     check_history(res, res.L, C=C)
 
 
@@ -579,4 +582,4 @@ def test_degenerate_manifolds_run_and_reduce_to_points():
     r2 = r.copy()
     r2[:, 2] = 0.0
     res2 = mcp_simple(as_manifolds(c, U2, r2, 2.0), y, delta=0.05)
-    assert res2.converged and res2.certificate()["in_bracket"]
+    assert res2.converged and res2.certificate().in_bracket

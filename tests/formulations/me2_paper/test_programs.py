@@ -7,27 +7,23 @@ import numpy as np
 import pytest
 
 from certiprog.errors import InputError
-from certiprog.formulations.me2_paper.programs import me2_dual, me2_fit, me2_predict, me2_primal, recover_primal, svec_gram_map
+from certiprog.formulations.me2_paper.programs import (ME2_INSTANCES, ME2Fit, ME2Solution, LocalEllipsoid, me2_dual,
+                                                      me2_fit, me2_instance, me2_objective, me2_predict, me2_primal,
+                                                      recover_primal, svec_gram_map)
 
 import ref_002 as REF  # noqa: E402
 
 BACKENDS = ["clarabel", "cvxpy"]
 
-# (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu/lam (as in tests/reference/test_ref_002.py)
-INSTANCES = [
-    (0, 8, 3, 1.0, 0.5, 4.0),
-    (1, 15, 4, 0.8, 0.1, 4.0),
-    (2, 5, 6, 2.0, 1.0, 4.0),
-    (3, 12, 2, 0.75, 1e-2, 4.0),
-    (4, 10, 3, 10.0, 100.0, 2.0),
-    (5, 6, 6, 1.0, 0.2, 3.0),
-]
+INSTANCES = ME2_INSTANCES  # the package's table; pinned equal to the independent reference's below
+make_instance = me2_instance
 
 
-def make_instance(seed, n, d, sigma=1.0):
-    rng = np.random.default_rng(seed)
-    c = rng.normal(size=d)
-    return c + sigma * rng.normal(size=(n, d)), c
+def test_instance_table_and_generator_match_the_independent_reference():
+    assert [tuple(i) for i in ME2_INSTANCES] == [tuple(i) for i in REF.INSTANCES]
+    for seed, n, d, *_ in ME2_INSTANCES:
+        for a, b in zip(me2_instance(seed, n, d), REF.make_instance(seed, n, d)):
+            np.testing.assert_array_equal(a, b)
 
 
 def rel(a, b):
@@ -58,18 +54,22 @@ def test_primal_matches_reference_and_kkt(backend):
         ref = ref_primal(inst)
         assert rel(sol.objective, ref["objective"]) <= 1e-6, (inst, sol.objective, ref["objective"])
         der = model.derived(sol)
-        np.testing.assert_allclose(der["M"], ref["M"], atol=1e-5)
-        assert abs(der["R"] - ref["R"]) <= 1e-5
+        np.testing.assert_allclose(der.M, ref["M"], atol=1e-5)
+        assert abs(der.R - ref["R"]) <= 1e-5
         # the duals follow the documented convention: alpha, gamma, beta, delta >= 0 and all KKT hold
         assert sol.dual("margin").shape == (n,)
-        res = REF.kkt_residuals(der, X, c, mu, lam, B)
+        res = REF.kkt_residuals(der.as_dict(), X, c, mu, lam, B)
         assert max(res.values()) <= 1e-5, (inst, res)
         # ellipsoid report: strictly inside <=> xi > 0, and those negatives have alpha = 1/n
-        assert np.array_equal(der["inside"], der["q"] < der["R"] - 1e-6 * max(1.0, der["R"]))
-        np.testing.assert_allclose(der["xi"][der["inside"]], (der["R"] - der["q"])[der["inside"]], atol=1e-6)
-        np.testing.assert_allclose(der["alpha"][der["inside"]], 1.0 / n, atol=1e-6)
-        assert der["n_inside"] == int(der["inside"].sum())
-        assert np.isclose(der["radius"] ** 2, der["R"])
+        assert np.array_equal(der.inside, der.q < der.R - 1e-6 * max(1.0, der.R))
+        np.testing.assert_allclose(der.xi[der.inside], (der.R - der.q)[der.inside], atol=1e-6)
+        np.testing.assert_allclose(der.alpha[der.inside], 1.0 / n, atol=1e-6)
+        assert der.n_inside == int(der.inside.sum())
+        assert np.isclose(der.radius ** 2, der.R)
+        # one objective formula: the derived objective is the solver's, and the reference's
+        assert isinstance(der, ME2Solution) and model.data.problem == "primal" and model.data.n == n
+        assert rel(der.objective, sol.objective) <= 1e-6
+        assert me2_objective(der.M, der.R, der.xi, mu, lam, B) == der.objective
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -89,15 +89,15 @@ def test_strong_duality_and_closed_form_recovery(backend):
         g = REF.dual_function(a, float(ds.value("beta")), float(ds.value("delta")), X, c, mu, lam, B)
         assert rel(g, ds.objective) <= 1e-7
         rec, pder = dual.derived(ds), primal.derived(ps)
-        np.testing.assert_allclose(rec["M"], pder["M"], atol=1e-5)
-        assert abs(rec["R"] - pder["R"]) <= 1e-5
-        assert np.linalg.eigvalsh(rec["M"] - np.eye(d)).min() >= -1e-12  # M >= I
-        np.testing.assert_allclose(rec["xi"], pder["xi"], atol=1e-5)
-        np.testing.assert_allclose(rec["xi_multiplier"], rec["xi"], atol=1e-5)
-        assert rel(rec["objective"], ps.objective) <= 1e-6
+        np.testing.assert_allclose(rec.M, pder.M, atol=1e-5)
+        assert abs(rec.R - pder.R) <= 1e-5
+        assert np.linalg.eigvalsh(rec.M - np.eye(d)).min() >= -1e-12  # M >= I
+        np.testing.assert_allclose(rec.xi, pder.xi, atol=1e-5)
+        np.testing.assert_allclose(rec.xi_multiplier, rec.xi, atol=1e-5)
+        assert rel(rec.objective, ps.objective) <= 1e-6
         # recover_primal is also usable directly (and clips alpha into the box)
         rec2 = recover_primal(X, c, mu, lam, B, a + 1e-3, 0.0, 0.0)
-        assert np.all(rec2["alpha"] <= 1.0 / n)
+        assert np.all(rec2.alpha <= 1.0 / n)
 
 
 def test_svec_map_gives_hadamard_gram_quadratic():
@@ -134,7 +134,7 @@ def test_worked_1d_example_and_degenerate_case():
     assert abs(ps.objective - 0.2) <= 1e-7 and abs(ds.objective - 0.2) <= 1e-7
     assert abs(float(ds.value("alpha")[0]) - 0.8) <= 1e-6
     rec = ds_model.derived(ds)
-    assert abs(rec["M"][0, 0] - 1.2) <= 1e-6 and abs(rec["R"] - 0.6) <= 1e-6
+    assert abs(rec.M[0, 0] - 1.2) <= 1e-6 and abs(rec.R - 0.6) <= 1e-6
     # degenerate case (doc §5): 3 copies of c and one far point, mu = 0.1, B = 1: R* = 0, beta* > 0
     c = np.array([0.3, -0.2])
     X = np.vstack([c, c, c, c + [5.0, 5.0]])
@@ -143,8 +143,8 @@ def test_worked_1d_example_and_degenerate_case():
     dual = me2_dual(X, c, 0.1, 1.0, 1.0)
     ds = dual.solve()
     assert rel(ds.objective, ps.objective) <= 1e-6
-    assert abs(primal.derived(ps)["R"]) <= 1e-6 and primal.derived(ps)["beta"] > 1e-3
-    assert abs(dual.derived(ds)["R"]) <= 1e-5
+    assert abs(primal.derived(ps).R) <= 1e-6 and primal.derived(ps).beta > 1e-3
+    assert abs(dual.derived(ds).R) <= 1e-5
 
 
 def test_fit_and_predict_match_reference():
@@ -152,10 +152,18 @@ def test_fit_and_predict_match_reference():
     d = 2
     X_neg = rng.normal(size=(40, d))
     X_pos = rng.normal(size=(3, d)) * 0.5 + 2.5
-    models = me2_fit(X_pos, X_neg, 1.0, [0.1, 0.5, 1.0], 4.0)
-    models_d = me2_fit(X_pos, X_neg, 1.0, [0.1, 0.5, 1.0], 4.0, method="dual")
-    assert len(models) == 3
-    for (c1, M1, R1), (c2, M2, R2) in zip(models, models_d):
+    fit = me2_fit(X_pos, X_neg, 1.0, [0.1, 0.5, 1.0], 4.0)
+    fit_d = me2_fit(X_pos, X_neg, 1.0, [0.1, 0.5, 1.0], 4.0, method="dual", certify="kkt")
+    assert isinstance(fit, ME2Fit) and fit.method == "primal" and fit_d.method == "dual"
+    models = fit.models
+    assert len(models) == 3 and all(isinstance(m, LocalEllipsoid) for m in models)
+    assert all(isinstance(s, ME2Solution) for s in fit.solutions) and [h["index"] for h in fit.history] == [0, 1, 2]
+    assert all(c.verdict == "certified" for c in fit.certificates)  # certify=True: the rigorous interval
+    assert all(c.verdict in ("certified", "accurate") for c in fit_d.certificates)
+    assert me2_fit(X_pos, X_neg, 1.0, 0.5, 4.0, certify=False).certificates == (None, None, None)
+    for m, s, h in zip(models, fit.solutions, fit.history):  # the model is its solution's ellipsoid
+        assert m.M is s.M and m.R == s.R and rel(s.objective, h["objective"]) <= 1e-6
+    for (c1, M1, R1), (c2, M2, R2) in zip(models, fit_d.models):
         np.testing.assert_allclose(c1, c2)
         np.testing.assert_allclose(M1, M2, atol=1e-5)
         assert abs(R1 - R2) <= 1e-5
@@ -171,6 +179,8 @@ def test_fit_and_predict_match_reference():
             np.testing.assert_array_equal(assign, ref_assign)
             assert set(np.unique(labels)) <= {-1, 1}
             assert np.all(np.bincount(assign[labels == 1], minlength=3) <= m)  # at most m positives per centre
+    np.testing.assert_array_equal(me2_predict(fit, Xq), me2_predict(list(models), Xq))  # the fit or its models
+    np.testing.assert_array_equal(fit.predict(Xq, m=1), me2_predict(models, Xq, m=1))
     # a point right next to each centre is inside its ellipsoid (batch of 3: rank (b) cannot exclude them)
     assert me2_predict(models, Xq[20:23]).tolist() == [1, 1, 1]
     # batch semantics: with 6 closer points around centre 0, the point at index 20 is no longer among the m = 3
@@ -250,4 +260,4 @@ def test_large_instance_builds_fast_and_solves():
     assert rel(ds.objective, ps.objective) <= 1e-6
     # default solver tolerances: the objective agrees to ~1e-8, hence M only to ~1e-5 at n = 2000 (the
     # CVXPY reference's own primal and dual M differ by ~3e-6 here)
-    np.testing.assert_allclose(dm.derived(ds)["M"], ps.value("M"), atol=1e-4)
+    np.testing.assert_allclose(dm.derived(ds).M, ps.value("M"), atol=1e-4)
