@@ -311,16 +311,18 @@ def task_seed(cfg: Config, name: str, proportion: float, k: int) -> list:
     return [cfg.seed, zlib.crc32(name.encode()), int(round(proportion * 1000)), k]
 
 
-def hp_mpm_uncertainty(R: float, m: int, delta: float) -> float:
-    """Eq. (8): A_j = 2 R^2 / sqrt(m_j) (2 + sqrt(2 ln(2/delta))), before the nu scaling."""
-    return 2.0 * R ** 2 / np.sqrt(m) * (2.0 + np.sqrt(2.0 * np.log(2.0 / delta)))
+def hp_mpm_uncertainty(R: float, m: int, delta: float, form: str = "eq8") -> float:
+    """Eq. (8)'s A_j for a class of m points, before the nu scaling (`hp_mpm.uncertainty_terms`)."""
+    from certiprog.formulations.hp_mpm_paper.hp_mpm import uncertainty_terms
+
+    return uncertainty_terms(m, m, R, delta, 1.0, form)[0]
 
 
-def nu_max(mean_gap: float, R: float, m1: int, m0: int, delta: float) -> float:
-    """Largest nu with a meaningful HP-MPM solution (Cor. 1 with A_j -> nu A_j):
-    ``||x̂1 - x̂0|| > sqrt(nu) (sqrt(2 A1) + sqrt(2 A0))``; ``mean_gap`` = ||x̂1 - x̂0|| (in feature space)."""
-    a1, a0 = hp_mpm_uncertainty(R, m1, delta), hp_mpm_uncertainty(R, m0, delta)
-    return float(mean_gap ** 2 / (np.sqrt(2 * a1) + np.sqrt(2 * a0)) ** 2)
+def nu_max(mean_gap: float, R: float, m1: int, m0: int, delta: float, form: str = "eq8") -> float:
+    """Largest nu with a meaningful HP-MPM solution (`hp_mpm.nu_max`); ``mean_gap`` = ||x̂1 - x̂0|| (feature space)."""
+    from certiprog.formulations.hp_mpm_paper.hp_mpm import nu_max as _nu_max
+
+    return _nu_max(mean_gap, R, m1, m0, delta, form)
 
 
 def _mean_gap(X1, X0, gamma=None) -> float:

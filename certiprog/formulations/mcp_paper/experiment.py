@@ -138,19 +138,12 @@ QUICK = dict(reps=1, n_test=100, budgets=(1, 3, 10, 30), checkpoints=5, max_iter
 # Data: random Lq ellipsoids
 # ----------------------------------------------------------------------------------------------------------------
 def random_ellipsoids(P: int, N: int, D: int, R0: float, q: float, rng) -> dict:
-    """Paper Sec. 4.1: centres and bases i.i.d. N(0, I_N), radii ~ U[0.5 R0, 1.5 R0], P//2 positive labels at
-    random positions. Returns dict(centers (P, N), bases (P, N, D), radii (P, D), labels (P,), q)."""
-    for name, v in (("P", P), ("N", N), ("D", D)):
-        if isinstance(v, bool) or int(v) != v or v < 1:
-            raise InputError(f"{name} must be a positive integer; got {v!r}")
-    if P < 2:
-        raise InputError(f"P must be >= 2 (one manifold per class at least); got {P}")
-    if not (np.isfinite(R0) and R0 > 0) or not q >= 1:
-        raise InputError(f"need R0 > 0 and q >= 1; got R0={R0}, q={q}")
-    gen = np.random.default_rng(rng)
-    labels = gen.permutation(np.r_[np.ones(P // 2), -np.ones(P - P // 2)])
-    return dict(centers=gen.standard_normal((P, N)), bases=gen.standard_normal((P, N, D)),
-                radii=gen.uniform(0.5 * R0, 1.5 * R0, (P, D)), labels=labels, q=float(q))
+    """Paper Sec. 4.1 (`certiprog.formulations.mcp_paper.manifolds.lq_ellipsoid_geometry`: centres and bases i.i.d.
+    N(0, I_N), radii ~ U[0.5 R0, 1.5 R0], P//2 positive labels at random positions). Returns dict(centers (P, N),
+    bases (P, N, D), radii (P, D), labels (P,), q)."""
+    from certiprog.formulations.mcp_paper.manifolds import lq_ellipsoid_geometry
+
+    return lq_ellipsoid_geometry(P, N, D, R0, q, np.random.default_rng(rng)).as_dict()
 
 
 def sample_ellipsoids(geom: dict, n: int, rng) -> tuple:

@@ -13,21 +13,23 @@ Every manifold is also an `IndexSet`, so it can index a ``ForAll`` constraint di
   (multi-start, gradient or finite differences, Sec. 2.3 and 4.2). Not exact: MCP on it has no certificate.
 
 `ManifoldBatch` evaluates the oracles of many manifolds at once (Lq ellipsoids stacked into one tensor,
-point clouds into one matrix), which is what makes MCP fast for large P. `random_lq_ellipsoids` draws the
-synthetic instances of Sec. 4.1.
+point clouds into one matrix), which is what makes MCP fast for large P. `lq_ellipsoid_geometry` is the one
+generator of the synthetic instances of Sec. 4.1 (arrays); `random_lq_ellipsoids` gives them as manifolds.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.model import Record
 from certiprog.model.index_sets import IndexSet, LqEllipsoid, PointCloud, lq_ball_minimizer_rows, sample_lq_ball
 from certiprog import validation as validate
 
-__all__ = ["LqEllipsoidManifold", "ManifoldBatch", "ParametricManifold", "PointCloudManifold", "as_manifolds",
-           "random_lq_ellipsoids"]
+__all__ = ["LqEllipsoidGeometry", "LqEllipsoidManifold", "ManifoldBatch", "ParametricManifold", "PointCloudManifold",
+           "as_manifolds", "lq_ellipsoid_geometry", "random_lq_ellipsoids"]
 
 
 def _q_value(q) -> float:
@@ -388,32 +390,63 @@ class ManifoldBatch:
 
 
 # ---------------------------------------------------------------------------- the synthetic setting of Sec. 4.1
-def random_lq_ellipsoids(P, N, D, R0, q=2, rng=None, separable=None, max_tries=20):
-    """(manifolds, labels): P random Lq ellipsoids in R^N as in 001 Sec. 4.1, half of them labelled +1.
+@dataclass(frozen=True, eq=False)
+class LqEllipsoidGeometry(Record):
+    """P Lq ellipsoids as arrays (`lq_ellipsoid_geometry`): ``centers`` (P, N), ``bases`` (P, N, D), ``radii``
+    (P, D), ``labels`` (P,) in {+1, -1} and ``q``."""
 
-    Centers c_p and basis vectors u_i^p are i.i.d. N(0, I_N / N) (norm ~ 1: the paper says only "random
-    gaussian"; this is the normalisation of the capacity theory it cites, and with it the paper's statements
-    hold: P=10, N=500, D=40, R0=20 is separable and P=12, N=475 is not, see the tests); radii
-    R_i ~ Unif[0.5 R0, 1.5 R0]; labels: ceil(P/2) of +1 and floor(P/2) of -1 in random order.
+    centers: np.ndarray
+    bases: np.ndarray
+    radii: np.ndarray
+    labels: np.ndarray
+    q: float
 
-    ``separable``: None (no check); True redraws until the hard-margin program (2.1) is feasible; False until it
-    is infeasible while the centers are separable (so the slack program of Sec. 3.1 is feasible). Checked by the
-    exact robust counterpart (Clarabel); after ``max_tries`` draws an InputError says to change P, N, D or R0.
+    def manifolds(self) -> list:
+        """One `LqEllipsoidManifold` per ellipsoid."""
+        return [LqEllipsoidManifold(c, U, r, q=self.q) for c, U, r in zip(self.centers, self.bases, self.radii)]
+
+
+def lq_ellipsoid_geometry(P, N, D, R0, q=2, rng=None, *, unit: bool = False) -> LqEllipsoidGeometry:
+    """The generator of 001 Sec. 4.1 (the one definition; the experiment and `random_lq_ellipsoids` call it).
+
+    In this order from ``rng``: labels (floor(P/2) of +1, the rest -1, in random order), centres c_p (P, N) and basis
+    vectors u_i^p (P, N, D) i.i.d. Gaussian, radii R_i ~ Unif[0.5 R0, 1.5 R0] (P, D).
+
+    Normalisation: the paper says only "random gaussian". Centres and axes get the SAME scale, N(0, I_N) (the plain
+    reading, and the one in which 1/||w*|| is the capacity theory's margin kappa, of order 1 for vectors with O(1)
+    components); ``unit=True`` divides both by sqrt(N) (N(0, I_N/N), norm ~1). The two are one geometry up to the
+    global factor sqrt(N): separability, test errors and MCP's iterations (its violation 1 - y<w, x> is scale-free)
+    are identical, only kappa = 1/||w*|| (times 1/sqrt(N)), F = 1/2||w||^2 and L change. What the paper's capacity
+    statements need is the equal scale of c and u (radii measured against the centre norm); N(0, I) centres with
+    N(0, I/N) axes make every setting separable (docs/derivations/001.md §6).
     """
     P, N, D = _count(P, "P"), _count(N, "N"), _count(D, "D")
     if P < 2 or N < 1 or D < 1:
         raise InputError(f"need P >= 2 manifolds (both labels), N >= 1, D >= 1; got P={P}, N={N}, D={D}")
     R0 = validate.scalar(R0, "R0", low=0.0)
     q = _q_value(q)
+    gen = _rng(rng)
+    labels = gen.permutation(np.r_[np.ones(P // 2), -np.ones(P - P // 2)])
+    centers, bases = gen.standard_normal((P, N)), gen.standard_normal((P, N, D))
+    if unit:
+        centers, bases = centers / math.sqrt(N), bases / math.sqrt(N)
+    return LqEllipsoidGeometry(centers, bases, gen.uniform(0.5 * R0, 1.5 * R0, (P, D)), labels, q)
+
+
+def random_lq_ellipsoids(P, N, D, R0, q=2, rng=None, separable=None, max_tries=20, unit: bool = True):
+    """(manifolds, labels): P random Lq ellipsoids in R^N as in 001 Sec. 4.1 (`lq_ellipsoid_geometry`; ``unit=True``
+    by default: centres and axes N(0, I_N/N), norm ~1).
+
+    ``separable``: None (no check); True redraws until the hard-margin program (2.1) is feasible; False until it
+    is infeasible while the centers are separable (so the slack program of Sec. 3.1 is feasible). Checked by the
+    exact robust counterpart; after ``max_tries`` draws an InputError says to change P, N, D or R0.
+    """
     if separable not in (None, True, False):
         raise InputError(f"separable must be None, True or False; got {separable!r}")
     rng = _rng(rng)
     for _ in range(_count(max_tries, "max_tries") if separable is not None else 1):
-        C = rng.standard_normal((P, N)) / math.sqrt(N)
-        U = rng.standard_normal((P, N, D)) / math.sqrt(N)
-        R = rng.uniform(0.5 * R0, 1.5 * R0, (P, D))
-        y = rng.permutation(np.r_[np.ones((P + 1) // 2), -np.ones(P // 2)])
-        manifolds = [LqEllipsoidManifold(C[p], U[p], R[p], q=q) for p in range(P)]
+        geom = lq_ellipsoid_geometry(P, N, D, R0, q, rng, unit=unit)
+        manifolds, y = geom.manifolds(), geom.labels
         if separable is None:
             return manifolds, y
         kind = _separability(manifolds, y)

@@ -350,3 +350,69 @@ def test_bad_inputs():
         hp_mpm_problem(np.ones((5, 2)), np.ones((6, 2)))
     with pytest.raises(InputError, match="ClassMoments"):
         HPMPMProblem(X1)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# One definition of A_j (eq. 8), nu_max and Alg. 1: every caller honours ``form``
+# ---------------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("form", sorted(UNCERTAINTY_FORMS))
+def test_nu_max_honours_form_and_is_the_meaningful_boundary(form):
+    rng = np.random.default_rng(60)
+    X1, X0 = _two_class(rng, d=3, n1=20, n0=35)
+    prob = hp_mpm_problem(X1, X0, delta=0.1, form=form)
+    gap = float(np.linalg.norm(prob.moments.dmu))
+    a1, a0 = uncertainty_terms(20, 35, prob.R, 0.1, form=form)
+    assert nu_max(gap, prob.R, 20, 35, 0.1, form) == pytest.approx(gap ** 2 / (math.sqrt(2 * a1) + math.sqrt(2 * a0)) ** 2,
+                                                                    rel=1e-14)
+    numax = prob.nu_max
+    assert numax == nu_max(gap, prob.R, 20, 35, 0.1, form)
+    assert hp_mpm_problem(X1, X0, delta=0.1, nu=0.98 * numax, form=form).solve(certify=False).kappa > 0
+    assert hp_mpm_problem(X1, X0, delta=0.1, nu=1.02 * numax, form=form).solve().status == "no_meaningful_solution"
+    # the experiment's helpers are the same definition (they used to hard-code ln(2/delta))
+    from certiprog.formulations.hp_mpm_paper import experiment as H
+
+    assert H.nu_max(gap, prob.R, 20, 35, 0.1, form) == numax
+    assert H.hp_mpm_uncertainty(prob.R, 20, 0.1, form) == a1 and H.hp_mpm_uncertainty(prob.R, 35, 0.1, form) == a0
+    others = [nu_max(gap, prob.R, 20, 35, 0.1, f) for f in UNCERTAINTY_FORMS if f != form]
+    assert all(abs(o - numax) > 1e-3 * numax for o in others)  # the forms really differ
+
+
+@pytest.mark.parametrize("form", sorted(UNCERTAINTY_FORMS))
+def test_figure1_path_is_algorithm1_and_honours_form(form):
+    from certiprog.formulations.hp_mpm_paper.plots import HPMPMPath, figure1_data, hp_mpm_path_2d
+
+    X1, X0 = figure1_data(seed=3)
+    path = hp_mpm_path_2d(X1, X0, delta=0.1, form=form)  # nu = 0.3 nu_max(form)
+    assert isinstance(path, HPMPMPath) and path.meaningful and path.result.method == "alternating"
+    prob = hp_mpm_problem(X1, X0, delta=0.1, nu=path.nu, form=form, reduce=False)
+    assert path.nu == pytest.approx(0.3 * prob.nu_max, rel=1e-14)
+    assert (path.A1, path.A0) == uncertainty_terms(len(X1), len(X0), prob.R, 0.1, nu=path.nu, form=form)
+    bis = prob.solve("bisection", certify=False)
+    assert path.kappa == pytest.approx(bis.kappa, rel=1e-6) and path.kappa <= bis.kappa_bracket[1]
+    assert path.kappas == [h["kappa"] for h in path.result.history] and len(path.ws) == len(path.bs) >= 1
+    for k, w, b in zip(path.kappas, path.ws, path.bs):  # each kappa-step: h(w, kappa) = 0, b = the tangent offset
+        assert prob.h(w, k) == pytest.approx(0.0, abs=1e-9)
+        assert b == pytest.approx(prob.b_pair(w, k)[1], abs=1e-8)
+
+
+def test_algorithm1_guards_and_typed_results():
+    rng = np.random.default_rng(61)
+    X1, X0 = _two_class(rng)
+    prob = hp_mpm_problem(X1, X0, delta=0.1, nu=0.01)
+    res = algorithm1(prob, certify=False)
+    assert isinstance(res, HPMPMResult) and res.status == "optimal" and res.solution is not None
+    assert res == res and res["kappa"] == res.kappa and "solution" not in res.summary()  # typed; JSON summary
+    assert all(isinstance(h["v"], np.ndarray) for h in res.history) and "v" not in res.summary()["history"][0]
+    same = prob.solve("alternating", certify=False)
+    assert same.kappa == res.kappa and same.iterations == res.iterations
+    printed = algorithm1(prob, guard="printed", certify=False)  # the paper's inverted guard skips the loop (item 1)
+    assert printed.kappa == 0.0 and printed.iterations == 0 and printed.status == "inaccurate"
+    assert "printed guard" in printed.notes[0] and printed.kappa_bracket[1] >= res.kappa * (1 - 1e-9)
+    far = hp_mpm_problem(X1, X0, delta=0.1, nu=1.0)  # Cor. 1: no meaningful solution
+    assert algorithm1(far).status == "no_meaningful_solution"
+    loop = algorithm1(far, guard="printed", certify=False)  # the printed guard runs the loop where it cannot move
+    assert loop.kappa == 0.0 and loop.iterations >= 1
+    with pytest.raises(InputError, match="guard"):
+        algorithm1(prob, guard="inverted")
+    cmp = prob.compare_methods(certify=False)
+    assert isinstance(cmp, MethodComparison) and cmp.alternating.method == "alternating"

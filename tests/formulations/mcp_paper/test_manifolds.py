@@ -15,7 +15,8 @@ from scipy.special import gamma as gamma_fn
 
 from certiprog.errors import InputError
 from certiprog.formulations.mcp_paper.manifolds import (LqEllipsoidManifold, ManifoldBatch, ParametricManifold,
-                                              PointCloudManifold, as_manifolds, random_lq_ellipsoids)
+                                                       PointCloudManifold, as_manifolds, lq_ellipsoid_geometry,
+                                                       random_lq_ellipsoids)
 from certiprog.model import ForAll, Model, Variable, minimize, sum_squares
 from certiprog.model.index_sets import dual_exponent, lq_ball_minimizer, lq_ball_minimizer_rows, sample_lq_ball
 
@@ -317,7 +318,7 @@ def test_manifolds_index_forall_constraints_exactly():
 # ------------------------------------------------------------------ the Sec. 4.1 generator
 def test_random_lq_ellipsoids_follow_sec_4_1():
     ms, y = random_lq_ellipsoids(9, 400, 5, 20.0, q=3, rng=0)
-    assert len(ms) == 9 and sorted(y.tolist()) == [-1.0] * 4 + [1.0] * 5
+    assert len(ms) == 9 and sorted(y.tolist()) == [-1.0] * 5 + [1.0] * 4  # floor(P/2) positive
     assert all(isinstance(m, LqEllipsoidManifold) and m.q == 3 and m.D == 5 for m in ms)
     R = np.concatenate([m.radii for m in ms])
     assert 10.0 <= R.min() and R.max() <= 30.0 and abs(R.mean() - 20) < 2
@@ -336,10 +337,38 @@ def test_random_lq_ellipsoids_follow_sec_4_1():
         random_lq_ellipsoids(4, 4, 2, 1.0, separable="yes")
 
 
+def test_one_generator_two_scales_one_geometry():
+    """The one Sec. 4.1 generator: the experiment's draw is `lq_ellipsoid_geometry` (N(0, I_N)), `random_lq_ellipsoids`
+    the same draw divided by sqrt(N) (N(0, I_N/N)). A global scale changes neither separability nor MCP's run (its
+    violation 1 - y<w, x> is scale-free); only kappa = 1/||w*|| scales, by sqrt(N)."""
+    from certiprog.formulations.mcp_paper import experiment as exp
+    from certiprog.formulations.mcp_paper.programs import mcp, mcp_model, mcp_simple
+
+    P, N, D, R0 = 6, 40, 3, 0.6
+    g = lq_ellipsoid_geometry(P, N, D, R0, q=2, rng=3)
+    e = exp.random_ellipsoids(P, N, D, R0, 2.0, np.random.default_rng(3))
+    for k in ("centers", "bases", "radii", "labels"):
+        np.testing.assert_array_equal(g[k], e[k])
+    ms, y = random_lq_ellipsoids(P, N, D, R0, q=2, rng=3)
+    np.testing.assert_array_equal(y, g.labels)
+    np.testing.assert_allclose(np.array([m.center for m in ms]), g.centers / np.sqrt(N), rtol=1e-15)
+    np.testing.assert_allclose(np.array([m.basis for m in ms]), g.bases / np.sqrt(N), rtol=1e-15)
+    np.testing.assert_array_equal(np.array([m.radii for m in ms]), g.radii)
+    big = mcp(g.centers, g.bases, g.radii, g.labels).solve()
+    unit = mcp_model(ms, y).solve()
+    assert big.status == unit.status == "optimal"
+    k_big, k_unit = (1 / np.linalg.norm(s.value("w")) for s in (big, unit))
+    assert k_big == pytest.approx(np.sqrt(N) * k_unit, rel=1e-5)
+    run_big, run_unit = mcp_simple(g.manifolds(), g.labels, delta=0.05), mcp_simple(ms, y, delta=0.05)
+    assert run_big.converged and run_unit.converged and run_big.n_iter == run_unit.n_iter
+    with pytest.raises(InputError, match="D"):
+        lq_ellipsoid_geometry(4, 10, 2.5, 1.0)
+
+
 def test_generator_separable_flag_and_the_papers_capacity_statements():
-    """Sec. 4.1 / Fig. 3: with centers and axes of norm ~1, P=10 L2 ellipsoids (D=40, R0=20) in N=500 are
-    separable ("below critical capacity") and P=12 in N=475 are not ("above"); with ||c|| ~ sqrt(N) both would
-    be separable, which is why this normalisation is the paper's."""
+    """Sec. 4.1 / Fig. 3: with centers and axes of the same scale, P=10 L2 ellipsoids (D=40, R0=20) in N=500 are
+    separable ("below critical capacity") and P=12 in N=475 are not ("above"); with ||c|| ~ sqrt(N) against axes of
+    norm ~1 both would be separable, which is why the equal scale is the paper's."""
     ms, y = random_lq_ellipsoids(10, 500, 40, 20.0, q=2, rng=0, separable=True, max_tries=1)
     ms, y = random_lq_ellipsoids(12, 475, 40, 20.0, q=2, rng=0, separable=False, max_tries=1)
     with pytest.raises(InputError, match="no separable instance in 1 draws"):
