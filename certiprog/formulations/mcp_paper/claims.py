@@ -27,15 +27,15 @@ TOL = 1e-6  # interior-point tolerance slack
 # ---------------------------------------------------------------------------------------------- instances
 @functools.lru_cache(maxsize=None)
 def _instance(seed: int, P: int, N: int, D: int, R0: float, q: float, c_scale: float = 1.0):
-    """Sec. 4.1 instance from the package's generator (`random_lq_ellipsoids`: c, u ~ N(0, I_N/N), R_i ~
-    U[R0/2, 3R0/2], ceil(P/2) positive labels in random order), centres rescaled to c ~ N(0, c_scale^2 I_N)
-    (||c|| ~ sqrt(N), as the claims' instances use). Returns (centers (P,N), bases [P x (N,D)], radii [P x (D,)],
-    labels (P,), q)."""
-    from certiprog.formulations.mcp_paper.manifolds import random_lq_ellipsoids
+    """Sec. 4.1 instance from the package's one generator (`lq_ellipsoid_geometry`, N(0, I_N) centres and axes),
+    with the axes scaled to N(0, I_N/N) (||u|| ~ 1) and the centres by ``c_scale`` (||c|| ~ c_scale sqrt(N)): the
+    regime of small separable instances the checks below use. Returns (centers (P,N), bases [P x (N,D)], radii
+    [P x (D,)], labels (P,), q)."""
+    from certiprog.formulations.mcp_paper.manifolds import lq_ellipsoid_geometry
 
-    manifolds, y = random_lq_ellipsoids(P, N, D, R0, q=q, rng=seed)
-    c = np.array([mf.center for mf in manifolds]) * (math.sqrt(N) * c_scale)
-    return c, [mf.basis for mf in manifolds], [mf.radii for mf in manifolds], np.asarray(y, float), float(q)
+    g = lq_ellipsoid_geometry(P, N, D, R0, q=q, rng=seed)
+    return (g.centers * c_scale, list(g.bases / math.sqrt(N)), list(g.radii), np.asarray(g.labels, float),
+            float(q))
 
 
 def _dual(q: float) -> float:
@@ -199,7 +199,7 @@ def _exact(key, C=None, centers=True):
 # the instances used throughout: (seed, P, N, D, R0, q)
 HARD = [(0, 6, 12, 3, 0.8, 2.0), (1, 6, 12, 3, 0.6, math.inf), (2, 6, 12, 3, 0.8, 1.0), (3, 5, 10, 4, 0.7, 3.0)]
 HARD_DELTA = 0.05
-SLACK = [((4, 6, 8, 3, 3.0, 2.0), 1.0), ((5, 6, 8, 3, 2.0, math.inf), 0.5), ((6, 6, 8, 3, 3.0, 2.0), 0.05),
+SLACK = [((12, 6, 8, 3, 3.0, 2.0), 1.0), ((5, 6, 8, 3, 2.0, math.inf), 0.5), ((6, 6, 8, 3, 3.0, 2.0), 0.05),
          ((7, 5, 8, 3, 2.5, 1.0), 2.0)]
 SLACK_DELTA = 0.05
 
@@ -449,7 +449,7 @@ def _t1c():
 @functools.lru_cache(maxsize=None)
 def _cor1_counterexample():
     """Search small instances for an admissible-oracle run that still misclassifies after >= L^2||w*||^2 iterations."""
-    for key in [(45, 2, 3, 2, 1.0, 2.0)] + [(s, 3, 3, 1, 1.5, 2.0) for s in range(10, 30)]:
+    for key in [(119, 3, 3, 1, 1.5, 2.0)] + [(s, 3, 3, 1, 1.5, 2.0) for s in range(10, 30)]:
         if _exact(key) is None:
             continue
         Fs, ws, _ = _exact(key)

@@ -20,39 +20,23 @@ import sympy
 from certiprog.certificates.symbolic import verify_identity
 from certiprog.certificates.registry import claim, not_checkable_rows, refuted, verified
 from certiprog.formulations.me2_paper import bounds as thm2_bound
+from certiprog.formulations.me2_paper.programs import ME2_INSTANCES, me2_instance
+from certiprog.formulations.me2_paper.programs import me2_objective as primal_obj  # Problem 2's objective
 from certiprog.formulations.me2_paper.programs import squared_distances as qdist  # q_i = y_i^T M y_i
 
 P = "002"
 
-# (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu / lam (the doc's six test instances)
-INSTANCES = [
-    (0, 8, 3, 1.0, 0.5, 4.0),
-    (1, 15, 4, 0.8, 0.1, 4.0),
-    (2, 5, 6, 2.0, 1.0, 4.0),
-    (3, 12, 2, 0.75, 1e-2, 4.0),
-    (4, 10, 3, 10.0, 100.0, 2.0),
-    (5, 6, 6, 1.0, 0.2, 3.0),
-]
+# the doc's six test instances (seed, n, d, mu, lam, B) and their data: the package's one table and generator
+INSTANCES = ME2_INSTANCES
+make_instance = me2_instance  # (seed, n, d, sigma=1) -> (X_neg, center)
 
 
 # ------------------------------------------------------------------ numeric helpers (independent of me2's internals)
-def make_instance(seed: int, n: int, d: int, sigma: float = 1.0):
-    rng = np.random.default_rng(seed)
-    c = rng.normal(size=d)
-    X = c + sigma * rng.normal(size=(n, d))
-    return X, c
-
-
 def dual_g(a, b, dl, Y, mu, lam, B):
     """The corrected dual function g (maximisation form), straight from the definitions."""
     G = Y @ Y.T
     s = float(np.sum(a))
     return float(-a @ np.diag(G) - a @ (G * G) @ a / (4 * lam) - (b - dl - s) ** 2 / (4 * mu) + B * s - B * b)
-
-
-def primal_obj(M, R, xi, mu, lam, B):
-    d = M.shape[0]
-    return float(np.mean(xi) + mu * (B - R) ** 2 + lam * np.sum((M - np.eye(d)) ** 2))
 
 
 def closed_M(a, Y, lam):
