@@ -21,7 +21,7 @@ from certiprog.certificates.symbolic import verify_identity
 from certiprog.certificates.claimkit import open_unit, random_spd
 from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
 from certiprog.formulations.hp_mpm_paper import bounds as BND
-from certiprog.formulations.hp_mpm_paper.hp_mpm import uncertainty_terms
+from certiprog.formulations.hp_mpm_paper.hp_mpm import nu_max as hp_nu_max, uncertainty_terms
 
 P = "004"
 
@@ -900,8 +900,7 @@ def _x1():
     inst = _hp_instance()
     dmu, S1, S0 = inst["dmu"], inst["S1"], inst["S0"]
     A1, A0 = uncertainty_terms(30, 60, inst["R"], 0.05, form="eq8")  # full eq. (8) values
-    cn = np.linalg.norm(dmu)
-    nmax = cn ** 2 / (math.sqrt(2 * A1) + math.sqrt(2 * A0)) ** 2
+    nmax = hp_nu_max(float(np.linalg.norm(dmu)), inst["R"], 30, 60, 0.05, form="eq8")  # the package's threshold
     k_in, _, _ = _hp_bisection(dmu, S1, S0, 0.9 * nmax * A1, 0.9 * nmax * A0, iters=25)
     at = nmax * (1 + 1e-12)  # the threshold itself, rounded up (at nu_max exactly, g(0) = 0 up to rounding)
     k_at, _, _ = _hp_bisection(dmu, S1, S0, at * A1, at * A0, iters=25)
