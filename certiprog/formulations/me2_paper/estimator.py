@@ -32,18 +32,19 @@ from certiprog import validation as validate
 from certiprog.errors import InputError
 
 from .decision import check_rule, rank_thresholds, rule_scores
-from .local_solver import DEFAULT_TOL, local_problem, solve_local, solve_local_generic
+from .local_solver import DEFAULT_TOL, local_problem, solve_local, solve_local_cvxpy, solve_local_generic
 from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
 
 __all__ = ["ME2Classifier", "fit_ellipsoids"]
 
-SOLVERS = ("dedicated", "generic")
+SOLVERS = ("dedicated", "generic", "cvxpy-direct")
 
 
 def fit_ellipsoids(C, X_neg, mus, lams, B: float, *, solver: str = "dedicated", tol: float = DEFAULT_TOL) -> list:
     """One certified local model (`local_solver.LocalSolution`) per row of ``C`` against ``X_neg``, with per-row
-    ``mus``, ``lams``. ``solver``: "dedicated", "generic" (the Model path on certiprog's choice of backend) or a
-    backend name. A dedicated solve that does not reach ``tol`` is redone on Clarabel (``info['fallback']``)."""
+    ``mus``, ``lams``. ``solver``: "dedicated", "generic" (the Model path on certiprog's choice of backend), a
+    backend name, or "cvxpy-direct" (the box QP written in CVXPY, solved by Clarabel). A dedicated solve that does
+    not reach ``tol`` is redone on Clarabel (``info['fallback']``)."""
     out = []
     for j, c in enumerate(C):
         prob = local_problem(X_neg, c)
@@ -53,6 +54,8 @@ def fit_ellipsoids(C, X_neg, mus, lams, B: float, *, solver: str = "dedicated", 
                 redo = solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B, backend="clarabel")
                 redo.info["fallback"] = f"dedicated solver stopped at relative gap {sol.rel_gap:.2g}"
                 sol = redo if redo.gap < sol.gap else sol
+        elif solver == "cvxpy-direct":
+            sol = solve_local_cvxpy(problem=prob, mu=mus[j], lam=lams[j], B=B, tol=max(tol, 1e-7))
         else:
             sol = solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B,
                                       backend=None if solver == "generic" else solver, tol=max(tol, 1e-7))
@@ -76,8 +79,9 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     mu_grid, lam_grid : the grids of the local tuning (default: the paper's 8 x 9).
     cv : folds of the local tuning (paper: 2). prefer : tie order of the tuning ("grid" or "simple", see `tuning`).
     pos_label : the positive (minority) class; None: the less frequent class (ties: the larger label).
-    solver : "dedicated" (default), "generic" (the certiprog Model path, backend chosen by certiprog) or a backend
-        name (e.g. "clarabel", "cvxpy"). tol : relative duality gap of the dedicated solver.
+    solver : "dedicated" (default), "generic" (the certiprog Model path, backend chosen by certiprog), a backend
+        name (e.g. "clarabel", "cvxpy") or "cvxpy-direct" (the same box QP written in CVXPY, on Clarabel); used by
+        the tuning and the final fits. tol : relative duality gap of the dedicated solver.
     random_state : seed of the tuning folds. n_jobs : joblib workers over the local models of the tuning.
     """
 
@@ -170,7 +174,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         if self.tuning == "local":
             tuned = tune_local(X, is_pos, mu_grid=self.mu_grid, lam_grid=self.lam_grid, B=B, m=self.m,
                                rule=self.rule, rank_metric=self.rank_metric, prefer=self.prefer, cv=self.cv,
-                               random_state=self.random_state, tol=tol, n_jobs=self.n_jobs)
+                               random_state=self.random_state, tol=tol, n_jobs=self.n_jobs, solver=self.solver)
             self.tuning_ = [t.to_dict() for t in tuned]
             mus, lams = np.array([t.mu for t in tuned]), np.array([t.lam for t in tuned])
         else:

@@ -45,6 +45,7 @@ __all__ = ["LocalProblem", "LocalSolution", "solve_local", "solve_local_path", "
 
 DEFAULT_TOL = 1e-10  # relative duality gap at which the dedicated solver stops
 DEFAULT_MAX_ITER = 200
+GENERIC_TOL = 1e-7  # relative gap a general-purpose interior-point answer is held to (they stop near 1e-8)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -487,7 +488,7 @@ def grid_path(mus, lams) -> list:
 # Generic paths (for fallback, tests and benchmarks)
 # ----------------------------------------------------------------------------------------------------------------
 def solve_local_generic(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: LocalProblem | None = None,
-                        backend: str | None = "clarabel", tol: float = DEFAULT_TOL, **options) -> LocalSolution:
+                        backend: str | None = "clarabel", tol: float = GENERIC_TOL, **options) -> LocalSolution:
     """The corrected dual as a certiprog Model (`programs.me2_dual`) on ``backend`` (None: certiprog chooses), then
     the same closed forms and certificate as `solve_local`. BackendError if the solve does not end optimal."""
     from .programs import me2_dual
@@ -505,7 +506,7 @@ def solve_local_generic(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, prob
 
 
 def solve_local_cvxpy(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: LocalProblem | None = None,
-                      solver: str = "CLARABEL", tol: float = DEFAULT_TOL) -> LocalSolution:
+                      solver: str = "CLARABEL", tol: float = GENERIC_TOL) -> LocalSolution:
     """The same box QP written directly in CVXPY (``min ||L alpha + v||^2/2`` over the box, valid where the optimum
     has R > 0, i.e. always when 2 mu B >= 1) and solved by ``solver``; closed forms and certificate as above."""
     import cvxpy as cp

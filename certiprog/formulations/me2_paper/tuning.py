@@ -37,7 +37,7 @@ import numpy as np
 from certiprog.errors import InputError
 
 from .decision import nearest_centre, quad_forms, rule_scores
-from .local_solver import DEFAULT_TOL, grid_path, local_problem, solve_local_path
+from .local_solver import DEFAULT_TOL, grid_path, local_problem, solve_local_cvxpy, solve_local_generic, solve_local_path
 
 PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
@@ -92,10 +92,12 @@ def _f_measure(tp, fp, fn) -> np.ndarray:
 
 def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3,
                 rule: str = "rank", rank_metric: str = "mahalanobis", prefer: str = "grid",
-                tol: float = DEFAULT_TOL, fold: int = -1) -> CentreTuning:
+                tol: float = DEFAULT_TOL, fold: int = -1, solver: str = "dedicated") -> CentreTuning:
     """Choose (mu, lam) for the local model at ``center`` learnt against ``X_neg``, from its local validation set
-    ``(X_val, y_val)`` (``y_val`` True for positives): every grid pair is solved (warm-started path) and the local
-    set labelled by the decision rule. See the module docstring for the criterion and the ties."""
+    ``(X_val, y_val)`` (``y_val`` True for positives): every grid pair is solved and the local set labelled by the
+    decision rule. See the module docstring for the criterion and the ties. ``solver``: "dedicated" (warm-started
+    along the grid, `local_solver.solve_local_path`), "cvxpy-direct" (the box QP in CVXPY + Clarabel), "generic"
+    (the Model path, backend chosen by certiprog) or a backend name."""
     import time
 
     t0 = time.perf_counter()
@@ -108,7 +110,13 @@ def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER
         return CentreTuning(pairs[best][0], pairs[best][1], "none", float("nan"), 0, 0, fold, pairs,
                             seconds=time.perf_counter() - t0)
     prob = local_problem(X_neg, center)
-    sols = solve_local_path(prob, pairs, B, tol=tol)
+    if solver == "dedicated":
+        sols = solve_local_path(prob, pairs, B, tol=tol)
+    elif solver == "cvxpy-direct":
+        sols = [solve_local_cvxpy(problem=prob, mu=mu, lam=lam, B=B, tol=max(tol, 1e-7)) for mu, lam in pairs]
+    else:
+        sols = [solve_local_generic(problem=prob, mu=mu, lam=lam, B=B, tol=max(tol, 1e-7),
+                                    backend=None if solver == "generic" else solver) for mu, lam in pairs]
     C = np.asarray(center, float)[None, :]
     tp, fp, fn = [], [], []
     Yn = X_neg - C[0]
@@ -167,9 +175,10 @@ def local_tasks(X, y_pos, folds) -> list:
 
 def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3, rule: str = "rank",
                rank_metric: str = "mahalanobis", prefer: str = "grid", cv: int = 2, random_state=None,
-               tol: float = DEFAULT_TOL, n_jobs=None, rows=None) -> list:
+               tol: float = DEFAULT_TOL, n_jobs=None, rows=None, solver: str = "dedicated") -> list:
     """Sec. 5.2's local tuning on S = (X, y_pos): a `CentreTuning` per positive of S (in row order), or only for the
-    positives whose row is in ``rows``. ``n_jobs``: joblib workers over the local models (they are independent)."""
+    positives whose row is in ``rows``. ``n_jobs``: joblib workers over the local models (they are independent);
+    ``solver`` as in `tune_centre`."""
     y_pos = np.asarray(y_pos, bool)
     if prefer not in PREFER:
         raise InputError(f"prefer must be one of {PREFER}; got {prefer!r}")
@@ -186,7 +195,7 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
     def one(job):
         row, k, neg, val = job
         return tune_centre(X[row], X[neg], X[val], y_pos[val], mu_grid=mu_grid, lam_grid=lam_grid, B=B, m=m,
-                           rule=rule, rank_metric=rank_metric, prefer=prefer, tol=tol, fold=k)
+                           rule=rule, rank_metric=rank_metric, prefer=prefer, tol=tol, fold=k, solver=solver)
 
     if n_jobs in (None, 1) or len(jobs) < 2:
         from threadpoolctl import threadpool_limits
