@@ -332,16 +332,21 @@ def _l2a():
         model = hinge_minimax(X, Zs.mean(axis=0), np.cov(Zs.T, bias=True), 0.1, delta)
         return model.derived(model.solve())
 
+    def two_steps(X, Z, delta):
+        """Two greedy steps: w_1 on all background points, w_2 refit on those w_1 keeps (S = {w_1^T z >= 0})."""
+        W = np.zeros((2, Z.shape[1]))
+        W[0] = fit(X, Z, delta)["w"]
+        S = Z @ W[0] >= 0
+        second = fit(X, Z[S], delta)
+        W[1] = second["w"]
+        return W, S, second
+
     rng = np.random.default_rng(6)
     # (a) a natural instance where the conditional refit returns the trivial w = 0 (always feasible for eq. (8))
     Z = np.c_[rng.normal(size=(4000, 2)) * 1.5, np.ones(4000)]  # augmented (z, 1): bias absorbed
     X = np.c_[rng.normal(size=(20, 2)) * 0.3 + 2.0, np.ones(20)]
     delta = 0.3
-    W = np.zeros((2, 3))
-    W[0] = fit(X, Z, delta)["w"]
-    S1 = Z @ W[0] >= 0
-    d2 = fit(X, Z[S1], delta)
-    W[1] = d2["w"]
+    W, S1, d2 = two_steps(X, Z, delta)
     a, joint = float(S1.mean()), float(np.mean(np.all(Z @ W.T >= 0, axis=1)))
     if not (d2["trivial"] and joint > a * delta + 1e-9):
         return not_checkable("trivial-refit instance not reproduced")
@@ -350,11 +355,7 @@ def _l2a():
     Zb = np.c_[Z0, np.ones(4000)]
     Xb = np.c_[rng.normal(size=(20, 2)) * 0.3 + [2.0, 0], np.ones(20)]
     db = 0.2
-    Wb = np.zeros((2, 3))
-    Wb[0] = fit(Xb, Zb, db)["w"]
-    Sb = Zb @ Wb[0] >= 0
-    fb = fit(Xb, Zb[Sb], db)
-    Wb[1] = fb["w"]
+    Wb, Sb, fb = two_steps(Xb, Zb, db)
     ab = float(Sb.mean())
     cond = float(np.mean(Zb[Sb] @ Wb[1] >= 0))
     jb = float(np.mean(np.all(Zb @ Wb.T >= 0, axis=1)))
