@@ -50,7 +50,8 @@ from certiprog.formulations.mcp_paper.programs import exact_backend
 from certiprog.model.index_sets import sample_lq_ball
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
-VERSION = "1"  # of the task results: bump when a change to the code changes what a task returns
+VERSION = "2"  # of the task results: bump when a change to the code changes what a task returns (2: draws from
+# manifolds.lq_ellipsoid_geometry, the library's stream: centres, bases, radii, then ceil(P/2) positive labels)
 # Config fields each kind of task depends on (part of its key); the others say which tasks to run, or how
 TASK_FIELDS = {
     "ellipsoid": ("seed", "n_test", "delta", "max_iter", "checkpoints", "budgets", "backend", "solver"),
@@ -139,7 +140,7 @@ QUICK = dict(reps=1, n_test=100, budgets=(1, 3, 10, 30), checkpoints=5, max_iter
 # ----------------------------------------------------------------------------------------------------------------
 def random_ellipsoids(P: int, N: int, D: int, R0: float, q: float, rng) -> dict:
     """Paper Sec. 4.1 (`certiprog.formulations.mcp_paper.manifolds.lq_ellipsoid_geometry`: centres and bases i.i.d.
-    N(0, I_N), radii ~ U[0.5 R0, 1.5 R0], P//2 positive labels at random positions). Returns dict(centers (P, N),
+    N(0, I_N), radii ~ U[0.5 R0, 1.5 R0], ceil(P/2) positive labels at random positions). Returns dict(centers (P, N),
     bases (P, N, D), radii (P, D), labels (P,), q)."""
     from certiprog.formulations.mcp_paper.manifolds import lq_ellipsoid_geometry
 

@@ -409,8 +409,8 @@ class LqEllipsoidGeometry(Record):
 def lq_ellipsoid_geometry(P, N, D, R0, q=2, rng=None, *, unit: bool = False) -> LqEllipsoidGeometry:
     """The generator of 001 Sec. 4.1 (the one definition; the experiment and `random_lq_ellipsoids` call it).
 
-    In this order from ``rng``: labels (floor(P/2) of +1, the rest -1, in random order), centres c_p (P, N) and basis
-    vectors u_i^p (P, N, D) i.i.d. Gaussian, radii R_i ~ Unif[0.5 R0, 1.5 R0] (P, D).
+    In this order from ``rng``: centres c_p (P, N) and basis vectors u_i^p (P, N, D) i.i.d. Gaussian, radii
+    R_i ~ Unif[0.5 R0, 1.5 R0] (P, D), labels (ceil(P/2) of +1, floor(P/2) of -1, in random order).
 
     Normalisation: the paper says only "random gaussian". Centres and axes get the SAME scale, N(0, I_N) (the plain
     reading, and the one in which 1/||w*|| is the capacity theory's margin kappa, of order 1 for vectors with O(1)
@@ -426,11 +426,12 @@ def lq_ellipsoid_geometry(P, N, D, R0, q=2, rng=None, *, unit: bool = False) -> 
     R0 = validate.scalar(R0, "R0", low=0.0)
     q = _q_value(q)
     gen = _rng(rng)
-    labels = gen.permutation(np.r_[np.ones(P // 2), -np.ones(P - P // 2)])
     centers, bases = gen.standard_normal((P, N)), gen.standard_normal((P, N, D))
     if unit:
         centers, bases = centers / math.sqrt(N), bases / math.sqrt(N)
-    return LqEllipsoidGeometry(centers, bases, gen.uniform(0.5 * R0, 1.5 * R0, (P, D)), labels, q)
+    radii = gen.uniform(0.5 * R0, 1.5 * R0, (P, D))
+    labels = gen.permutation(np.r_[np.ones((P + 1) // 2), -np.ones(P // 2)])
+    return LqEllipsoidGeometry(centers, bases, radii, labels, q)
 
 
 def random_lq_ellipsoids(P, N, D, R0, q=2, rng=None, separable=None, max_tries=20, unit: bool = True):

@@ -318,7 +318,7 @@ def test_manifolds_index_forall_constraints_exactly():
 # ------------------------------------------------------------------ the Sec. 4.1 generator
 def test_random_lq_ellipsoids_follow_sec_4_1():
     ms, y = random_lq_ellipsoids(9, 400, 5, 20.0, q=3, rng=0)
-    assert len(ms) == 9 and sorted(y.tolist()) == [-1.0] * 5 + [1.0] * 4  # floor(P/2) positive
+    assert len(ms) == 9 and sorted(y.tolist()) == [-1.0] * 4 + [1.0] * 5  # ceil(P/2) positive
     assert all(isinstance(m, LqEllipsoidManifold) and m.q == 3 and m.D == 5 for m in ms)
     R = np.concatenate([m.radii for m in ms])
     assert 10.0 <= R.min() and R.max() <= 30.0 and abs(R.mean() - 20) < 2
