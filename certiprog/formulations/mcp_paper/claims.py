@@ -3,9 +3,8 @@
 One entry per row of the "Claims inventory" of ``docs/derivations/001.md``. Every check re-derives or tests the
 statement independently of certiprog's formulations: this module carries its own Lq oracle (`_lq_min`), its own
 cutting-plane loop (`_mcp_run`, QPs solved directly with Clarabel) and its own exact robust-counterpart solve
-(`_exact`, CVXPY + CLARABEL). Instances come from the package's Sec. 4.1 generator (`random_lq_ellipsoids`),
-seeded and small, and L from its `manifold_norm_bound`; runs are cached so that the whole paper audits in a few
-seconds.
+(`_exact`, CVXPY + CLARABEL). Instances are seeded and small (`_instance`, the claims' own draw: see there); L is
+the package's `manifold_norm_bound`; runs are cached so that the whole paper audits in a few seconds.
 """
 from __future__ import annotations
 
@@ -27,15 +26,19 @@ TOL = 1e-6  # interior-point tolerance slack
 # ---------------------------------------------------------------------------------------------- instances
 @functools.lru_cache(maxsize=None)
 def _instance(seed: int, P: int, N: int, D: int, R0: float, q: float, c_scale: float = 1.0):
-    """Sec. 4.1 instance from the package's one generator (`lq_ellipsoid_geometry`, N(0, I_N) centres and axes),
-    with the axes scaled to N(0, I_N/N) (||u|| ~ 1) and the centres by ``c_scale`` (||c|| ~ c_scale sqrt(N)): the
-    regime of small separable instances the checks below use. Returns (centers (P,N), bases [P x (N,D)], radii
-    [P x (D,)], labels (P,), q)."""
-    from certiprog.formulations.mcp_paper.manifolds import lq_ellipsoid_geometry
+    """Sec. 4.1 instance: c ~ N(0, c_scale^2 I_N), u ~ N(0, I_N/N), R_i ~ U[R0/2, 3R0/2], the first ceil(P/2)
+    manifolds positive. Returns (centers (P,N), bases [P x (N,D)], radii [P x (D,)], labels (P,), q).
 
-    g = lq_ellipsoid_geometry(P, N, D, R0, q=q, rng=seed)
-    return (g.centers * c_scale, list(g.bases / math.sqrt(N)), list(g.radii), np.asarray(g.labels, float),
-            float(q))
+    Deliberately the claims' own draw rather than the package's `lq_ellipsoid_geometry` (same law): 001-C1's
+    counterexample (seed 45) and 001-T2c's refuting iteration (slack seed 4) are seeded witnesses, and they must not
+    move when the package generator's draw order changes (it did twice while this module was folded).
+    """
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal((P, N)) * c_scale
+    U = [rng.standard_normal((N, D)) / math.sqrt(N) for _ in range(P)]
+    r = [rng.uniform(0.5 * R0, 1.5 * R0, D) for _ in range(P)]
+    y = np.array([1.0 if p < (P + 1) // 2 else -1.0 for p in range(P)])
+    return c, U, r, y, float(q)
 
 
 def _dual(q: float) -> float:
@@ -199,7 +202,7 @@ def _exact(key, C=None, centers=True):
 # the instances used throughout: (seed, P, N, D, R0, q)
 HARD = [(0, 6, 12, 3, 0.8, 2.0), (1, 6, 12, 3, 0.6, math.inf), (2, 6, 12, 3, 0.8, 1.0), (3, 5, 10, 4, 0.7, 3.0)]
 HARD_DELTA = 0.05
-SLACK = [((12, 6, 8, 3, 3.0, 2.0), 1.0), ((5, 6, 8, 3, 2.0, math.inf), 0.5), ((6, 6, 8, 3, 3.0, 2.0), 0.05),
+SLACK = [((4, 6, 8, 3, 3.0, 2.0), 1.0), ((5, 6, 8, 3, 2.0, math.inf), 0.5), ((6, 6, 8, 3, 3.0, 2.0), 0.05),
          ((7, 5, 8, 3, 2.5, 1.0), 2.0)]
 SLACK_DELTA = 0.05
 
@@ -449,7 +452,7 @@ def _t1c():
 @functools.lru_cache(maxsize=None)
 def _cor1_counterexample():
     """Search small instances for an admissible-oracle run that still misclassifies after >= L^2||w*||^2 iterations."""
-    for key in [(119, 3, 3, 1, 1.5, 2.0)] + [(s, 3, 3, 1, 1.5, 2.0) for s in range(10, 30)]:
+    for key in [(45, 2, 3, 2, 1.0, 2.0)] + [(s, 3, 3, 1, 1.5, 2.0) for s in range(10, 30)]:
         if _exact(key) is None:
             continue
         Fs, ws, _ = _exact(key)
