@@ -37,6 +37,18 @@ SOLVER = cp.CLARABEL
 # ---------------------------------------------------------------------------
 
 
+def ellipsoid_instance(seed, P, N, D, R0):
+    """Seeded Lq-ellipsoid test instances (centers, bases, radii, labels): c ~ N(0, I_N), axes u_i ~ N(0, I_N/N)
+    (centres far from the origin relative to the axes, so small settings separate), radii ~ U[R0/2, 3R0/2],
+    alternating labels. Not the paper's equal-scale generator; the tests of both suites draw from here."""
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal((P, N))
+    U = rng.standard_normal((P, N, D)) / np.sqrt(N)
+    r = rng.uniform(0.5 * R0, 1.5 * R0, (P, D))
+    y = np.where(np.arange(P) % 2 == 0, 1.0, -1.0)
+    return c, U, r, y
+
+
 def dual_exponent(q: float) -> float:
     """q* with 1/q + 1/q* = 1 (q=1 -> inf, q=inf -> 1)."""
     q = float(q)

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ref_001_003 import (  # noqa: E402
     build_theta,
     dual_exponent,
+    ellipsoid_instance as ellipsoids,
     error_clumping_alg1,
     hole_punch_ball,
     lq_oracle,
@@ -31,16 +32,6 @@ from ref_001_003 import (  # noqa: E402
 
 QS = [1, 1.5, 2, 3, math.inf]
 TOL = 1e-6  # interior-point accuracy slack
-
-
-def ellipsoids(seed, P, N, D, R0):
-    """001 Sec. 4.1 generator: gaussian centers, bases u_i ~ N(0, I/N), radii ~ U[R0/2, 3R0/2]."""
-    rng = np.random.default_rng(seed)
-    c = rng.standard_normal((P, N))
-    U = rng.standard_normal((P, N, D)) / np.sqrt(N)
-    r = rng.uniform(0.5 * R0, 1.5 * R0, (P, D))
-    y = np.where(np.arange(P) % 2 == 0, 1.0, -1.0)
-    return c, U, r, y
 
 
 def qnorm(s, q, axis=-1):

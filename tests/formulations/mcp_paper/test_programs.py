@@ -16,6 +16,7 @@ from certiprog.formulations.mcp_paper.programs import (MCPData, MCPSolution, ach
                                                       manifold_norm_bound, mcp, mcp_bracket, mcp_iteration_bound)
 
 from ref_001_003 import manifold_norm_bound as ref_norm_bound  # noqa: E402
+from ref_001_003 import ellipsoid_instance as ellipsoids  # noqa: E402  (the reference's instances)
 from ref_001_003 import ref_mcp_exact  # noqa: E402
 
 BACKENDS = ["clarabel", "cvxpy"]
@@ -25,16 +26,6 @@ SOLVER_TOL = 1e-6  # interior-point slack in bracket checks (doc 001, notes for 
 
 def rel(a, b):
     return abs(a - b) / max(1.0, abs(b))
-
-
-def ellipsoids(seed, P, N, D, R0):
-    """001 Sec. 4.1 generator (as in the reference tests)."""
-    rng = np.random.default_rng(seed)
-    c = rng.standard_normal((P, N))
-    U = rng.standard_normal((P, N, D)) / np.sqrt(N)
-    r = rng.uniform(0.5 * R0, 1.5 * R0, (P, D))
-    y = np.where(np.arange(P) % 2 == 0, 1.0, -1.0)
-    return c, U, r, y
 
 
 HARD = dict(seed=3, P=6, N=20, D=4, R0=2.0)   # separable manifolds
