@@ -32,6 +32,7 @@ any backend) returns the same `LocalSolution` with the same certificate.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -75,9 +76,13 @@ class LocalProblem:
         return unsvec(self.svec_I + w / (2.0 * lam), self.d)
 
 
+@functools.lru_cache(maxsize=64)
 def _svec_index(d: int):
     iu, ju = np.triu_indices(d)
-    return iu, ju, np.where(iu == ju, 1.0, np.sqrt(2.0))
+    w = np.where(iu == ju, 1.0, np.sqrt(2.0))
+    for a in (iu, ju, w):
+        a.setflags(write=False)
+    return iu, ju, w
 
 
 def svec(A: np.ndarray) -> np.ndarray:
