@@ -140,3 +140,22 @@ def test_inaccurate_status_when_iterations_run_out():
     assert sol.status in ("inaccurate", "optimal") and sol.gap >= 0
     cert = sol.certificate()
     assert set(cert) >= {"primal", "dual", "gap", "M_error", "R_error", "status", "solver"}
+
+
+def test_real_data_path_agrees_with_clarabel():
+    """Yeast6's training negatives (1159 x 8) around its first positive, along part of the paper's grid."""
+    from certiprog.datasets import data_root
+
+    if not (data_root() / "keel" / "yeast6.dat").is_file():
+        pytest.skip("the shared data folder (or $CERTIPROG_DATA) is needed for Yeast6")
+    from certiprog.formulations.me2_paper import experiment as E
+
+    d = E._scenario_data(dict(part="table3", dataset="yeast6", rate=None, rep=0), dict(seed=0, test_size=0.2))
+    prob = local_problem(d["Xs"][~d["ys"]], d["Xs"][d["ys"]][0])
+    pairs = grid_path([0.75, 1.0, 10.0], [1e-6, 1e-5, 1e-4])
+    sols = solve_local_path(prob, pairs)
+    assert all(s.ok and s.rel_gap <= 1e-10 for s in sols)
+    for k in (0, 4, 8):
+        gen = solve_local_generic(problem=prob, mu=pairs[k][0], lam=pairs[k][1])
+        agree(sols[k], gen)
+        assert sols[k].primal <= gen.primal + 1e-12
