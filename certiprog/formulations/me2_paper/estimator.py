@@ -15,6 +15,10 @@ hyper-parameters used), ``thresholds_`` (the "rank" rule's t_j), ``certificates_
 primal and dual objective, duality gap, certified bounds on ``||M - M*||_F`` and ``|R - R*|``, solver, time),
 ``tuning_`` (per local model, with ``tuning="local"``), ``classes_``, ``pos_label_``, ``n_features_in_``.
 
+scikit-learn's ``check_estimator`` passes every check (tests/formulations/me2_paper/test_estimator.py); the only two it
+skips are skipped for the environment, not for this estimator: ``check_array_api_input`` (needs SCIPY_ARRAY_API=1 and
+an array-API library) and ``check_classifier_data_not_an_array`` (needs pandas).
+
 No ``predict_proba``: the rule is a set membership (inside an ellipsoid, ranked among the m nearest), with no
 probabilistic reading; ``decision_function`` gives a signed margin (squared-distance units, > 0 predicts
 ``classes_[1]``, sklearn's convention).
