@@ -32,7 +32,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Record, Variable, minimize, norm2
+from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
 from certiprog import validation as validate
 
 __all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "mpm", "mpm_from_moments",
@@ -135,13 +135,22 @@ def _mpm_solution(v, weights, m1: float, m0: float, s1: float, s0: float, **mome
 def mpm(X1, X0) -> Model:
     """004 eq. (3): the MPM from samples ``X1`` (class 1, n1 x d) and ``X0`` (class 0, n0 x d).
 
-    `mpm_from_moments` on the samples' moments in feature coordinates (``class_moments(..., reduce=False)``):
-    variable ``w`` (d), constraint ``'normalization'`` (``w^T (x̂1 - x̂0) == 1``), objective
-    ``norm2(F1 w) + norm2(F0 w)`` (= kappa*^{-1}). ``model.data`` is an `MPMData` (with the sample moments);
-    ``model.derived(sol)`` an `MPMSolution` with ``w`` and the moments.
+    `mpm_from_moments` on the samples' moments in feature coordinates: variable ``w`` (d), constraint
+    ``'normalization'`` (``w^T (x̂1 - x̂0) == 1``), objective ``norm2(F1 w) + norm2(F0 w)`` (= kappa*^{-1}) with the
+    eigen roots ``F_j = psd_factor(Σ_j)^T`` (better scaled for the solvers than triangular factors when the data are
+    large, e.g. X * 1e8). ``model.data`` is an `MPMData` (with the sample moments); ``model.derived(sol)`` an
+    `MPMSolution` with ``w`` and the moments.
     """
-    model = mpm_from_moments(class_moments(X1, X0, reduce=False), var_name="w")
-    model.data = MPMData(model.data.moments, "w", mpm_moments(X1, X0))
+    X1 = _class(X1, "X1")
+    X0 = _class(X0, "X0", cols=X1.shape[1])
+    sample = mpm_moments(X1, X0)
+    d = X1.shape[1]
+    radius = float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
+    mom = ClassMoments(sample.mu1, sample.mu0, psd_factor(sample.Sigma1, "Sigma1 (class-1 covariance)").T,
+                       psd_factor(sample.Sigma0, "Sigma0 (class-0 covariance)").T, sample.n1, sample.n0, radius,
+                       np.eye(d), "linear", rank=d)
+    model = mpm_from_moments(mom, var_name="w")
+    model.data = MPMData(mom, "w", sample)
     model.name = "mpm"
     return model
 
