@@ -133,10 +133,6 @@ class ErrorClumpingData:
     def m(self) -> int:
         return int(self.X.shape[0])
 
-    @property
-    def n(self) -> int:
-        return int(self.X.shape[1])
-
     def derive(self, sol) -> ErrorClumpingSolution:
         m, A, degree = self.m, self.A, self.degree
         wv = np.asarray(sol.value("w"), float)

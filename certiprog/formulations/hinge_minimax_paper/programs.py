@@ -89,14 +89,6 @@ class HingeMinimaxData:
     bias: bool
     squared_reg: bool
 
-    @property
-    def m(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def d(self) -> int:
-        return int(self.X.shape[1])
-
     def derive(self, sol) -> HingeMinimaxSolution:
         X, mu, Sigma = self.X, self.mu, self.Sigma
         wv = np.asarray(sol.value("w"), float).reshape(-1)
@@ -185,14 +177,6 @@ class BackgroundRiskData:
     mu: np.ndarray
     Sigma: np.ndarray
     Sinv: np.ndarray
-
-    @property
-    def K(self) -> int:
-        return int(self.W.shape[0])
-
-    @property
-    def d(self) -> int:
-        return int(self.W.shape[1])
 
     def derive(self, sol) -> BackgroundRiskSolution:
         zv = np.asarray(sol.value("z"), float).reshape(-1)
