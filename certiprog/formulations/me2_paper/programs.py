@@ -91,8 +91,10 @@ def svec_gram_map(Y: np.ndarray) -> np.ndarray:
 
 
 def squared_distances(Y: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """``q_i = y_i^T M y_i`` for every row of Y."""
-    return np.einsum("ij,jk,ik->i", Y, M, Y)
+    """``q_i = y_i^T M y_i`` for every row of Y (`decision.quad_forms`, the one definition)."""
+    from certiprog.formulations.me2_paper.decision import quad_forms
+
+    return quad_forms(Y, M)
 
 
 def me2_objective(M, R: float, xi, mu: float, lam: float, B: float) -> float:
@@ -374,13 +376,13 @@ def _check_models(models):
 
 
 def me2_predict(models, X, m: int = 3, *, rank_metric: str = "euclidean", return_assignment: bool = False):
-    """Sec. 5.2 decision rule: labels in {+1, -1} for the query points X (rows); ``models`` is an `ME2Fit` or a
-    list of ``(center, M, R)``.
+    """Sec. 5.2 decision rule, batch reading: labels in {+1, -1} for the query points X (rows); ``models`` is an
+    `ME2Fit` or a list of ``(center, M, R)``.
 
     1. each query x is assigned to its Euclidean-nearest centre ``c_j`` (ties: lowest j);
-    2. x is labelled +1 iff (a) it lies in that ellipsoid, ``(x - c_j)^T M_j (x - c_j) <= R_j`` (R is a
-       squared-distance threshold), and (b) it "is at most the m-th closest nearest neighbour of the
-       ellipsoid's centre";
+    2. x is labelled +1 iff (a) it lies inside that ellipsoid, ``(x - c_j)^T M_j (x - c_j) < R_j`` (strict: the
+       learned boundary passes through negatives, the support vectors, which stay negative), and (b) it "is at
+       most the m-th closest nearest neighbour of the ellipsoid's centre";
     3. otherwise -1.
 
     Reading of the ambiguous (b) implemented here (the one of the reference and of doc 002 §7): BATCH
@@ -388,29 +390,20 @@ def me2_predict(models, X, m: int = 3, *, rank_metric: str = "euclidean", return
     ``m`` closest to ``c_j`` are labelled +1 (so each centre labels at most m points positive; ties broken
     by row index). "Closest" is Euclidean by default (consistent with step 1) or the learned metric with
     ``rank_metric='mahalanobis'``. Consequently the label of a point can depend on the other points in the
-    batch; predict one point at a time to get the pure ellipsoid-membership rule (with m >= 1).
+    batch; predict one point at a time to get the pure ellipsoid-membership rule (with m >= 1). The rule is
+    `certiprog.formulations.me2_paper.decision.rule_scores` with ``rule='batch'`` (one definition, shared with
+    the estimator, which also offers the batch-independent readings).
 
     Returns the labels (int array), and with ``return_assignment=True`` also the assigned centre indices.
     """
+    from certiprog.formulations.me2_paper.decision import rule_scores
+
     C, Ms, Rs = _check_models(models)
     Xq = validate.matrix(X, "X", min_rows=1, cols=C.shape[1])
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise InputError(f"m must be a positive integer (the paper uses m = 3); got {m!r}")
     if rank_metric not in ("euclidean", "mahalanobis"):
         raise InputError(f"rank_metric must be 'euclidean' or 'mahalanobis'; got {rank_metric!r}")
-    d2 = ((Xq[:, None, :] - C[None, :, :]) ** 2).sum(-1)
-    assign = np.argmin(d2, axis=1)
-    labels = -np.ones(len(Xq), dtype=int)
-    for j in range(len(C)):
-        idx = np.flatnonzero(assign == j)
-        if idx.size == 0:
-            continue
-        qM = squared_distances(Xq[idx] - C[j], Ms[j])
-        ok = qM <= Rs[j]
-        inside = idx[ok]
-        if inside.size == 0:
-            continue
-        key = d2[inside, j] if rank_metric == "euclidean" else qM[ok]
-        order = inside[np.lexsort((inside, key))]
-        labels[order[:int(m)]] = 1
+    score, assign = rule_scores(C, Ms, Rs, Xq, rule="batch", m=int(m), rank_metric=rank_metric)
+    labels = np.where(score > 0, 1, -1)
     return (labels, assign) if return_assignment else labels

@@ -189,6 +189,18 @@ def test_fit_and_predict_match_reference():
     assert me2_predict(models, Xq)[20] == -1
 
 
+def test_predict_is_the_batch_rule_and_the_boundary_is_negative():
+    from certiprog.formulations.me2_paper.decision import rule_scores
+
+    models = [LocalEllipsoid(np.zeros(2), np.eye(2), 1.0), LocalEllipsoid(np.array([5.0, 0.0]), 2 * np.eye(2), 0.5)]
+    Xq = np.array([[1.0, 0.0], [0.5, 0.0], [0.0, 0.2], [5.0, 0.5], [4.9, 0.0], [0.1, 0.1]])  # row 0 on the boundary
+    labels, assign = me2_predict(models, Xq, m=2, return_assignment=True)
+    assert labels.tolist() == [-1, -1, 1, -1, 1, 1] and assign.tolist() == [0, 0, 0, 1, 1, 0]  # m = 2 per centre
+    C, Ms, Rs = np.array([c for c, _, _ in models]), [M for _, M, _ in models], np.array([R for *_, R in models])
+    score, _ = rule_scores(C, Ms, Rs, Xq, rule="batch", m=2, rank_metric="euclidean")
+    np.testing.assert_array_equal(labels, np.where(score > 0, 1, -1))
+
+
 def _good():
     rng = np.random.default_rng(0)
     return rng.normal(size=(6, 3)), rng.normal(size=3)
