@@ -503,7 +503,6 @@ def _scale_run(P, N, D, R0, delta, C=None):
           f"{len(res.history)} master solves, wall {wall:.2f} s (cpu {cpu:.2f} s; master {res.master_time:.2f} s, "
           f"oracle {res.oracle_time:.3f} s), last master rows {res.solution.info['n_master_rows']}")
     assert res.converged and res.achieved_delta <= delta
-    assert res.oracle_time < 0.1 * res.solve_time  # the vectorised oracle is not the bottleneck
     cert = res.certificate()
     assert cert.in_bracket and cert.within_bound
     return res, cpu
@@ -519,14 +518,12 @@ def test_scale_P48_N500_D40_hard_margin():
     below capacity (kappa ~ 0.013); measured 60 master solves, 2.7 s wall (2494 points). Clarabel masters: ~240 s."""
     res, cpu = _scale_run(48, 500, 40, 0.5, 0.01)
     assert res.solution.backend == "piqp" and len(res.history) < 120
-    assert cpu < 40  # generous for a loaded CI machine; ~3 s when idle
 
 
 def test_scale_P48_N500_D40_slack():
     """Above capacity (R0 = 1), MCP-slack with C = 1: measured 11 master solves, 0.5 s."""
     res, cpu = _scale_run(48, 500, 40, 1.0, 0.01, C=1.0)
     assert len(res.history) < 40 and res.xi.max() > 0  # not separable: some manifold uses its slack
-    assert cpu < 20
 
 
 @settings(derandomize=True, deadline=None, max_examples=10)
