@@ -1,4 +1,9 @@
-"""`certiprog demo`: every paper's core program on a small embedded instance, on every backend."""
+"""`certiprog demo`: every paper's core program on a small embedded instance, on every backend that can take it.
+
+`run_demo` solves and certifies; `skipped_backends` says which backends were left out and why (package missing,
+licence missing, cone or objective not taken); `explain_failures` says why a row failed (status, the
+certificate's verdict and its reason). The CLI prints all three and exits 1 on a failing row.
+"""
 from __future__ import annotations
 
 import logging
@@ -8,6 +13,11 @@ import numpy as np
 from certiprog.datasets import load_pima, standardize
 
 log = logging.getLogger(__name__)
+
+#: statuses that count as an answer (anything else is a failing row, as is a certificate verdict "failed")
+OK_STATUSES = ("optimal", "inaccurate")
+#: the pip extra that installs each optional backend (the others come with ``pip install certiprog``)
+EXTRAS = {"pyomo": "pyomo", "mosek": "mosek"}
 
 
 def _ellipsoids(rng, P=6, D=8, m=3):
@@ -44,19 +54,104 @@ def demo_instances() -> list[tuple[str, object]]:
     ]
 
 
+def backend_problem(name: str) -> str | None:
+    """Why the backend ``name`` cannot run here at all (unknown, package missing, licence missing), or None."""
+    from certiprog.solvers import registered_backends
+
+    b = registered_backends().get(name)
+    if b is None:
+        return f"unknown backend; registered: {sorted(registered_backends())}"
+    if not b.available():
+        extra = EXTRAS.get(name, name)
+        return f"package missing: {', '.join(b.requires)} is not installed (pip install 'certiprog[{extra}]')"
+    why = b.licence_problem()
+    return f"licence missing: {why}" if why else None
+
+
+def _refusals(text: str) -> str:
+    """`why_none`'s "backend/solver: reason; ..." with each distinct reason once (PIQP's three interfaces agree)."""
+    reasons = [part.split(": ", 1)[-1] for part in text.split("; ")]
+    return "; ".join(dict.fromkeys(reasons))
+
+
+def _plan(backends: list[str] | None):
+    """(label, model, backends to run, {backend: why skipped}) per instance."""
+    from certiprog.solvers import available_backends, registered_backends
+    from certiprog.solvers.registry import why_none
+
+    names = list(backends) if backends else list(registered_backends())
+    down = {b: backend_problem(b) for b in names}
+    plan = []
+    for label, model in demo_instances():
+        takes = set(available_backends(model=model))
+        run, skip = [], {}
+        for b in names:
+            if down[b]:
+                skip[b] = down[b]
+            elif b in takes:
+                run.append(b)
+            else:  # installed and licensed, but none of its solvers takes this program's cones or objective
+                skip[b] = "cone not supported: " + _refusals(why_none(model, backend=b))
+        plan.append((label, model, run, skip))
+    return plan
+
+
+def skipped_backends(backends: list[str] | None = None) -> list[dict]:
+    """One entry per (backend, reason): ``{"backend", "reason", "programs"}`` (the demo programs it skipped)."""
+    grouped: dict = {}
+    for label, _, _, skip in _plan(backends):
+        for b, why in skip.items():
+            grouped.setdefault((b, why), []).append(label)
+    return [{"backend": b, "reason": why, "programs": progs} for (b, why), progs in grouped.items()]
+
+
+def _reason(sol, cert) -> str:
+    """Why a row failed, in the solver's and the certificate's words."""
+    parts = []
+    info = getattr(sol, "info", {}) or {}
+    for key in ("error", "solver_status", "cvxpy_status"):
+        if info.get(key):
+            parts.append(f"{key.replace('_', ' ')}: {info[key]}")
+    if cert is not None:
+        if cert.worst:
+            parts.append(f"largest relative residual {cert.max_rel:.3g} in {cert.worst} (tolerance {cert.tol:g})")
+        parts += list(cert.notes)
+    attempts = (info.get("fallback") or {}).get("attempts") or []
+    if len(attempts) > 1:
+        parts.append("solvers tried: " + "; ".join(
+            f"{a['solver']} -> {a.get('status', 'error')} ({a.get('verdict', a.get('error', ''))})" for a in attempts))
+    return "; ".join(str(p) for p in parts) or "no further detail from the solver or the certificate"
+
+
+def failing(row: dict) -> bool:
+    """A row fails when the solver gave no answer or the certificate rejects the answer it gave."""
+    return row["status"] not in OK_STATUSES or row["verdict"] == "failed"
+
+
 def run_demo(backends: list[str] | None = None) -> list[dict]:
-    """Solve each demo instance on each backend; one row per (program, backend)."""
+    """Solve each demo instance on each backend that takes it (default: every registered backend that is
+    installed and licensed here); one row per (program, backend) with status, certificate and, for a failing
+    row, ``reason``. Backends left out are listed by `skipped_backends`."""
     from certiprog.certificates import check
-    from certiprog.solvers import available_backends, get_backend
+    from certiprog.errors import BackendError
 
     rows = []
-    for label, model in demo_instances():  # every free backend that takes the model's cones (piqp: LP/QP only)
-        for b in backends or [b for b in available_backends(model=model) if get_backend(b).licence is None]:
-            sol = model.solve(backend=b)
+    for label, model, run, _ in _plan(backends):
+        for b in run:
+            try:
+                sol = model.solve(backend=b)
+            except BackendError as exc:  # the backend refused at solve time (e.g. a size-limited licence)
+                rows.append({"program": label, "backend": b, "solver": "", "objective": np.nan, "compile_s": np.nan,
+                             "solve_s": np.nan, "status": "error", "verdict": "failed", "interval": None,
+                             "reason": str(exc)})
+                continue
             cert = check(model, sol)
-            rows.append({"program": label, "backend": b, "objective": sol.objective, "compile_s": sol.compile_time,
-                         "solve_s": sol.solve_time, "status": sol.status.termination, "verdict": cert.verdict,
-                         "interval": cert.interval})
+            row = {"program": label, "backend": b, "solver": str(sol.solver or ""), "objective": sol.objective,
+                   "compile_s": sol.compile_time, "solve_s": sol.solve_time, "status": sol.status.termination,
+                   "verdict": cert.verdict, "interval": cert.interval, "reason": ""}
+            if failing(row):
+                row["reason"] = _reason(sol, cert)
+            rows.append(row)
     return rows
 
 
@@ -70,3 +165,40 @@ def format_table(rows: list[dict]) -> str:
                      f"{r['solve_s']:9.4f} {r['status']:11s} {r['verdict']:12s} "
                      f"{'[' + format(lo, '.8g') + ', ' + format(hi, '.8g') + ']':>30s}")
     return "\n".join(lines)
+
+
+def format_skipped(skipped: list[dict], n_programs: int) -> str:
+    """The backends left out, one line per (backend, reason)."""
+    if not skipped:
+        return "skipped: none (every registered backend ran every program)"
+    lines = ["skipped:"]
+    for s in skipped:
+        which = "every program" if len(s["programs"]) == n_programs else ", ".join(s["programs"])
+        lines.append(f"  {s['backend']:9s} {which}: {s['reason']}")
+    return "\n".join(lines)
+
+
+def explain_failures(rows: list[dict]) -> str:
+    """One paragraph per failing row: program, backend, status, the certificate's verdict and the reason."""
+    bad = [r for r in rows if failing(r)]
+    if not bad:
+        return ""
+    lines = [f"{len(bad)} failing row(s):"]
+    for r in bad:
+        solver = f"/{r['solver']}" if r.get("solver") else ""
+        lines.append(f"  {r['program']} on {r['backend']}{solver}: status {r['status']}, certificate "
+                     f"{r['verdict']}: {r.get('reason') or 'no reason given'}")
+    return "\n".join(lines)
+
+
+def main(backends: list[str] | None = None) -> int:
+    """``certiprog demo``: the table, the backends skipped and why, and why any row failed; 1 on a failing row."""
+    rows = run_demo(backends)
+    print(format_table(rows))
+    print()
+    print(format_skipped(skipped_backends(backends), len(demo_instances())))
+    why = explain_failures(rows)
+    if why:
+        print()
+        print(why)
+    return 1 if any(failing(r) for r in rows) else 0
