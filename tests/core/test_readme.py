@@ -11,7 +11,10 @@ def test_readme_example_runs(capsys):
     assert len(code.strip().splitlines()) <= 22
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out
-    assert out.count("optimal") == 2
+    assert out.count("optimal") == 2 and out.count("certified") == 2  # as the README says
+    assert "worst-case FP rate 0.1\n" in out  # the Chebyshev constraint is active: exactly the rate asked for
+    w = [float(v) for v in re.search(r"\[([^\]]*)\] worst-case", out).group(1).split()]
+    assert min(w) > 0.5  # a real classifier, not the trivial w = 0
 
 
 def test_ci_runs_the_readme_test_command():
