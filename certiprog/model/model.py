@@ -213,7 +213,7 @@ class Model:
         next when the certificate cannot confirm an answer (`sol.info['fallback']`, `certiprog.solvers`).
 
         ``forall='auto'|'exact'|'cutting_plane'`` picks how ForAll constraints are handled;
-        cutting-plane options: ``tol``, ``max_iter``, ``progress``.
+        cutting-plane options: ``cp_tol``, ``cp_max_iter``, ``progress``; every other option goes to the solver.
         """
         from ..solvers import solve_model
 

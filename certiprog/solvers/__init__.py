@@ -60,17 +60,18 @@ def _run(backend: str, solver: str, problem, options: dict) -> Solution:
 
 
 def solve_model(model, backend: str | None = None, solver: str | None = None, *, forall: str = "auto",
-                tol: float = 1e-6, max_iter: int = 100, progress: bool = False, **options) -> Solution:
-    """Compile (cached structure) and solve; ForAll constraints without an exact form use cutting planes.
-    ``backend`` / ``solver`` None: certiprog chooses (see the module docstring)."""
+                cp_tol: float = 1e-6, cp_max_iter: int = 100, progress: bool = False, **options) -> Solution:
+    """Compile (cached structure) and solve; ForAll constraints without an exact form use cutting planes
+    (``cp_tol``, ``cp_max_iter``: their stopping rule). Every other option goes to the solver (``max_iter``,
+    ``time_limit``, ...). ``backend`` / ``solver`` None: certiprog chooses (see the module docstring)."""
     if backend is not None:
         get_backend(backend)  # fail early with the list of backends
     structure = model.compile(forall=forall)
     if structure.cutting_plane:
         from .cutting_plane import solve_cutting_plane
 
-        return solve_cutting_plane(structure, backend=backend, solver=solver, tol=tol, max_iter=max_iter,
-                                   progress=progress, **options)
+        return solve_cutting_plane(structure, backend=backend, solver=solver, cp_tol=cp_tol,
+                                   cp_max_iter=cp_max_iter, progress=progress, **options)
     problem = structure.assemble()
     sol = solve_conic(problem, backend, solver, **options)
     _store_values(model, sol)

@@ -1,5 +1,5 @@
 """Cutting planes for ForAll constraints: a master problem over finitely many cuts,
-refined by each index set's separation oracle until the worst violation is below ``tol``.
+refined by each index set's separation oracle until the worst violation is below ``cp_tol``.
 
 Cuts are appended to the assembled conic data: the model is canonicalised once. The Solution carries
 ``history`` (per master solve: objective, worst violation, number of cuts, and ``added``: the cuts appended
@@ -10,7 +10,12 @@ added, per ForAll, in order) and ``info``: 'termination' ('converged', 'iteratio
 master problem), 'master_solvers' ({"backend/solver": masters it solved}); 'verdict' and 'fallback' are the
 last master's (see `certiprog.solvers.solve_conic`).
 
-Options beyond ``tol``/``max_iter``/``cuts``:
+The loop stops when the worst violation is at most ``cp_tol`` or after ``cp_max_iter`` master solves. These
+names are the cutting planes' own: ``tol`` / ``max_iter`` (the names before) raise a ModelError saying so, since
+a solver option of the same name (Clarabel's or PIQP's ``max_iter``) would otherwise change meaning silently.
+Every option not named here goes to the master problems' solver (e.g. ``time_limit``, per master).
+
+Options beyond ``cp_tol``/``cp_max_iter``/``cuts``:
 
 * ``violation='relative'`` (default): -slack / max(1, |lhs|, |rhs|); ``'absolute'``: -slack, e.g. the
   margin violation delta_k = 1 - y<w, x> - xi of MCP (001 Alg. 1 and 2).
@@ -86,15 +91,30 @@ def _drop_blocks(problem, drop: set):
                         problem.columns, blocks, problem.structure, dict(problem.times)), renamed
 
 
-def solve_cutting_plane(structure, backend=None, solver=None, tol=1e-6, max_iter=100, progress=False,
+def _checked_cp(cp_tol, cp_max_iter) -> tuple[float, int]:
+    """(cp_tol, cp_max_iter) checked: a positive finite number and a positive integer."""
+    import numbers
+
+    if isinstance(cp_tol, bool) or not isinstance(cp_tol, numbers.Real) or not np.isfinite(cp_tol) or not cp_tol > 0:
+        raise ModelError(f"cp_tol={cp_tol!r}: cutting planes need a positive finite tolerance")
+    if isinstance(cp_max_iter, bool) or not isinstance(cp_max_iter, numbers.Integral) or cp_max_iter < 1:
+        raise ModelError(f"cp_max_iter={cp_max_iter!r}: cutting planes need an integer >= 1")
+    return float(cp_tol), int(cp_max_iter)
+
+
+def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_max_iter=100, progress=False,
                         cuts="all", violation="relative", separation=None, drop_inactive=None, **options):
     """Solve a compiled structure's ForAll constraints by cutting planes (options: see the module docstring);
     ``cuts='all'`` adds one cut per violated candidate, ``'worst'`` only the most violated one. Each master goes
     to `solve_conic` with ``backend`` / ``solver`` (None: certiprog chooses per master, confirming each answer)."""
     from . import _store_values, solve_conic
 
-    if not tol > 0 or max_iter < 1:
-        raise ModelError("cutting planes need tol > 0 and max_iter >= 1")
+    old = sorted({"tol", "max_iter"} & set(options))
+    if old:
+        raise ModelError(f"{', '.join(old)}: the cutting planes' stopping rule is now cp_tol= / cp_max_iter= "
+                         "(a solver option of the same name would change meaning); on a model with ForAll "
+                         "constraints solved by cutting planes, pass cp_tol / cp_max_iter")
+    tol, max_iter = _checked_cp(cp_tol, cp_max_iter)
     if cuts not in ("all", "worst"):
         raise ModelError(f"cuts must be 'all' (one per violated ForAll) or 'worst'; got {cuts!r}")
     if violation not in ("relative", "absolute"):

@@ -141,8 +141,8 @@ def test_mcp_cutting_planes_run_on_pyomo():
     """Cutting planes append rows to the same structure: each master is rebuilt (new pattern) and solved."""
     cen, bas, rad, lab = ellipsoids(np.random.default_rng(5))
     model = mcp(cen, bas, rad, lab, q=3)
-    ref = model.solve(backend="clarabel", forall="cutting_plane", tol=1e-7)
-    sol = model.solve(backend="pyomo", solver="highs", forall="cutting_plane", tol=1e-7)
+    ref = model.solve(backend="clarabel", forall="cutting_plane", cp_tol=1e-7)
+    sol = model.solve(backend="pyomo", solver="highs", forall="cutting_plane", cp_tol=1e-7)
     assert sol.info["termination"] == "converged" and sol.solver == "highs"
     assert rel(sol.objective, ref.objective) <= 1e-6
 

@@ -236,8 +236,8 @@ def test_cutting_plane_certificate_reports_oracle_violation():
         S = LqEllipsoid(y * (2 + rng.random(5)), np.linalg.qr(rng.standard_normal((5, 2)))[0], [0.8, 0.5], q=2)
         model.add(ForAll(S, lambda u, y=y: y * (w @ u) >= 1), name=f"m{p}")
     exact = model.solve()
-    done = model.solve(forall="cutting_plane", tol=1e-8, max_iter=100)
-    early = model.solve(forall="cutting_plane", tol=1e-12, max_iter=1)
+    done = model.solve(forall="cutting_plane", cp_tol=1e-8, cp_max_iter=100)
+    early = model.solve(forall="cutting_plane", cp_tol=1e-12, cp_max_iter=1)
     c_done, c_early = check(done.problem, done), check(early.problem, early)
     assert c_done.certified and set(c_done.semi_infinite) == {"m0", "m1", "m2"}
     assert max(v["max_violation_rel"] for v in c_done.semi_infinite.values()) <= 1e-7

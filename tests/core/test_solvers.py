@@ -133,7 +133,7 @@ def test_forall_exact_matches_cutting_planes(q):
     rng = np.random.default_rng(11)
     model, sets = _mcp_like(rng, q, "exact")
     exact = model.solve(forall="exact")
-    cut = model.solve(forall="cutting_plane", tol=1e-7, max_iter=200)
+    cut = model.solve(forall="cutting_plane", cp_tol=1e-7, cp_max_iter=200)
     assert exact.status == "optimal" and cut.info["termination"] == "converged"
     # the master problem is a relaxation: its objective never exceeds the exact one
     assert cut.objective <= exact.objective * (1 + 1e-6)
@@ -179,7 +179,7 @@ def test_forall_point_cloud_and_oracle_set():
 def test_cutting_plane_iteration_limit_is_a_status():
     rng = np.random.default_rng(9)
     model, _ = _mcp_like(rng, 2.0, "cut")
-    sol = model.solve(forall="cutting_plane", tol=1e-12, max_iter=2)
+    sol = model.solve(forall="cutting_plane", cp_tol=1e-12, cp_max_iter=2)
     assert sol.info["termination"] == "iteration_limit" and sol.status == "iteration_limit"
     assert len(sol.history) == 2
 

@@ -283,7 +283,7 @@ def mcp_bracket(solution, delta, C=None, P=None) -> tuple:
     """The certified interval [F_MCP, upper] containing the exact optimum F* (objective 1/2||w||^2 (+ C sum xi)).
 
     ``solution`` is a cutting-plane solution of `mcp` whose every manifold constraint holds up to ``delta``
-    (``model.solve(forall='cutting_plane', tol=delta)`` with delta < 1: its relative and absolute violations
+    (``model.solve(forall='cutting_plane', cp_tol=delta)`` with delta < 1: its relative and absolute violations
     then coincide; `achieved_violation(solution)` is the smallest valid delta).
 
     * hard margin (``C=None``), Cor. 3: ||w_MCP||^2 <= ||w*||^2 <= ||w_MCP||^2 / (1 - delta)^2, i.e. the same
@@ -597,8 +597,8 @@ def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_
     backend = master_backend(backend)
     sep = _Separation(model)
     t0 = time.perf_counter()
-    sol = model.solve(backend=backend, solver=solver, forall="cutting_plane", tol=delta, max_iter=int(max_iter),
-                      progress=progress, cuts=cuts, violation="absolute", separation=sep,
+    sol = model.solve(backend=backend, solver=solver, forall="cutting_plane", cp_tol=delta,
+                      cp_max_iter=int(max_iter), progress=progress, cuts=cuts, violation="absolute", separation=sep,
                       drop_inactive=drop_inactive, **options)
     elapsed = time.perf_counter() - t0
     term = sol.info["termination"]

@@ -8,7 +8,8 @@ import scipy.sparse as sp
 
 from ...errors import BackendError
 from ..registry import Backend, SolverCapabilities, register
-from .common import apply_options, make_solution
+from .common import make_solution
+from .options import set_options
 
 _STATUS = {
     "Solved": "optimal", "AlmostSolved": "inaccurate",
@@ -44,7 +45,7 @@ def solve_clarabel(problem, solver=None, options=None):
 
     settings = clarabel.DefaultSettings()
     settings.verbose = False
-    apply_options(settings, dict(options or {}), "clarabel")
+    set_options(settings, dict(options or {}), "clarabel")  # time_limit is Clarabel's own setting (seconds)
     P = sp.triu(problem.P, format="csc")
     t0 = time.perf_counter()
     if problem.m == 0:  # Clarabel needs at least one row: add the trivially satisfied 0 <= 1

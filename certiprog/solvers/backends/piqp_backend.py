@@ -19,7 +19,8 @@ import scipy.sparse as sp
 
 from ...errors import BackendError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
-from .common import apply_options, make_solution
+from .common import make_solution
+from .options import pop_time_limit, set_options
 
 SOLVERS = ("auto", "dense", "sparse")
 DENSE_MAX_N = 2000  # dense n x n factorisations above this size cost more than they save
@@ -74,7 +75,11 @@ def solve_piqp(problem, solver=None, options=None):
         conv = lambda M: M.tocsc() if M.shape[0] else None  # noqa: E731
         P = sp.triu(P, format="csc")
     box.settings.verbose = False
-    apply_options(box.settings, dict(options or {}), "piqp")
+    options = dict(options or {})
+    if pop_time_limit(options, "piqp") is not None:
+        raise BackendError("piqp has no time limit (its settings have none, and a running solve cannot be "
+                           "interrupted); use backend='clarabel' (time_limit) or bound the work with max_iter")
+    set_options(box.settings, options, "piqp")
     t0 = time.perf_counter()
     box.setup(P, problem.q, conv(A_eq), b_eq if eq.any() else None, conv(G), None, h if (~eq).any() else None)
     status = box.solve()

@@ -308,7 +308,7 @@ def test_manifolds_index_forall_constraints_exactly():
     for i, M in enumerate((M1, M2)):
         model.add(ForAll(M, lambda u: w @ u >= 1.0), name=f"m{i}")
     exact = model.solve()
-    cut = model.solve(forall="cutting_plane", tol=1e-8, max_iter=200)
+    cut = model.solve(forall="cutting_plane", cp_tol=1e-8, cp_max_iter=200)
     assert exact.status == "optimal" and cut.info["termination"] == "converged"
     assert cut.objective == pytest.approx(exact.objective, rel=1e-5)
     wv = exact.value("w")

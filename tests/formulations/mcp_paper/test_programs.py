@@ -82,7 +82,7 @@ def test_point_manifolds_reduce_to_svm_on_centers():
     ref = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), [cp.multiply(y, c @ w) >= 1])
     ref.solve(solver=cp.CLARABEL)
     assert rel(sol.objective, ref.value) <= 1e-6
-    cut = model.solve(forall="cutting_plane", tol=1e-6)
+    cut = model.solve(forall="cutting_plane", cp_tol=1e-6)
     assert cut.info["termination"] == "converged" and len(cut.history) == 1  # the centers are the first cuts
 
 
@@ -98,7 +98,7 @@ def test_hard_margin_cutting_planes_bracket_and_iterations(q, delta):
     L = manifold_norm_bound(c, U, r, q)
     assert L == pytest.approx(ref_norm_bound(c, U, r, q))
     for cuts in ("worst", "all"):
-        sol = model.solve(forall="cutting_plane", tol=delta, cuts=cuts, max_iter=1000)
+        sol = model.solve(forall="cutting_plane", cp_tol=delta, cuts=cuts, cp_max_iter=1000)
         assert sol.info["termination"] == "converged"
         lo, hi = mcp_bracket(sol, delta)
         # Cor. 3: ||w_MCP||^2 <= ||w*||^2 <= ||w_MCP||^2 / (1 - delta)^2 (same factor on 1/2||w||^2)
@@ -134,7 +134,7 @@ def test_slack_cutting_planes_bracket_and_iterations(q, C):
     model = mcp(c, U, r, y, q=q, C=C)
     F_star = model.solve().objective
     L = manifold_norm_bound(c, U, r, q)
-    sol = model.solve(forall="cutting_plane", tol=delta, cuts="worst", max_iter=2000)
+    sol = model.solve(forall="cutting_plane", cp_tol=delta, cuts="worst", cp_max_iter=2000)
     assert sol.info["termination"] == "converged"
     lo, hi = mcp_bracket(sol, delta, C=C)
     assert (lo, hi) == mcp_bracket(sol, delta, C=C, P=P)
@@ -170,7 +170,7 @@ def test_cor4_printed_proof_step_fails_with_centers():
 def test_bracket_rejects_delta_below_achieved_violation():
     c, U, r, y = ellipsoids(**HARD)
     model = mcp(c, U, r, y, q=2)
-    sol = model.solve(forall="cutting_plane", tol=0.2, cuts="worst")
+    sol = model.solve(forall="cutting_plane", cp_tol=0.2, cuts="worst")
     viol = sol.info["max_violation"]
     assert 0 < viol <= 0.2
     with pytest.raises(InputError, match="achieved worst violation"):
@@ -186,7 +186,7 @@ def test_bracket_of_an_unfinished_run_at_its_achieved_violation():
     c, U, r, y = ellipsoids(**SLACK)
     model = mcp(c, U, r, y, q=2, C=1.0)
     F_star = model.solve().objective
-    sol = model.solve(forall="cutting_plane", tol=1e-9, max_iter=3, cuts="worst")
+    sol = model.solve(forall="cutting_plane", cp_tol=1e-9, cp_max_iter=3, cuts="worst")
     assert sol.status == "iteration_limit"
     viol = achieved_violation(sol)
     assert model.derived(sol).max_violation == pytest.approx(viol)
@@ -438,7 +438,7 @@ def test_generic_solver_rejects_bad_separation_options():
     with pytest.raises(ModelError, match="not a cutting-plane ForAll"):
         model.solve(forall="cutting_plane", separation=foreign)
     # absolute violations: the solver's history is delta_k itself (Alg. 1), relative ones divide by max(1, |.|)
-    sol = model.solve(forall="cutting_plane", tol=0.05, cuts="worst", violation="absolute")
+    sol = model.solve(forall="cutting_plane", cp_tol=0.05, cuts="worst", violation="absolute")
     assert sol.info["violation"] == "absolute" and sol.info["master_time"] > 0
     assert sol.history[0]["added"] and sol.history[0]["added"][0]["violation"] == sol.history[0]["max_violation"]
 
