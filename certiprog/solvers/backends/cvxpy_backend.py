@@ -19,6 +19,7 @@ from ...model.cones import svec
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
 from .common import make_solution
+from .options import check_value, pop_time_limit
 
 _STATUS = {
     "optimal": "optimal", "optimal_inaccurate": "inaccurate",
@@ -119,39 +120,103 @@ def _refusal(msg: str) -> bool:
     return any(k in m for k in ("cannot solve", "size-limited", "size limit", "licen", "not installed"))
 
 
+#: where each solver reads a time limit in seconds: an option name, or (dict option, key) for nested ones
+TIME_LIMIT = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit", "GUROBI": "TimeLimit",
+              "HIGHS": "time_limit", "SCIP": ("scip_params", "limits/time"),
+              "MOSEK": ("mosek_params", "MSK_DPAR_OPTIMIZER_MAX_TIME"), "SCIPY": ("scipy_options", "time_limit")}
+#: solvers whose infeasible answers carry a Farkas ray in CVXPY's constraint duals (read back as the certificate)
+FARKAS = {"CLARABEL", "SCS", "ECOS", "MOSEK"}
+#: options certiprog sets unless the caller does: Gurobi decides infeasible vs unbounded (no INF_OR_UNBD)
+DEFAULTS = {"GUROBI": {"DualReductions": 0}}
+
+
+def solver_options(solver: str, options: dict) -> tuple[dict, float | None]:
+    """(the options CVXPY passes on, time limit) for ``solver``: values checked (`options.check_value`), certiprog's
+    defaults added, ``time_limit`` moved to the solver's own option (TIME_LIMIT)."""
+    what = f"cvxpy/{solver}"
+    options = dict(options)
+    t = pop_time_limit(options, what)
+    for k, v in options.items():
+        if not isinstance(v, dict):
+            check_value(what, k, v)
+    options = {**DEFAULTS.get(solver, {}), **options}
+    if t is not None:
+        where = TIME_LIMIT.get(solver)
+        if where is None:
+            able = sorted(TIME_LIMIT)
+            raise BackendError(f"CVXPY solver {solver} has no time limit; solvers that take time_limit: {able}")
+        if isinstance(where, tuple):
+            outer, key = where
+            options[outer] = {**dict(options.get(outer) or {}), key: t}
+        else:
+            options[where] = t
+    return options, t
+
+
+def _gurobi_licence_error(problem, exc) -> BackendError | None:
+    """A BackendError naming gurobipy's size-limited licence when it is the likely cause of a failed solve
+    (CVXPY reports that only as 'Solver GUROBI failed'); None when the licence is a full one or cannot matter."""
+    from ..registry import needs
+
+    if not licences._gurobi_state()[1]:
+        return None
+    why = licences.gurobi_size_limit(needs(problem))
+    if why is None and problem.n + problem.m <= licences.GUROBI_RESTRICTED[1]:
+        return None
+    lin, quad = licences.GUROBI_RESTRICTED
+    why = why or (f"likely too large for gurobipy's size-limited licence once CVXPY has rewritten it ({problem.n} "
+                  f"variables and {problem.m} rows here; limits {lin} variables/constraints, {quad} with quadratic "
+                  "terms)")
+    return BackendError(f"CVXPY solver GUROBI: {why}; CVXPY said: {str(exc).rstrip('.')}. Use a full Gurobi licence, or another "
+                        "solver (backend='clarabel')")
+
+
 def solve_cvxpy(problem, solver=None, options=None):
-    """Solve on the CVXPY solver ``solver``; None: the one certiprog chooses (`certiprog.solvers.solve_conic`)."""
+    """Solve on the CVXPY solver ``solver``; None: the one certiprog chooses (`certiprog.solvers.solve_conic`).
+
+    An infeasible answer of a solver in FARKAS carries its ray as ``sol.certificate`` (certiprog's z); CVXPY
+    returns no primal ray for unbounded answers. ``time_limit`` goes to the solver's own option (TIME_LIMIT)."""
     import cvxpy as cp
 
     if solver is None:
         from .. import solve_conic
 
         return solve_conic(problem, "cvxpy", None, **dict(options or {}))
+    solver = solver.upper()
+    opts, t_limit = solver_options(solver, dict(options or {}))
     t0 = time.perf_counter()
     prob, x, cons = build_cvxpy(problem)
     t_build = time.perf_counter() - t0
-    solver = solver.upper()
     if solver not in cp.installed_solvers():
         raise BackendError(f"CVXPY solver {solver!r} is not installed; installed: {cp.installed_solvers()}")
     t1 = time.perf_counter()
+    prob_err = None
     try:
-        prob.solve(solver=solver, **dict(options or {}))
+        prob.solve(solver=solver, **opts)
         key = _STATUS.get(prob.status, "numerical_error")
     except cp.error.SolverError as exc:
         if _refusal(str(exc)):
             raise BackendError(f"CVXPY solver {solver} refused the problem: {exc}") from exc
+        if solver == "GUROBI":
+            err = _gurobi_licence_error(problem, exc)
+            if err is not None:
+                raise err from exc
         key = "numerical_error"
         prob_err = str(exc)
     except Exception as exc:  # a solver's own failure (e.g. MOSEK without a licence): say which and why
         raise BackendError(f"CVXPY solver {solver} could not run: {type(exc).__name__}: {exc}") from exc
-    else:
-        prob_err = None
     elapsed = time.perf_counter() - t1
+    if t_limit is not None and elapsed >= t_limit and key in ("iteration_limit", "numerical_error", "inaccurate"):
+        key = "time_limit"  # CVXPY says user_limit, fails without a point (SCIP) or 'inaccurate' (SCS): the limit
     xv = x.value if x.value is not None else None
     if solver in _UNRELIABLE_DUALS:
         z = None
     else:
         z = np.concatenate([_dual_of(blk, con) for blk, con in cons]) if cons and xv is not None else np.zeros(0)
+    cert = None
+    if key.startswith("infeasible") and solver in FARKAS and cons:
+        ray = np.concatenate([_dual_of(blk, con) for blk, con in cons])
+        cert = ray if np.all(np.isfinite(ray)) else None
     s = problem.b - problem.A @ xv if xv is not None else None
     stats = prob.solver_stats
     info = {"cvxpy_build_time": t_build, "cvxpy_status": prob.status,
@@ -162,19 +227,20 @@ def solve_cvxpy(problem, solver=None, options=None):
         info["error"] = prob_err
     return make_solution(problem, key, xv, z, s, backend="cvxpy", solver=solver,
                          version=cp.__version__, iterations=getattr(stats, "num_iters", None),
-                         solve_time=elapsed, info=info)
+                         solve_time=elapsed, certificate=cert, info=info)
 
 
 _ALL = frozenset({"zero", "nonneg", "soc", "psd", "pow"})
 _SOC = LINEAR | {"soc"}
 #: what each CVXPY solver takes through this backend (checked against the installed ones in the tests); CVXPY
-#: rewrites a quadratic objective into a cone for conic-only solvers, and returns no infeasibility rays
+#: rewrites a quadratic objective into a cone for conic-only solvers; infeasibility rays come back from the FARKAS
+#: solvers (no unboundedness rays: CVXPY keeps no primal point on unbounded answers)
 CAPABILITIES = {
-    "CLARABEL": SolverCapabilities("clarabel", cones=_ALL),
-    "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek),
-    "SCS": SolverCapabilities("scs", cones=_ALL),
+    "CLARABEL": SolverCapabilities("clarabel", cones=_ALL, rays=True),  # infeasibility rays only
+    "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek, rays=True),
+    "SCS": SolverCapabilities("scs", cones=_ALL, rays=True),  # infeasibility rays only
     "CVXOPT": SolverCapabilities("cvxopt", cones=LINEAR | {"soc", "psd"}),
-    "ECOS": SolverCapabilities("ecos", cones=_SOC),
+    "ECOS": SolverCapabilities("ecos", cones=_SOC, rays=True),
     "GUROBI": SolverCapabilities("gurobi", cones=_SOC, licence=licences.gurobi,
                                  size_limit=licences.gurobi_size_limit),
     "SCIP": SolverCapabilities("scip", cones=_SOC, duals=False),  # duals dropped, see _UNRELIABLE_DUALS
