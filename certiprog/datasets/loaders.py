@@ -41,15 +41,6 @@ def _split_label(rows: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def load_keel(path) -> tuple[np.ndarray, np.ndarray]:
-    """A headerless KEEL .dat file (comma-separated, last column the class) as (X, y in {+1,-1})."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"data file {path} not found")
-    rows = [line.split(",") for line in path.read_text().splitlines() if line.strip() and not line.startswith("@")]
-    return _split_label(rows)
-
-
 def load_pima() -> tuple[np.ndarray, np.ndarray]:
     """The embedded Pima diabetes data: X (768 x 8), y = +1 for tested_positive."""
     text = resources.files("certiprog").joinpath("data/pima.dat").read_text()
