@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import re
+import threading
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from ...errors import BackendError, InputError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
 from .common import make_solution
+from .options import check_value, pop_time_limit
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ SOLVERS = {
     "mosek_direct": SolverSpec("mosek", quadratic=True, cones=frozenset({"soc", "pow"}), duals=True, form="kernel",
                                licence="MOSEK"),
 }
+#: each solver's own name for certiprog's ``time_limit`` (seconds)
+TIME_LIMIT = {"highs": "time_limit", "appsi_highs": "time_limit", "scip_direct": "limits/time",
+              "gurobi_direct": "TimeLimit", "mosek_direct": "MSK_DPAR_OPTIMIZER_MAX_TIME"}
+#: one Pyomo solve at a time: two threads solving (even separate models) deadlock in Pyomo's output capture
+_LOCK = threading.RLock()
 ENGINES = {"highs": "highs", "appsi_highs": "highs", "scip_direct": "scip", "gurobi_direct": "gurobi",
            "mosek_direct": "mosek"}
 
@@ -464,6 +471,11 @@ def solve_pyomo(problem, solver=None, options=None, *, form: str | None = None):
         from .. import solve_conic
 
         return solve_conic(problem, "pyomo", None, **dict(options or {}))
+    with _LOCK:  # Pyomo's output capture and the shared model cache are not thread-safe
+        return _solve_named(problem, solver, options, form)
+
+
+def _solve_named(problem, solver, options, form):
     if solver not in SOLVERS:
         raise BackendError(f"unknown pyomo solver {solver!r}; choose from {installed_solvers()}")
     spec = SOLVERS[solver]
@@ -476,6 +488,11 @@ def solve_pyomo(problem, solver=None, options=None, *, form: str | None = None):
         raise BackendError(f"pyomo solver {solver!r} needs the package {spec.package!r}; "
                            f"installed here: {installed_solvers()}")
     options = dict(options or {})
+    t_limit = pop_time_limit(options, f"pyomo/{solver}")
+    for k, v in options.items():
+        check_value(f"pyomo/{solver}", k, v)
+    if t_limit is not None:
+        options[TIME_LIMIT[solver]] = t_limit
     _check_options(solver, options)
     tr, reused = translation_for(problem, form=form)
     info = {"pyomo_build_time": 0.0 if reused else tr.build_time, "pyomo_model_reused": reused,
