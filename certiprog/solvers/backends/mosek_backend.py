@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from ...errors import BackendError, InputError
 from ..registry import Backend, SolverCapabilities, register
 from .common import make_solution
+from .options import check_value, pop_time_limit
 
 log = logging.getLogger(__name__)
 
@@ -340,12 +341,17 @@ def _status_key(mosek, solsta, trm) -> str:
 
 
 def _apply_options(task, options: dict) -> bool:
-    """MOSEK parameters by their generic names (e.g. ``MSK_DPAR_INTPNT_CO_TOL_REL_GAP=1e-10``); ``verbose``."""
+    """MOSEK parameters by their generic names (e.g. ``MSK_DPAR_INTPNT_CO_TOL_REL_GAP=1e-10``); ``verbose``;
+    ``time_limit`` (seconds) is MSK_DPAR_OPTIMIZER_MAX_TIME."""
     import mosek
 
     options = dict(options)
+    t_limit = pop_time_limit(options, "mosek")
+    if t_limit is not None:
+        options["MSK_DPAR_OPTIMIZER_MAX_TIME"] = t_limit
     verbose = bool(options.pop("verbose", False))
     for name, value in options.items():
+        check_value("mosek", str(name), value)
         try:
             task.putparam(str(name), str(value))
         except mosek.Error as exc:

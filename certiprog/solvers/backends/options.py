@@ -25,22 +25,22 @@ def check_value(what: str, name: str, value, current=None) -> None:
     and non-positive values of iteration counts, tolerances and time limits; the error names the option."""
     if isinstance(current, bool):
         if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
-            raise BackendError(f"{what} option {name}={value!r}: expected True or False")
+            raise BackendError(f"{what} option {name}={value!r} rejected: expected True or False")
         return
     if isinstance(current, numbers.Integral) and not isinstance(value, numbers.Integral) or (
             isinstance(current, numbers.Integral) and isinstance(value, bool)):
-        raise BackendError(f"{what} option {name}={value!r}: expected an integer")
+        raise BackendError(f"{what} option {name}={value!r} rejected: expected an integer")
     if isinstance(current, numbers.Real) and not isinstance(value, numbers.Real):
-        raise BackendError(f"{what} option {name}={value!r}: expected a number")
+        raise BackendError(f"{what} option {name}={value!r} rejected: expected a number")
     if isinstance(current, str) and not isinstance(value, str):
-        raise BackendError(f"{what} option {name}={value!r}: expected a string")
+        raise BackendError(f"{what} option {name}={value!r} rejected: expected a string")
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         if not math.isfinite(float(value)):
-            raise BackendError(f"{what} option {name}={value!r}: expected a finite number")
+            raise BackendError(f"{what} option {name}={value!r} rejected: expected a finite number")
         if _must_be_positive(name) and not value > 0:
-            raise BackendError(f"{what} option {name}={value!r}: must be positive")
+            raise BackendError(f"{what} option {name}={value!r} rejected: must be positive")
     elif _must_be_positive(name) and current is None and isinstance(value, str):
-        raise BackendError(f"{what} option {name}={value!r}: expected a positive number")
+        raise BackendError(f"{what} option {name}={value!r} rejected: expected a positive number")
 
 
 def set_options(target, options: dict, what: str) -> None:
