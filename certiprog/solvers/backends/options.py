@@ -30,7 +30,7 @@ def check_value(what: str, name: str, value, current=None) -> None:
     if isinstance(current, numbers.Integral) and not isinstance(value, numbers.Integral) or (
             isinstance(current, numbers.Integral) and isinstance(value, bool)):
         raise BackendError(f"{what} option {name}={value!r} rejected: expected an integer")
-    if isinstance(current, numbers.Real) and not isinstance(value, numbers.Real):
+    if isinstance(current, numbers.Real) and (not isinstance(value, numbers.Real) or isinstance(value, bool)):
         raise BackendError(f"{what} option {name}={value!r} rejected: expected a number")
     if isinstance(current, str) and not isinstance(value, str):
         raise BackendError(f"{what} option {name}={value!r} rejected: expected a string")

@@ -434,6 +434,7 @@ def _check_options(solver: str, options: dict) -> None:
     import highspy
 
     h = highspy.Highs()
+    h.setOptionValue("output_flag", False)  # no "option is unknown" lines on the terminal: the error says it
     for k, v in options.items():
         if h.setOptionValue(k, v) != highspy.HighsStatus.kOk:
             raise BackendError(f"HiGHS rejected the option {k}={v!r} (unknown name or wrong type); see "
