@@ -124,8 +124,9 @@ def _refusal(msg: str) -> bool:
 TIME_LIMIT = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit", "GUROBI": "TimeLimit",
               "HIGHS": "time_limit", "SCIP": ("scip_params", "limits/time"),
               "MOSEK": ("mosek_params", "MSK_DPAR_OPTIMIZER_MAX_TIME"), "SCIPY": ("scipy_options", "time_limit")}
-#: solvers whose infeasible answers carry a Farkas ray in CVXPY's constraint duals (read back as the certificate)
-FARKAS = {"CLARABEL", "SCS", "ECOS", "MOSEK"}
+#: solvers whose infeasible answers carry a Farkas ray in CVXPY's constraint duals (read back as the certificate;
+#: ECOS loses its z on failure in CVXPY 1.9, MOSEK's ray sits in extra_stats["IIS"] and is not read)
+FARKAS = {"CLARABEL", "SCS"}
 #: options certiprog sets unless the caller does: Gurobi decides infeasible vs unbounded (no INF_OR_UNBD)
 DEFAULTS = {"GUROBI": {"DualReductions": 0}}
 
@@ -237,10 +238,10 @@ _SOC = LINEAR | {"soc"}
 #: solvers (no unboundedness rays: CVXPY keeps no primal point on unbounded answers)
 CAPABILITIES = {
     "CLARABEL": SolverCapabilities("clarabel", cones=_ALL, rays=True),  # infeasibility rays only
-    "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek, rays=True),
+    "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek),
     "SCS": SolverCapabilities("scs", cones=_ALL, rays=True),  # infeasibility rays only
     "CVXOPT": SolverCapabilities("cvxopt", cones=LINEAR | {"soc", "psd"}),
-    "ECOS": SolverCapabilities("ecos", cones=_SOC, rays=True),
+    "ECOS": SolverCapabilities("ecos", cones=_SOC),
     "GUROBI": SolverCapabilities("gurobi", cones=_SOC, licence=licences.gurobi,
                                  size_limit=licences.gurobi_size_limit),
     "SCIP": SolverCapabilities("scip", cones=_SOC, duals=False),  # duals dropped, see _UNRELIABLE_DUALS
