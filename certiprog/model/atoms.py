@@ -18,7 +18,7 @@ import scipy.sparse.linalg as spla
 from ..errors import DCPError, InputError, NonConvexError, ShapeError
 from . import coef as cf
 from .expression import (
-    Expression, Parameter, as_constant_array, as_expression, numeric_array, real_scalar, vstack,
+    Expression, Parameter, as_constant_array, as_expression, numeric_array, real_scalar, hstack,
 )
 
 
@@ -194,7 +194,7 @@ class SumSquares(Atom):
         from .constraints import SOC
 
         e = self.args[0].flatten()
-        return [SOC(t + 1.0, vstack([t - 1.0, 2.0 * e]))]
+        return [SOC(t + 1.0, hstack([t - 1.0, 2.0 * e]))]
 
     def quadratic(self):
         return self.args[0].flatten(), None
@@ -229,7 +229,7 @@ class QuadOverLin(Atom):
         from .constraints import SOC
 
         e, y = self.args[0].flatten(), self.args[1].reshape(())
-        return [SOC(t + y, vstack([t - y, 2.0 * e]))]
+        return [SOC(t + y, hstack([t - y, 2.0 * e]))]
 
     def quadratic(self):
         y = self.args[1]
@@ -391,7 +391,7 @@ class QuadForm(Atom):
         n = self.args[0].size
         Lt = cf.lmap(lambda q: psd_factor(q.toarray() if sp.issparse(q) else q, "Q of quad_form").T.reshape(-1), self.Q)
         z = matmul(Expression((n, n), const=Lt), self.args[0])
-        return [SOC(t + 1.0, vstack([t - 1.0, 2.0 * z]))]
+        return [SOC(t + 1.0, hstack([t - 1.0, 2.0 * z]))]
 
     def quadratic(self):
         return self.args[0], self.Q

@@ -42,10 +42,10 @@ class ForAll(Constraint):
         if con.s.size == k:
             return con
         if con.s.size == 1 and k > 1:  # fn is not vectorised: call it per point
-            from .expression import vstack
+            from .expression import hstack
 
             cons = [self.fn(p) for p in P]
-            out = Inequality(vstack([c.lhs.flatten() for c in cons]), vstack([c.rhs.flatten() for c in cons]))
+            out = Inequality(hstack([c.lhs.flatten() for c in cons]), hstack([c.rhs.flatten() for c in cons]))
             return out
         raise ShapeError(f"ForAll: fn returned a constraint of size {con.s.size} for {k} points; it must be scalar per point")
 
