@@ -1,0 +1,138 @@
+"""Paper 000, Sec. 4: the LHM as a neural network (certiprog.formulations.hinge_minimax_paper.network).
+
+Binary mapping (numpy): the network with the derived sufficient gain decides exactly as the LHM on random components
+and points; the paper's unit gain does not; step activations (gain -> infinity) are exact. Multi-class mapping and its
+training (JAX + optax, the ``nn`` extra) are tested only when JAX is installed.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certiprog.errors import CertiprogError, InputError
+from certiprog.formulations.hinge_minimax_paper.network import (binary_network, lhm_decisions, lhm_scores,
+                                                                min_margin, sufficient_gain)
+
+
+def random_components(rng, C, K, d, ragged=False):
+    comps = []
+    for _ in range(C):
+        k = int(rng.integers(1, K + 1)) if ragged else K
+        comps.append((rng.normal(size=(k, d)), rng.normal(size=k)))
+    return comps
+
+
+def lhm_reference(components, X):
+    """Independent reading of Def. 1 with loops: positive iff some component has every w.x + b >= 0."""
+    out = []
+    for x in X:
+        out.append(any(all(float(np.dot(w, x)) + float(bk) >= 0 for w, bk in zip(W, b)) for W, b in components))
+    return np.array(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), C=st.integers(1, 5), K=st.integers(1, 6), d=st.integers(1, 5),
+       ragged=st.booleans())
+def test_sufficient_gain_reproduces_lhm(seed, C, K, d, ragged):
+    rng = np.random.default_rng(seed)
+    comps = random_components(rng, C, K, d, ragged)
+    X = rng.normal(size=(300, d)) * 2
+    s = sufficient_gain(comps, X)
+    net = binary_network(comps, gain=s)
+    expected = lhm_reference(comps, X)
+    np.testing.assert_array_equal(lhm_decisions(comps, X), expected)
+    np.testing.assert_array_equal(net.predict(X), expected)
+    # the OR pre-activation has the step network's sign, with at least the derived margin
+    pre = net.forward(X)["or_pre"]
+    assert np.all((pre > 0) == expected)
+
+
+def test_unit_gain_breaks_the_mapping():
+    # audit item 17: two components (K = 3) neither of which contains the point; with unit-gain sigmoids the AND
+    # outputs stay near 1/2 and the OR unit fires anyway
+    comps = [(np.eye(3), -np.ones(3) * 0.1), (-np.eye(3), -np.ones(3) * 0.1)]
+    X = np.array([[0.0, 0.0, 0.0], [0.05, 0.05, 0.05]])
+    assert not lhm_decisions(comps, X).any()
+    assert binary_network(comps, gain=1.0).predict(X).all()            # the paper's network says positive: wrong
+    assert not binary_network(comps, gain=sufficient_gain(comps, X)).predict(X).any()
+
+
+def test_gain_below_the_layer_bounds_can_fail():
+    # with gain below the AND layer's bound the OR unit fires on a point far outside every component (C = 5, K = 1):
+    # the first layer is near-exact (margin >= 10), the AND pre-activations are -1/(2K) = -1/2, and the OR unit
+    # needs sigma(-s/2) < 1/(2C), i.e. s > 2 log 9; s = log 9 gives AND outputs 1/4 and an OR input 1/4 - 1/10 > 0
+    comps = [(np.array([[1.0]]), np.array([-10.0 - i])) for i in range(5)]
+    X = np.array([[0.0]])
+    s_needed = 2 * np.log(2 * 5 - 1)
+    assert not lhm_decisions(comps, X)[0]
+    assert binary_network(comps, gain=0.5 * s_needed).predict(X)[0]
+    assert not binary_network(comps, gain=sufficient_gain(comps, X)).predict(X)[0]
+
+
+def test_large_gain_is_the_step_network():
+    rng = np.random.default_rng(3)
+    comps = random_components(rng, 3, 4, 2)
+    X = rng.normal(size=(500, 2))
+    net = binary_network(comps, gain=1e12)       # sigmoids saturate to exact 0 / 1 in float64, no overflow warning
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(net.predict(X), lhm_reference(comps, X))
+
+
+def test_layers_are_the_papers():
+    comps = [(np.ones((3, 2)), np.zeros(3)), (np.ones((3, 2)), np.zeros(3))]
+    L = binary_network(comps).layers()
+    np.testing.assert_allclose(L["and_W"], np.kron(np.eye(2), np.full((1, 3), 1 / 3)))
+    np.testing.assert_allclose(L["and_b"], -1 + 1 / 6)
+    np.testing.assert_allclose(L["out_W"], [[0.5, 0.5], [-0.5, -0.5]])
+    np.testing.assert_allclose(L["out_b"], [-0.25, 0.25])
+
+
+def test_scores_and_margin():
+    comps = [(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0.0, -1.0]))]
+    X = np.array([[2.0, 3.0], [2.0, 0.5], [-1.0, 5.0]])
+    np.testing.assert_allclose(lhm_scores(comps, X), [2.0, -0.5, -1.0])
+    assert min_margin(comps, X) == pytest.approx(0.5)
+    # a bare (W, b) is one component
+    np.testing.assert_allclose(lhm_scores(comps[0], X), [2.0, -0.5, -1.0])
+
+
+def test_scale_invariance_of_the_decision():
+    # scaling X and b by 1e8 or 1e-8 changes the margin, so the sufficient gain scales inversely; decisions stay
+    rng = np.random.default_rng(5)
+    comps = random_components(rng, 2, 3, 3)
+    X = rng.normal(size=(200, 3))
+    base = lhm_reference(comps, X)
+    for scale in (1e8, 1e-8):
+        sc = [(W, b * scale) for W, b in comps]
+        Xs = X * scale
+        net = binary_network(sc, gain=sufficient_gain(sc, Xs))
+        np.testing.assert_array_equal(net.predict(Xs), base)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([], "at least one"),
+    ([(np.ones((2, 3)), np.ones(3))], "shape"),
+    ([(np.ones((2, 3)), np.ones(2)), (np.ones((2, 4)), np.ones(2))], "columns"),
+    ([(np.array([[np.nan, 1.0]]), np.ones(1))], "finite"),
+    ([np.ones(3)], "pair"),
+    (None, "list"),
+])
+def test_bad_components(bad, match):
+    with pytest.raises(InputError, match=match):
+        binary_network(bad)
+
+
+def test_bad_points_and_gain():
+    comps = [(np.eye(2), np.zeros(2))]
+    with pytest.raises(InputError, match="shape"):
+        lhm_scores(comps, np.ones((3, 3)))
+    with pytest.raises(InputError, match="finite"):
+        lhm_scores(comps, np.array([[np.nan, 0.0]]))
+    for g in (0.0, -1.0, np.nan, np.inf, True, "2"):
+        with pytest.raises(InputError, match="gain"):
+            binary_network(comps, gain=g)
+    with pytest.raises(InputError, match="on a hyperplane"):
+        sufficient_gain(comps, np.array([[0.0, 1.0]]))
+    with pytest.raises(InputError, match="slack"):
+        sufficient_gain(comps, np.array([[1.0, 1.0]]), slack=0)
+    assert issubclass(InputError, CertiprogError)
