@@ -22,17 +22,17 @@ Background risk, Theorem 1 (with biases ``b`` for the deflated/inflated models o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.linalg as sla
 
 from certiprog.errors import InputError
-from certiprog.model import Model, Record, Variable, hinge, minimize, norm2, sum_squares
+from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize, norm2, sum_squares
 from certiprog import validation as validate
 
 __all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "HingeMinimaxData", "HingeMinimaxSolution",
-           "background_risk", "hinge_minimax", "worst_case_fp"]
+           "background_risk", "hinge_minimax", "set_halfspaces", "set_moments", "worst_case_fp"]
 
 
 def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
@@ -88,6 +88,7 @@ class HingeMinimaxData:
     gamma: float
     bias: bool
     squared_reg: bool
+    params: tuple = field(default=(), repr=False)  # the Parameters (mu, Sigma factor^T) `set_moments` refills
 
     def derive(self, sol) -> HingeMinimaxSolution:
         X, mu, Sigma = self.X, self.mu, self.Sigma
@@ -113,7 +114,8 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     Variables ``w`` (d) and, with ``bias=True``, ``b`` (scalar). Constraint ``'chebyshev'``:
     ``gamma * norm2(L^T w) + mu^T w (+ b) <= 0`` with ``Sigma = L L^T`` (one eigendecomposition; singular Sigma allowed).
     ``lam >= 0``; ``0 < delta < 1``. ``model.data`` is a `HingeMinimaxData`; ``model.derived(sol)`` a
-    `HingeMinimaxSolution`.
+    `HingeMinimaxSolution`. ``mu`` and ``L^T`` are Parameters: `set_moments` moves the model to other background
+    moments without compiling it again (Alg. 1 refits against many conditional moments).
     """
     X = validate.matrix(X_pos, "X_pos", min_rows=1)
     m, d = X.shape
@@ -132,9 +134,26 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     if lam > 0:
         obj = obj + lam * (sum_squares(w) if squared_reg else norm2(w))
     model = Model(minimize(obj), name="hinge_minimax")
-    lhs = gamma * norm2(L.T @ w) + mu @ w
+    mu_p = Parameter(d, "mu", value=mu)
+    LT_p = Parameter((d, d), "Sigma_factor_T", value=L.T)
+    lhs = gamma * norm2(LT_p @ w) + mu_p @ w
     model.add((lhs if b is None else lhs + b) <= 0.0, name="chebyshev")
-    model.data = HingeMinimaxData(X, mu, Sigma, lam, delta, gamma, bool(bias), bool(squared_reg))
+    model.data = HingeMinimaxData(X, mu, Sigma, lam, delta, gamma, bool(bias), bool(squared_reg), (mu_p, LT_p))
+    return model
+
+
+def set_moments(model: Model, mu, Sigma) -> Model:
+    """Move a `hinge_minimax` model to background moments ``mu``, ``Sigma`` (same checks as the builder); the
+    compiled structure is kept, only the Parameters' numbers change. Returns the model."""
+    data = model.data
+    if not isinstance(data, HingeMinimaxData) or len(data.params) != 2:
+        raise InputError("set_moments takes a model built by hinge_minimax")
+    d = data.mu.size
+    mu = validate.vector(mu, "mu", size=d)
+    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
+    data.params[0].value = mu
+    data.params[1].value = L.T
+    model.data = replace(data, mu=mu, Sigma=Sigma)
     return model
 
 
@@ -177,6 +196,7 @@ class BackgroundRiskData:
     mu: np.ndarray
     Sigma: np.ndarray
     Sinv: np.ndarray
+    params: tuple = field(default=(), repr=False)  # the Parameters (W, b) `set_halfspaces` refills
 
     def derive(self, sol) -> BackgroundRiskSolution:
         zv = np.asarray(sol.value("z"), float).reshape(-1)
@@ -198,6 +218,9 @@ def background_risk(W, mu, Sigma, b=None) -> Model:
     Variable ``z`` (d). Objective ``sum_squares(L^{-1} (z - mu))`` with ``Sigma = L L^T`` (Cholesky).
     Constraint ``'halfspaces'``: ``W z + b >= 0``; its dual is the multiplier ``lambda >= 0`` of the
     correctly signed Lagrangian ``(z-mu)^T Σ^{-1} (z-mu) - lambda^T (W z + b)`` (000.md typo 2).
+
+    ``W`` and ``b`` are Parameters: `set_halfspaces` moves the model to another region of the same K without
+    compiling it again (eq. (25) scores many translated regions).
 
     ``model.data`` is a `BackgroundRiskData`, ``model.derived(sol)`` a `BackgroundRiskSolution`. An empty region
     (only possible with b != 0) makes the QP infeasible: the solve reports status ``infeasible`` (then d2 = inf and
@@ -221,6 +244,24 @@ def background_risk(W, mu, Sigma, b=None) -> Model:
 
     z = Variable(d, "z")
     model = Model(minimize(sum_squares(Linv @ z - Linv @ mu)), name="background_risk")
-    model.add(Wm @ z + bb >= 0.0, name="halfspaces")
-    model.data = BackgroundRiskData(Wm, bb, mu, Sigma, Linv.T @ Linv)
+    W_p, b_p = Parameter((K, d), "W", value=Wm), Parameter(K, "b", value=bb)
+    model.add(W_p @ z + b_p >= 0.0, name="halfspaces")
+    model.data = BackgroundRiskData(Wm, bb, mu, Sigma, Linv.T @ Linv, (W_p, b_p))
+    return model
+
+
+def set_halfspaces(model: Model, W, b=None) -> Model:
+    """Move a `background_risk` model to the region ``W z + b >= 0`` (same K and d); the compiled structure is kept.
+    Returns the model."""
+    data = model.data
+    if not isinstance(data, BackgroundRiskData) or len(data.params) != 2:
+        raise InputError("set_halfspaces takes a model built by background_risk")
+    K, d = data.W.shape
+    Wm = validate.matrix(np.reshape(np.asarray(W, dtype=float), (-1, d)) if np.ndim(W) == 1 else W, "W", cols=d)
+    if Wm.shape[0] != K:
+        raise InputError(f"W has {Wm.shape[0]} rows; this model was built for K = {K}")
+    bb = np.zeros(K) if b is None else validate.vector(b, "b", size=K)
+    data.params[0].value = Wm
+    data.params[1].value = bb
+    model.data = replace(data, W=Wm, b=bb)
     return model
