@@ -15,7 +15,7 @@ from .atoms import (
 )
 from .cones import Cone
 from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
-from .expression import Expression, Parameter, Variable, as_expression, hstack, matmul, vstack
+from .expression import Expression, Parameter, Variable, as_expression, concatenate, hstack, matmul, stack, vstack
 from .forall import ForAll
 from .index_sets import IndexSet, LqEllipsoid, OracleSet, PointCloud
 from .model import Model, Objective, maximize, minimize
@@ -25,6 +25,6 @@ __all__ = [
     "Cone", "Constraint", "Equality", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
     "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowerCone3D", "PSD", "Record", "SOC",
     "Variable",
-    "abs_", "as_expression", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",
-    "norm2", "norm_inf", "pnorm", "pos", "psd_factor", "quad_form", "quad_over_lin", "sum_squares", "vstack",
+    "abs_", "as_expression", "concatenate", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",
+    "norm2", "norm_inf", "pnorm", "pos", "psd_factor", "quad_form", "quad_over_lin", "stack", "sum_squares", "vstack",
 ]

@@ -603,31 +603,101 @@ def _expression_list(exprs, what: str) -> list:
     return [as_expression(e) for e in items]
 
 
-def hstack(exprs) -> Expression:
-    """Stack along the last axis (vectors are concatenated)."""
-    exprs = _expression_list(exprs, "hstack")
-    if all(e.ndim <= 1 for e in exprs):
-        return vstack([e.flatten() for e in exprs])
-    return vstack([e.T for e in exprs]).T
+def _axis(axis, ndim: int, what: str) -> int:
+    """An axis in [-ndim, ndim) as a nonnegative int, or a ShapeError naming ``what``."""
+    if not _is_int(axis) or not -ndim <= axis < ndim:
+        raise ShapeError(f"{what}: axis must be an integer in [{-ndim}, {ndim}) here; got {axis!r}")
+    return int(axis) % ndim
+
+
+def concatenate(exprs, axis=0) -> Expression:
+    """Join expressions along an existing axis, as ``numpy.concatenate`` (``axis=None`` flattens them first).
+
+    All pieces must have the same number of dimensions (at least 1) and equal sides except along ``axis``.
+    """
+    exprs = _expression_list(exprs, "concatenate")
+    if not exprs:
+        raise ShapeError("concatenate needs at least one expression")
+    if axis is None:
+        exprs, axis = [e.flatten() for e in exprs], 0
+    ndims = {e.ndim for e in exprs}
+    if len(ndims) != 1:
+        raise ShapeError(f"concatenate: all pieces need the same number of dimensions; got shapes "
+                         f"{[e.shape for e in exprs]} (reshape the vectors, or use vstack / hstack)")
+    ndim = ndims.pop()
+    if ndim == 0:
+        raise ShapeError("concatenate: scalars have no axis to join along; use hstack or stack")
+    axis = _axis(axis, ndim, "concatenate")
+    others = {e.shape[:axis] + e.shape[axis + 1:] for e in exprs}
+    if len(others) != 1:
+        raise ShapeError(f"concatenate along axis {axis}: the other sides must agree; got shapes "
+                         f"{[e.shape for e in exprs]}")
+    shape = list(exprs[0].shape)
+    shape[axis] = sum(e.shape[axis] for e in exprs)
+    shape = _shape(tuple(shape))
+    starts = np.cumsum([0] + [e.size for e in exprs])
+    joined = _join_flat(exprs, int(starts[-1]))
+    if axis == 0:  # C order: the pieces' entries are already in place
+        return joined.reshape(shape)
+    src = np.concatenate([np.arange(a, a + e.size).reshape(e.shape) for a, e in zip(starts, exprs)], axis=axis)
+    return joined._select(src.reshape(-1), shape)
+
+
+def _join_flat(exprs, total: int) -> Expression:
+    """The pieces' flattened entries end to end: one stacked coefficient per variable (no pairwise sums)."""
+    variables = {}
+    for e in exprs:
+        variables.update(dict.fromkeys(e.terms))
+    terms = {}
+    for v in variables:
+        blocks = [e.terms.get(v, sp.csr_matrix((e.size, v.n_free))) for e in exprs]
+        terms[v] = cf.lmap(lambda *bs: sp.vstack([cf.to_csr(b) for b in bs], format="csr"), *blocks)
+    const = cf.lmap(lambda *cs: np.concatenate([np.asarray(c, float).reshape(-1) for c in cs]),
+                    *[e.const for e in exprs])
+    nonlin, start = [], 0
+    for e in exprs:
+        for S, atom in e.nonlin:
+            S = sp.coo_matrix(S)
+            nonlin.append((sp.csr_matrix((S.data, (S.row + start, S.col)), shape=(total, S.shape[1])), atom))
+        start += e.size
+    return Expression((total,), terms, const, nonlin)
 
 
 def vstack(exprs) -> Expression:
-    """Stack along the first axis (vectors are concatenated)."""
+    """Stack as rows, as ``numpy.vstack``: scalars and vectors become rows (n,) -> (1, n), matrices keep theirs.
+
+    ``vstack([x, y])`` of two vectors of length n is (2, n), not a vector of length 2n: use ``hstack`` or
+    ``concatenate`` to join vectors end to end.
+    """
     exprs = _expression_list(exprs, "vstack")
     if not exprs:
         raise ShapeError("vstack needs at least one expression")
-    if all(e.ndim <= 1 for e in exprs):
-        shape = (sum(e.size for e in exprs),)
-    else:
-        cols = {e.shape[1] for e in exprs if e.ndim == 2}
-        if len(cols) != 1 or any(e.ndim != 2 for e in exprs):
-            raise ShapeError(f"vstack: incompatible shapes {[e.shape for e in exprs]}")
-        shape = (sum(e.shape[0] for e in exprs), cols.pop())
-    total = _size(shape)
-    out = Expression(shape, const=np.zeros(total))
-    offset = 0
-    for e in exprs:
-        place = sp.csr_matrix((np.ones(e.size), (np.arange(offset, offset + e.size), np.arange(e.size))), shape=(total, e.size))
-        out = out + e.flatten()._linear(place, (total,)).reshape(shape)
-        offset += e.size
-    return out
+    return concatenate([e.reshape((1, e.size)) if e.ndim < 2 else e for e in exprs], axis=0)
+
+
+def hstack(exprs) -> Expression:
+    """Stack along the columns, as ``numpy.hstack``: scalars and vectors are joined end to end into a vector,
+    matrices side by side (mixing vectors and matrices is a ShapeError, as in numpy)."""
+    exprs = _expression_list(exprs, "hstack")
+    if not exprs:
+        raise ShapeError("hstack needs at least one expression")
+    exprs = [e.reshape((1,)) if e.ndim == 0 else e for e in exprs]
+    return concatenate(exprs, axis=0 if exprs[0].ndim == 1 else 1)
+
+
+def stack(exprs, axis=0) -> Expression:
+    """Join equal-shape expressions along a new axis, as ``numpy.stack`` (results of at most 2 dimensions:
+    scalars into a vector, vectors into a matrix, one per row for ``axis=0`` and per column for ``axis=1``)."""
+    exprs = _expression_list(exprs, "stack")
+    if not exprs:
+        raise ShapeError("stack needs at least one expression")
+    shapes = {e.shape for e in exprs}
+    if len(shapes) != 1:
+        raise ShapeError(f"stack: all pieces need the same shape; got {[e.shape for e in exprs]}")
+    shape = shapes.pop()
+    if len(shape) >= 2:
+        raise ShapeError(f"stack of pieces of shape {shape} would have 3 dimensions; certiprog expressions have at "
+                         "most 2 (use vstack / hstack / concatenate to join matrices)")
+    axis = _axis(axis, len(shape) + 1, "stack")
+    new = shape[:axis] + (1,) + shape[axis:]
+    return concatenate([e.reshape(new) for e in exprs], axis=axis)

@@ -35,7 +35,8 @@ def test_affine_algebra_matches_numpy():
         (c @ x, c @ xv),
         (x @ c, xv @ c),
         (X[:3, :].trace(), np.trace(Xv[:3, :])),
-        (vstack([x, c]), np.concatenate([xv, c])),
+        (hstack([x, c]), np.concatenate([xv, c])),
+        (vstack([x, c]), np.vstack([xv, c])),
         (hstack([X, X[:, :1]]), np.hstack([Xv, Xv[:, :1]])),
         (X + x, Xv + xv),  # broadcasting
         (-(x[0]) + x, -xv[0] + xv),
