@@ -35,10 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from certiprog.errors import InputError
+from certiprog.errors import BackendError, InputError
 
-__all__ = ["BinaryNetwork", "as_components", "binary_network", "lhm_decisions", "lhm_scores", "min_margin",
-           "sufficient_gain"]
+__all__ = ["BinaryNetwork", "MultiClassNetwork", "NetworkLibraryMissing", "TrainingHistory", "as_components",
+           "binary_network", "lhm_decisions", "lhm_scores", "min_margin", "multiclass_network", "require_jax",
+           "sufficient_gain", "train_multiclass"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -200,3 +201,207 @@ def binary_network(components, gain: float = 1.0) -> BinaryNetwork:
     for a in (W, b, K, owner):
         a.setflags(write=False)
     return BinaryNetwork(W, b, owner, K, float(gain))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The multi-class network of Sec. 4.2
+# ----------------------------------------------------------------------------------------------------------------
+class NetworkLibraryMissing(BackendError):
+    """JAX / optax (the ``nn`` extra) are needed to train the multi-class network and are not installed."""
+
+
+def require_jax():
+    """``(jax, jax.numpy, optax)``; NetworkLibraryMissing saying how to install them otherwise."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import optax
+    except ImportError as exc:
+        raise NetworkLibraryMissing(
+            f"training the LHM network needs JAX and optax ({exc}); install the extra: pip install "
+            "'certiprog[nn]' (or pip install jax optax)") from None
+    return jax, jnp, optax
+
+
+@dataclass(frozen=True, eq=False)
+class MultiClassNetwork:
+    """Sec. 4.2's network: G classes, class g an LHM with components of K hyperplanes each.
+
+    Layers: hyperplane units ``h = sigmoid(gain (X W^T + b))`` (U = all hyperplanes of all classes); one AND unit
+    per component, the paper's weights 1/K and bias -1 + 1/(2K) times ``2K`` (so its pre-activation is +-1 on step
+    inputs) times ``gain``, fixed; G output logits ``a V^T + c`` (trained with the first layer by cross-entropy).
+    ``owner`` (U,) is each unit's component, ``K`` (M,) the hyperplanes per component, ``component_class`` (M,)
+    each component's class. Arrays are numpy; `forward` is numpy, `train_multiclass` trains with JAX."""
+
+    W: np.ndarray
+    b: np.ndarray
+    V: np.ndarray
+    c: np.ndarray
+    owner: np.ndarray
+    K: np.ndarray
+    component_class: np.ndarray
+    gain: float
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.V.shape[0])
+
+    def params(self) -> dict:
+        """The trained parameters ``{W, b, V, c}``."""
+        return dict(W=self.W, b=self.b, V=self.V, c=self.c)
+
+    def with_params(self, params: dict) -> "MultiClassNetwork":
+        """The same layout with other parameters (shapes checked)."""
+        new = {k: np.array(params[k], dtype=float) for k in ("W", "b", "V", "c")}
+        for k, v in new.items():
+            if v.shape != getattr(self, k).shape:
+                raise InputError(f"parameter {k}: shape {v.shape}, expected {getattr(self, k).shape}")
+            v.setflags(write=False)
+        return MultiClassNetwork(**new, owner=self.owner, K=self.K, component_class=self.component_class,
+                                 gain=self.gain)
+
+    def and_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """The fixed AND layer: ``(A (M, U), a0 (M,))``, pre-activation ``h A^T + a0`` = 2 sum h - 2K + 1."""
+        M, U = self.K.size, self.W.shape[0]
+        A = np.zeros((M, U))
+        A[self.owner, np.arange(U)] = 2.0
+        return A, 1.0 - 2.0 * self.K
+
+    def forward(self, X) -> dict:
+        """``hidden`` (n, U), ``and_`` (n, M), ``logits`` (n, G) (numpy)."""
+        X = _points(X, self.W.shape[1])
+        A, a0 = self.and_matrix()
+        hidden = expit(self.gain * (X @ self.W.T + self.b))
+        and_ = expit(self.gain * (hidden @ A.T + a0))
+        return dict(hidden=hidden, and_=and_, logits=and_ @ self.V.T + self.c)
+
+    def predict(self, X) -> np.ndarray:
+        """Index of the largest logit per row."""
+        return np.argmax(self.forward(X)["logits"], axis=1)
+
+
+def multiclass_network(class_components, gain: float = 4.0, off_scale: float = 0.01,
+                       random_state=None) -> MultiClassNetwork:
+    """Sec. 4.2's network initialised from per-class LHMs: ``class_components[g]`` is class g's list of
+    ``(W (K, d), b (K,))``. The output weights are 1 from a class's own components and N(0, off_scale^2)
+    elsewhere (the paper's "very small values from a Gaussian"), biases 0."""
+    try:
+        per_class = [as_components(comps) for comps in class_components]
+    except TypeError:
+        raise InputError("class_components must be a list (one entry per class) of component lists") from None
+    if len(per_class) < 2:
+        raise InputError(f"a multi-class network needs at least 2 classes, got {len(per_class)}")
+    d = per_class[0][0][0].shape[1]
+    for g, comps in enumerate(per_class):
+        if comps[0][0].shape[1] != d:
+            raise InputError(f"class {g}: components have d = {comps[0][0].shape[1]}, class 0 has d = {d}")
+    if isinstance(gain, bool) or not np.isfinite(gain) or gain <= 0:
+        raise InputError(f"gain must be a positive finite number, got {gain!r}")
+    if not (np.isfinite(off_scale) and off_scale >= 0):
+        raise InputError(f"off_scale must be a nonnegative number, got {off_scale!r}")
+    flat = [comp for comps in per_class for comp in comps]
+    component_class = np.repeat(np.arange(len(per_class)), [len(comps) for comps in per_class])
+    K = np.array([W.shape[0] for W, _ in flat])
+    rng = np.random.default_rng(random_state)
+    V = rng.normal(scale=off_scale, size=(len(per_class), len(flat))) if off_scale > 0 else \
+        np.zeros((len(per_class), len(flat)))
+    V[component_class, np.arange(len(flat))] = 1.0
+    arrays = dict(W=np.vstack([W for W, _ in flat]), b=np.concatenate([b for _, b in flat]), V=V,
+                  c=np.zeros(len(per_class)), owner=np.repeat(np.arange(len(flat)), K), K=K,
+                  component_class=component_class)
+    for a in arrays.values():
+        a.setflags(write=False)
+    return MultiClassNetwork(**arrays, gain=float(gain))
+
+
+@dataclass(frozen=True)
+class TrainingHistory:
+    """Per epoch: mean cross-entropy over the mini-batches and the training accuracy after the epoch."""
+
+    loss: tuple
+    accuracy: tuple
+    initial_loss: float
+    initial_accuracy: float
+
+
+def _labels_index(y, n: int, G: int) -> np.ndarray:
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise InputError(f"y must have shape ({n},), got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= G:
+        raise InputError(f"y must hold class indices 0..{G - 1}")
+    return y.astype(np.int32)
+
+
+def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_rate: float = 1e-2,
+                     batch_size: int = 128, random_state=None, features=None):
+    """Train the first layer and the output layer of ``net`` end to end with softmax cross-entropy (Adam, optax).
+
+    ``y`` holds class indices 0..G-1. ``features = (apply, params)``, optional: a JAX function ``apply(params, X)``
+    giving the (n, d) inputs of the network (e.g. a pre-trained feature extractor), trained jointly with it.
+    Returns ``(net, history)`` or, with features, ``(net, feature_params, history)``. Needs the ``nn`` extra."""
+    jax, jnp, optax = require_jax()
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"{name} must be a positive integer, got {v!r}")
+    if not (np.isfinite(learning_rate) and learning_rate > 0):
+        raise InputError(f"learning_rate must be a positive number, got {learning_rate!r}")
+    X = np.asarray(X, dtype=np.float32)
+    if X.ndim < 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):
+        raise InputError(f"X must be a finite array with one row per sample, got shape {X.shape}")
+    if features is None and X.shape[1:] != (net.W.shape[1],):
+        raise InputError(f"X must have {net.W.shape[1]} columns (the hyperplanes' d), got shape {X.shape}")
+    n = X.shape[0]
+    yi = _labels_index(y, n, net.n_classes)
+    A, a0 = (jnp.asarray(v, dtype=jnp.float32) for v in net.and_matrix())
+    gain = float(net.gain)
+    apply_f, fparams = features if features is not None else (None, None)
+
+    def logits_fn(params, xb):
+        z = xb if apply_f is None else apply_f(params["features"], xb)
+        h = jax.nn.sigmoid(gain * (z @ params["W"].T + params["b"]))
+        a = jax.nn.sigmoid(gain * (h @ A.T + a0))
+        return a @ params["V"].T + params["c"]
+
+    def loss_fn(params, xb, yb):
+        return optax.softmax_cross_entropy_with_integer_labels(logits_fn(params, xb), yb).mean()
+
+    params = {k: jnp.asarray(v, dtype=jnp.float32) for k, v in net.params().items()}
+    if apply_f is not None:
+        params["features"] = fparams
+    opt = optax.adam(learning_rate)
+    state = opt.init(params)
+
+    @jax.jit
+    def step(params, state, xb, yb):
+        loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
+        updates, state = opt.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss
+
+    @jax.jit
+    def evaluate(params, xb, yb):
+        lg = logits_fn(params, xb)
+        return (optax.softmax_cross_entropy_with_integer_labels(lg, yb).mean(),
+                jnp.mean(jnp.argmax(lg, axis=1) == yb))
+
+    Xj, yj = jnp.asarray(X), jnp.asarray(yi)
+    init_loss, init_acc = (float(v) for v in evaluate(params, Xj, yj))
+    rng = np.random.default_rng(random_state)
+    bs = min(int(batch_size), n)
+    losses, accs = [], []
+    for _ in range(int(epochs)):
+        order = rng.permutation(n)
+        batch_losses = []
+        for start in range(0, n - bs + 1, bs):  # full batches only: one compiled shape
+            idx = order[start:start + bs]
+            params, state, loss = step(params, state, Xj[idx], yj[idx])
+            batch_losses.append(float(loss))
+        if not np.all(np.isfinite(batch_losses)):
+            raise InputError("training diverged (non-finite loss); lower learning_rate or gain")
+        losses.append(float(np.mean(batch_losses)))
+        accs.append(float(evaluate(params, Xj, yj)[1]))
+    history = TrainingHistory(tuple(losses), tuple(accs), init_loss, init_acc)
+    trained = net.with_params({k: np.asarray(params[k], dtype=float) for k in ("W", "b", "V", "c")})
+    if apply_f is not None:
+        return trained, params["features"], history
+    return trained, history

@@ -4,6 +4,8 @@ Binary mapping (numpy): the network with the derived sufficient gain decides exa
 and points; the paper's unit gain does not; step activations (gain -> infinity) are exact. Multi-class mapping and its
 training (JAX + optax, the ``nn`` extra) are tested only when JAX is installed.
 """
+import importlib.util
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -136,3 +138,140 @@ def test_bad_points_and_gain():
     with pytest.raises(InputError, match="slack"):
         sufficient_gain(comps, np.array([[1.0, 1.0]]), slack=0)
     assert issubclass(InputError, CertiprogError)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Multi-class network (Sec. 4.2)
+# ------------------------------------------------------------------------------------------------------------------
+from certiprog.formulations.hinge_minimax_paper.network import (MultiClassNetwork, NetworkLibraryMissing,  # noqa: E402
+                                                                multiclass_network, train_multiclass)
+
+
+def box(center, half):
+    """A K = 4 component: the square |x - center|_inf <= half as 4 half-spaces."""
+    W = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    c = np.asarray(center, float)
+    return W, np.array([half - c[0], half + c[0], half - c[1], half + c[1]])
+
+
+def three_classes(n_per=120, seed=0):
+    """Class 0: two blobs (two components), classes 1 and 2: one blob each."""
+    rng = np.random.default_rng(seed)
+    centers = [[-3, -3], [3, 3], [-3, 3], [3, -3]]
+    labels = [0, 0, 1, 2]
+    X = np.vstack([rng.normal(c, 0.6, size=(n_per, 2)) for c in centers])
+    y = np.repeat(labels, n_per)
+    comps = [[box(centers[0], 1.5), box(centers[1], 1.5)], [box(centers[2], 1.5)], [box(centers[3], 1.5)]]
+    return X, y, comps
+
+
+def test_multiclass_layout_and_forward():
+    X, y, comps = three_classes()
+    net = multiclass_network(comps, gain=4.0, off_scale=0.0)
+    assert isinstance(net, MultiClassNetwork)
+    assert net.W.shape == (16, 2) and net.V.shape == (3, 4) and net.n_classes == 3
+    np.testing.assert_array_equal(net.component_class, [0, 0, 1, 2])
+    np.testing.assert_array_equal(net.V, [[1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    A, a0 = net.and_matrix()
+    # the AND pre-activation is +1 when all K inputs are 1 and -1 when one is 0 (step inputs)
+    assert (np.ones(16) @ A.T + a0)[0] == 1.0 and (np.r_[0.0, np.ones(15)] @ A.T + a0)[0] == -1.0
+    # with a large gain the initial network is the argmax of the per-class LHM decisions on this separable data
+    big = multiclass_network(comps, gain=50.0, off_scale=0.0)
+    assert np.mean(big.predict(X) == y) > 0.97
+
+
+def test_multiclass_bad_input():
+    _, _, comps = three_classes()
+    with pytest.raises(InputError, match="at least 2 classes"):
+        multiclass_network(comps[:1])
+    with pytest.raises(InputError, match="d = "):
+        multiclass_network([comps[0], [(np.ones((2, 3)), np.zeros(2))]])
+    with pytest.raises(InputError, match="gain"):
+        multiclass_network(comps, gain=-1)
+
+
+def test_missing_library_is_a_clear_error(monkeypatch):
+    import sys
+
+    X, y, comps = three_classes(10)
+    for mod in ("jax", "jax.numpy", "optax"):
+        monkeypatch.setitem(sys.modules, mod, None)
+    with pytest.raises(NetworkLibraryMissing, match=r"certiprog\[nn\]"):
+        train_multiclass(multiclass_network(comps), X, y, epochs=1)
+    from certiprog.formulations.hinge_minimax_paper.estimator_net import LHMNetClassifier
+    with pytest.raises(CertiprogError, match="nn"):
+        LHMNetClassifier(init_components=comps).fit(X, y)
+
+
+needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None or importlib.util.find_spec("optax") is None,
+                               reason="the nn extra (jax, optax) is not installed")
+
+
+@needs_jax
+def test_training_lowers_the_loss_and_matches_numpy():
+    X, y, comps = three_classes(seed=1)
+    net = multiclass_network(comps, gain=2.0, off_scale=0.01, random_state=0)
+    # JAX's initial loss equals the numpy forward pass's
+    lg = net.forward(X)["logits"]
+    lse = np.log(np.exp(lg).sum(axis=1))
+    trained, hist = train_multiclass(net, X, y, epochs=15, learning_rate=0.05, batch_size=64, random_state=0)
+    assert hist.initial_loss == pytest.approx(np.mean(lse - lg[np.arange(len(y)), y]), rel=1e-4)
+    assert len(hist.loss) == 15 and hist.loss[-1] < 0.5 * hist.initial_loss
+    assert hist.accuracy[-1] >= hist.initial_accuracy and hist.accuracy[-1] > 0.97
+    assert np.mean(trained.predict(X) == y) == pytest.approx(hist.accuracy[-1], abs=1e-6)
+    # the layout is unchanged, the first layer moved
+    np.testing.assert_array_equal(trained.owner, net.owner)
+    assert not np.allclose(trained.W, net.W)
+    # seeded: the same run twice gives the same parameters
+    again, _ = train_multiclass(net, X, y, epochs=15, learning_rate=0.05, batch_size=64, random_state=0)
+    np.testing.assert_allclose(again.W, trained.W)
+
+
+@needs_jax
+def test_training_with_a_feature_extractor():
+    import jax.numpy as jnp
+
+    X, y, comps = three_classes(seed=2)
+    rot = np.array([[0.0, -1.0], [1.0, 0.0]])   # inputs rotated; the extractor starts as the inverse rotation
+
+    def apply(p, xb):
+        return xb @ p["A"]
+
+    net = multiclass_network(comps, gain=2.0, random_state=0)
+    trained, fparams, hist = train_multiclass(net, X @ rot.T, y, epochs=10, learning_rate=0.05, batch_size=64,
+                                              random_state=0, features=(apply, {"A": jnp.asarray(rot)}))
+    assert hist.initial_accuracy > 0.97 and hist.loss[-1] < hist.initial_loss
+    assert not np.allclose(np.asarray(fparams["A"]), rot)   # the extractor was trained too
+
+
+@needs_jax
+def test_training_bad_input():
+    X, y, comps = three_classes(10)
+    net = multiclass_network(comps)
+    with pytest.raises(InputError, match="class indices"):
+        train_multiclass(net, X, y + 1, epochs=1)
+    with pytest.raises(InputError, match="epochs"):
+        train_multiclass(net, X, y, epochs=0)
+    with pytest.raises(InputError, match="columns"):
+        train_multiclass(net, np.ones((len(y), 3)), y, epochs=1)
+    with pytest.raises(InputError, match="finite"):
+        train_multiclass(net, np.full_like(X, np.nan), y, epochs=1)
+
+
+@needs_jax
+def test_lhm_net_classifier_from_given_components():
+    from certiprog.formulations.hinge_minimax_paper.estimator_net import LHMNetClassifier
+
+    X, y, comps = three_classes(seed=3)
+    names = np.array(["a", "b", "c"])[y]
+    clf = LHMNetClassifier(init_components=comps, gain=2.0, epochs=8, learning_rate=0.05, batch_size=64,
+                           random_state=0).fit(X, names)
+    np.testing.assert_array_equal(clf.classes_, ["a", "b", "c"])
+    assert np.mean(clf.predict(X) == names) > 0.97
+    P = clf.predict_proba(X)
+    assert P.shape == (len(y), 3) and np.allclose(P.sum(axis=1), 1)
+    assert clf.decision_function(X).shape == (len(y), 3)
+    with pytest.raises(InputError, match="entries"):
+        LHMNetClassifier(init_components=comps[:2]).fit(X, names)
+    with pytest.raises(InputError, match="2 classes"):
+        LHMNetClassifier(init_components=comps).fit(X, np.zeros(len(y)))

@@ -1,0 +1,97 @@
+"""`LHMNetClassifier`: paper 000's multi-class LHM network (Sec. 4.2) as a scikit-learn classifier.
+
+fit: one LHM per class (one-vs-rest, the rest as the background; `LHMClassifier` with ``C``, ``K`` and
+``lhm_params``), or the components given in ``init_components``; map them to the network of
+`network.multiclass_network`; train it end to end with cross-entropy (`network.train_multiclass`, JAX + optax: the
+``nn`` extra). Without the extra, fit raises `network.NetworkLibraryMissing` (a CertiprogError) saying how to
+install it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from certiprog.errors import InputError
+
+from .network import as_components, multiclass_network, require_jax, train_multiclass
+
+__all__ = ["LHMNetClassifier"]
+
+
+class LHMNetClassifier(ClassifierMixin, BaseEstimator):
+    """Per-class LHMs mapped to one network (Sec. 4.2) and fine-tuned with cross-entropy.
+
+    Parameters: ``C``, ``K`` (components and hyperplanes per class LHM), ``lhm_params`` (other `LHMClassifier`
+    arguments, a dict), ``init_components`` (optional: per class, in the order of ``np.unique(y)``, a list of
+    ``(W (K, d), b (K,))``; skips the LHM fits), ``gain`` (sigmoid gain of the hidden layers), ``off_scale`` (sd of
+    the initial cross-class output weights), ``epochs``, ``learning_rate``, ``batch_size``, ``random_state``.
+
+    Fitted: ``classes_``, ``components_`` (per class, the initial LHM's components), ``network_`` (the trained
+    `MultiClassNetwork`), ``initial_network_``, ``history_`` (`TrainingHistory`: loss and accuracy per epoch)."""
+
+    def __init__(self, C: int = 2, K: int = 2, lhm_params=None, init_components=None, gain: float = 4.0,
+                 off_scale: float = 0.01, epochs: int = 20, learning_rate: float = 1e-2, batch_size: int = 128,
+                 random_state=None):
+        self.C = C
+        self.K = K
+        self.lhm_params = lhm_params
+        self.init_components = init_components
+        self.gain = gain
+        self.off_scale = off_scale
+        self.epochs = epochs
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.random_state = random_state
+
+    def _class_components(self, X, y) -> list:
+        if self.init_components is not None:
+            comps = list(self.init_components)
+            if len(comps) != len(self.classes_):
+                raise InputError(f"init_components has {len(comps)} entries for {len(self.classes_)} classes")
+            return [as_components(c, d=X.shape[1]) for c in comps]
+        from .estimator import LHMClassifier  # the per-class learner (Alg. 2)
+
+        out = []
+        for g in self.classes_:
+            lhm = LHMClassifier(C=self.C, K=self.K, **dict(self.lhm_params or {}))
+            lhm.fit(X, np.where(y == g, 1, -1))
+            out.append(as_components(lhm.components_, d=X.shape[1]))
+        return out
+
+    def fit(self, X, y):
+        require_jax()  # fail before the LHM fits if the extra is missing
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise InputError(f"LHMNetClassifier needs at least 2 classes, got {len(self.classes_)}")
+        self.components_ = self._class_components(X, y)
+        yi = np.searchsorted(self.classes_, y)
+        self.initial_network_ = multiclass_network(self.components_, gain=self.gain, off_scale=self.off_scale,
+                                                   random_state=self.random_state)
+        seed = np.random.default_rng(self.random_state).integers(2**31)
+        self.network_, self.history_ = train_multiclass(self.initial_network_, X, yi, epochs=self.epochs,
+                                                        learning_rate=self.learning_rate,
+                                                        batch_size=self.batch_size, random_state=int(seed))
+        return self
+
+    def decision_function(self, X) -> np.ndarray:
+        """The network's logits (n, G); for two classes the difference logit_1 - logit_0 (n,)."""
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        logits = self.network_.forward(X)["logits"]
+        return logits[:, 1] - logits[:, 0] if len(self.classes_) == 2 else logits
+
+    def predict_proba(self, X) -> np.ndarray:
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        logits = self.network_.forward(X)["logits"]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        check_is_fitted(self, "network_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.classes_[self.network_.predict(X)]
