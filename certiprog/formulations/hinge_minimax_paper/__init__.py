@@ -10,6 +10,7 @@ from certiprog.papers import Paper
 from .programs import background_risk, hinge_minimax
 
 PAPER = Paper("000", "Hinge-minimax learners (K hyperplanes, latent models)", __name__,
-              claims=(f"{__name__}.claims",), bounds=(f"{__name__}.bounds",))
+              claims=(f"{__name__}.claims",), bounds=(f"{__name__}.bounds",),
+              estimators={"LHMNetClassifier": f"{__name__}.estimator_net"})
 
 __all__ = ["PAPER", "background_risk", "hinge_minimax"]
