@@ -21,7 +21,7 @@ import scipy.sparse as sp
 
 from ..errors import DCPError, ShapeError
 from .cones import Cone
-from .expression import as_expression, hstack, real_scalar
+from .expression import _is_int, as_expression, hstack, real_scalar
 
 
 class Constraint:
@@ -116,22 +116,44 @@ class Equality(Constraint):
 
 
 class SOC(Constraint):
-    """Second-order cone ``||x|| <= t``; with t of shape (k,) and x (k, n): k cones, row-wise."""
+    """Second-order cones ``||x_i|| <= t_i``.
 
-    def __init__(self, t, x):
+    * t a scalar and x a scalar or vector: one cone ``||x|| <= t``;
+    * x a (m, n) matrix, ``axis=1``: one cone per row, ``||x[i, :]|| <= t[i]`` (t of size m);
+    * x a (m, n) matrix, ``axis=0``: one cone per column, ``||x[:, j]|| <= t[j]`` (t of size n), as CVXPY's
+      ``SOC(t, X, axis=0)``;
+    * ``axis=None`` (the default) reads a matrix x row-wise (``axis=1``). CVXPY's default is ``axis=0``
+      (columns): pass ``axis`` explicitly when porting CVXPY code with a matrix x.
+
+    The dual has one row per cone, ``(dual of t_i, dual of x's i-th row or column)``: shape (n_cone + 1,) for
+    one cone, (k, n_cone + 1) for k cones.
+    """
+
+    def __init__(self, t, x, axis=None):
         super().__init__()
         t, x = as_expression(t), as_expression(x)
         if not (t.is_affine and x.is_affine):
             raise DCPError("SOC(t, x) needs affine t and x")
-        if t.size == 1 and x.ndim <= 1:
+        if axis is not None and not (_is_int(axis) and axis in (0, 1)):
+            raise ShapeError(f"SOC's axis must be None, 0 (one cone per column of x) or 1 (one per row); "
+                             f"got {axis!r}")
+        if x.ndim <= 1:
+            if axis == 1:
+                raise ShapeError(f"SOC: axis=1 needs a matrix x (one cone per row); x has shape {x.shape}")
+            if t.size != 1:
+                raise ShapeError(f"SOC: with x of shape {x.shape} (one cone), t must be a scalar; got shape "
+                                 f"{t.shape}")
             self.k, self.n = 1, x.size
             self.s = hstack([t.reshape((1,)), x.flatten()])
-        elif x.ndim == 2 and t.size == x.shape[0]:
-            self.k, self.n = x.shape
-            self.s = hstack([t.reshape((self.k, 1)), x]).flatten()
         else:
-            raise ShapeError(f"SOC: t of shape {t.shape} does not match x of shape {x.shape}")
-        self.t, self.x = t, x
+            rows = x if axis in (None, 1) else x.T
+            if t.size != rows.shape[0]:
+                side = "columns" if axis == 0 else "rows"
+                raise ShapeError(f"SOC: t of shape {t.shape} does not match x of shape {x.shape}: one cone per "
+                                 f"{side} of x (axis={axis}) needs t of size {rows.shape[0]}")
+            self.k, self.n = rows.shape
+            self.s = hstack([t.reshape((self.k, 1)), rows]).flatten()
+        self.t, self.x, self.axis = t, x, axis
 
     def expressions(self):
         return [self.t, self.x]
