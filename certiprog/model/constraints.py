@@ -207,19 +207,30 @@ class PSD(Constraint):
 
 
 class PowerCone3D(Constraint):
-    """``x^alpha * y^(1-alpha) >= |z|``, x, y >= 0, elementwise over equal-size vectors."""
+    """``x^alpha * y^(1-alpha) >= |z|``, x, y >= 0, elementwise over equal-size vectors.
 
-    def __init__(self, x, y, z, alpha: float):
+    ``alpha``: one number in (0, 1), or one per entry (an array of the entries' count); runs of equal
+    values share one cone block, so the rows and the dual (shape (k, 3)) keep the entries' order."""
+
+    def __init__(self, x, y, z, alpha):
         super().__init__()
         x, y, z = (as_expression(a).flatten() for a in (x, y, z))
         if not (x.size == y.size == z.size):
             raise ShapeError(f"PowerCone3D: x, y, z must have equal sizes; got {x.size}, {y.size}, {z.size}")
         if not (x.is_affine and y.is_affine and z.is_affine):
             raise DCPError("PowerCone3D(x, y, z, alpha) needs affine x, y and z")
-        alpha = real_scalar(alpha, "PowerCone3D's alpha")
-        if not 0 < alpha < 1:
+        self.k = x.size
+        if np.ndim(alpha) == 0 or isinstance(alpha, (str, bytes)):
+            a = np.array([real_scalar(alpha, "PowerCone3D's alpha")])
+        else:
+            a = np.array([real_scalar(v, "each PowerCone3D alpha") for v in np.asarray(alpha, dtype=object).ravel()])
+            if a.size != self.k:
+                raise ShapeError(f"PowerCone3D: {a.size} alpha values for {self.k} cones; pass one number or one "
+                                 "per entry")
+        if not np.all((a > 0) & (a < 1)):
             raise DCPError(f"PowerCone3D needs 0 < alpha < 1, got {alpha}")
-        self.alpha, self.k = float(alpha), x.size
+        self.alphas = np.broadcast_to(a, (self.k,)) if a.size == 1 else a
+        self.alpha = float(a[0]) if np.all(a == a[0]) else a
         self.s = hstack([x.reshape((self.k, 1)), y.reshape((self.k, 1)), z.reshape((self.k, 1))]).flatten()
         self.parts = (x, y, z)
 
@@ -227,7 +238,14 @@ class PowerCone3D(Constraint):
         return list(self.parts)
 
     def blocks(self):
-        return [(Cone("pow", 3, self.k, self.alpha), self.s)]
+        if self.k == 0 or np.all(self.alphas == self.alphas[0]):
+            return [(Cone("pow", 3, self.k, float(self.alpha if self.k == 0 else self.alphas[0])), self.s)]
+        out, start = [], 0
+        for i in range(1, self.k + 1):
+            if i == self.k or self.alphas[i] != self.alphas[start]:
+                out.append((Cone("pow", 3, i - start, float(self.alphas[start])), self.s[np.arange(3 * start, 3 * i)]))
+                start = i
+        return out
 
     def dual_shape(self):
         return (self.k, 3)
