@@ -1,0 +1,417 @@
+"""Paper 000, Alg. 1: the K-hyperplane hinge-minimax learner (KHHM), every sub-problem a certified certiprog Model.
+
+The classifier is the intersection ``Q = {x : w_k^T x + b_k >= 0, k = 1..K}`` (Def. 1, with biases: the 2-D
+example of Sec. 5.1.1 needs them; ``bias=False`` gives the paper's homogeneous planes). The fit follows Alg. 1:
+
+* **greedy initialisation**: hyperplane t is eq. (8) (`programs.hinge_minimax`) for all positives against the biased
+  moments of the negatives still inside the intersection of the first t-1 hyperplanes;
+* **refinement rounds**: in each round every hyperplane k in turn is re-trained by eq. (8) against the moments of the
+  negatives inside the intersection of the other K-1; the rounds stop when the empirical background probability
+  P (fraction of training negatives inside Q) stops falling by more than ``eps`` (Alg. 1's rule, with P_0 := the
+  rate after the greedy phase; "t" of the printed loop read as a round over k = 1..K, erratum 15), or after
+  ``max_rounds``.
+
+Where Alg. 1 / Lemma 2 is wrong, this module does what is right (``docs/derivations/000.md`` items 15-16, claims
+000-L2a/000-L2b):
+
+* **Lemma 2's hinge part is false** (000-L2b: a refit can increase ``sum_i max_k hinge_ik``, and neither that nor P is
+  monotone under the printed loop). A refit is therefore a *candidate*, kept according to ``accept``:
+  ``"risk"`` (default) keeps it only if the tracked risk ``R(W) = L^H_S(W) + L^B(W)`` does not increase, so R is
+  non-increasing over the fit by construction. R is eq. (7), the empirical mixed risk of Def. 4: the MEAN over the
+  positives of ``max_k max{0, 1 - w_k^T x - b_k}`` (Def. 2's expectation, as Thm 8 estimates it) plus Thm 1's
+  worst-case background risk under the moments of all negatives. (With eq. (22)'s SUM of hinges instead, the hinge
+  term outweighs any background probability and a refit that accepts everything would be preferred.); ``"background"`` keeps it only if P does not
+  increase (what the printed stopping rule tracks); ``"always"`` is the printed algorithm (tests show where R and P
+  then increase).
+* **Lemma 2's probability part needs a nontrivial refit** (000-L2a): eq. (8) always admits ``w = 0``, which accepts
+  everything. A refit returning the trivial solution is rejected (the old hyperplane stays); in the greedy phase the
+  hyperplane becomes *inactive*.
+* **Undefined steps**: a conditioning set with no negative (the other hyperplanes already reject every training
+  negative) gives eq. (8) without constraint, whose optimum is the constant half-space ``w = 0, b = 1`` (zero hinge,
+  zero regulariser): the hyperplane is *inactive*. One negative gives ``Sigma = 0`` (eq. (8) then rejects that
+  point); ``cov_ridge`` adds ``ridge * I`` to every covariance.
+
+An inactive hyperplane is stored as ``w = 0, b = 1`` (the whole space, also with ``bias=False``): rows of ``W, b``
+keep the shape (K, d) for consumers such as the network mapping of Sec. 4, and the scores (`KHHMFit.decision`) take
+the minimum over the *active* hyperplanes only (an inactive plane would cap every score at 1).
+
+Certification: every eq. (8) and Thm 1 solve is checked by `certiprog.certificates.check` (``certify=True``: KKT
+residuals and the rigorous optimality interval; ``False``: the KKT verdict the solve path computes anyway), and its
+verdict is kept in ``KHHMFit.subproblems``. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and
+the risk is exactly 1: verdict ``exact``). The compiled models are reused: eq. (8)'s moments and Thm 1's (W, b) are
+Parameters (`programs.set_moments`, `programs.set_halfspaces`); no backend takes a warm start (all declare
+``warm_start=False``).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from certiprog import validation as validate
+from certiprog.errors import BackendError, InputError
+
+from .programs import background_risk, hinge_minimax, set_halfspaces, set_moments
+
+__all__ = ["ACCEPT", "BackgroundRiskEvaluator", "KHHMFit", "RoundRecord", "SubProblem", "background_moments",
+           "fit_khhm", "hinge_losses", "inside", "region_scores"]
+
+ACCEPT = ("risk", "background", "always")
+MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Typed results
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class SubProblem:
+    """One certified sub-problem: ``program`` "eq8" or "thm1"; ``stage`` "greedy", "refit", "round" (the Thm 1 risk
+    of the round's model), "accept" (a refit candidate's risk) or "assign" (eq. (25)); ``hyperplane`` k (-1 for
+    Thm 1), ``round``, ``n_background`` (negatives in the conditioning set), ``status`` (the solver's),
+    ``verdict`` (the certificate's), ``objective``, ``interval`` (the rigorous optimality interval, or None),
+    ``seconds`` (solve and check)."""
+
+    program: str
+    stage: str
+    hyperplane: int
+    round: int
+    n_background: int
+    status: str
+    verdict: str
+    objective: float
+    interval: tuple | None
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return dict(program=self.program, stage=self.stage, hyperplane=self.hyperplane, round=self.round,
+                    n_background=self.n_background, status=self.status, verdict=self.verdict,
+                    objective=self.objective, interval=None if self.interval is None else list(self.interval),
+                    seconds=self.seconds)
+
+
+@dataclass(frozen=True, eq=False)
+class RoundRecord:
+    """The state after round ``round`` (0: after the greedy phase): ``hinge`` = sum_i max_k max{0, 1 - w_k^T x_i -
+    b_k} (eq. (22)'s sum), ``hinge_mean`` (the same over the m positives: L^H_S of Def. 2 / Thm 8), ``regulariser`` = lam sum_k ||w_k||^2, ``background_rate`` = P (training negatives
+    inside Q), ``worst_case_background`` = Thm 1's sup_Z P(z in Q) under the moments of all negatives and
+    ``worst_case_interval`` its certified interval, ``risk`` = hinge_mean + worst_case_background (the tracked risk),
+    ``accepted`` (per hyperplane refit of the round: kept or not), ``n_active``."""
+
+    round: int
+    hinge: float
+    hinge_mean: float
+    regulariser: float
+    background_rate: float
+    worst_case_background: float
+    worst_case_interval: tuple
+    risk: float
+    accepted: tuple
+    n_active: int
+
+    def to_dict(self) -> dict:
+        return dict(round=self.round, hinge=self.hinge, hinge_mean=self.hinge_mean, regulariser=self.regulariser,
+                    background_rate=self.background_rate, worst_case_background=self.worst_case_background,
+                    worst_case_interval=list(self.worst_case_interval), risk=self.risk,
+                    accepted=[bool(a) for a in self.accepted], n_active=self.n_active)
+
+
+@dataclass(frozen=True, eq=False)
+class KHHMFit:
+    """A fitted K-hyperplane model: ``W`` (K, d) rows w_k, ``b`` (K,), ``active`` (K,) (False: the constant half-space
+    w = 0, b = 1), ``history`` (a `RoundRecord` per round), ``subproblems`` (every certified solve), ``mu``, ``Sigma``
+    (the background moments of Thm 1), ``stop_reason``, ``settings`` (the arguments)."""
+
+    W: np.ndarray
+    b: np.ndarray
+    active: np.ndarray
+    history: list
+    subproblems: list
+    mu: np.ndarray
+    Sigma: np.ndarray
+    stop_reason: str
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def worst_case_background(self) -> float:
+        """Thm 1's worst-case background risk of the final model."""
+        return self.history[-1].worst_case_background
+
+    @property
+    def risk(self) -> float:
+        return self.history[-1].risk
+
+    @property
+    def rounds(self) -> int:
+        return self.history[-1].round
+
+    @property
+    def verdicts(self) -> dict:
+        """How many sub-problems got each verdict."""
+        out: dict = {}
+        for s in self.subproblems:
+            out[s.verdict] = out.get(s.verdict, 0) + 1
+        return out
+
+    @property
+    def certified(self) -> bool:
+        """Every sub-problem certified (rigorous interval), exact, or certified infeasible."""
+        return all(s.verdict.startswith(("certified", "exact")) for s in self.subproblems)
+
+    def decision(self, X) -> np.ndarray:
+        """``min_k (w_k^T x + b_k)`` over the active hyperplanes (>= 0: inside Q, Def. 1); 1 where none is active."""
+        return region_scores(np.asarray(X, float), self.W, self.b, self.active)
+
+    def components(self) -> list:
+        """``[(W (K, d), b (K,))]``: the model as one component of the network mapping (inactive rows w = 0, b = 1)."""
+        return [(self.W.copy(), self.b.copy())]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Small pieces (one definition each)
+# ----------------------------------------------------------------------------------------------------------------
+def region_scores(X: np.ndarray, W: np.ndarray, b: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+    """``min_k (w_k^T x + b_k)`` over the rows where ``active`` (all if None); 1.0 where no row is active."""
+    if active is not None:
+        W, b = W[active], b[active]
+    if W.shape[0] == 0:
+        return np.ones(X.shape[0])
+    return np.min(X @ W.T + b, axis=1)
+
+
+def inside(X: np.ndarray, W: np.ndarray, b: np.ndarray, rows=None) -> np.ndarray:
+    """Boolean mask of the points with ``w_k^T x + b_k >= 0`` for every k in ``rows`` (all if None; none: all True)."""
+    if rows is not None:
+        W, b = W[rows], b[rows]
+    if W.shape[0] == 0:
+        return np.ones(X.shape[0], dtype=bool)
+    return np.all(X @ W.T + b >= 0, axis=1)
+
+
+def hinge_losses(X: np.ndarray, W: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> np.ndarray:
+    """Per-point K-hyperplane hinge ``max_k max{0, margin - w_k^T x - b_k}`` (eq. (2) / Sec. 3.1's l_alpha)."""
+    return np.max(np.maximum(0.0, margin - (X @ W.T + b)), axis=1)
+
+
+def background_moments(Z: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Biased (1/n) mean and covariance of the rows of Z (Lemma 3's estimator), plus ``ridge * I``."""
+    mu = Z.mean(axis=0)
+    R = Z - mu
+    S = R.T @ R / Z.shape[0]
+    S = (S + S.T) / 2
+    if ridge:
+        S = S + ridge * np.eye(Z.shape[1])
+    return mu, S
+
+
+def check_background_covariance(Sigma: np.ndarray, what: str = "the negatives' covariance") -> None:
+    """InputError when Sigma is (numerically) singular: Thm 1 needs Sigma^{-1}."""
+    d = Sigma.shape[0]
+    scale = max(1.0, float(np.max(np.abs(Sigma))))
+    lam_min = float(np.linalg.eigvalsh(Sigma)[0])
+    if lam_min <= 1e-10 * scale * d:
+        raise InputError(f"{what} is singular (smallest eigenvalue {lam_min:.3g}; a constant feature, duplicated "
+                         "features or fewer negatives than features?): Thm 1's worst-case background risk needs "
+                         "its inverse; drop the degenerate features or pass cov_ridge > 0 (adds ridge * I)")
+
+
+def _certify(model, sol, certify: bool):
+    """(verdict, interval) of ``sol``: the rigorous check with ``certify``, else the solve path's KKT verdict."""
+    if certify:
+        from certiprog.certificates import check
+
+        cert = check(model, sol)
+        return cert.verdict, (None if cert.interval is None else (float(cert.interval[0]), float(cert.interval[1])))
+    return str(sol.info.get("verdict", "unchecked")), None
+
+
+class BackgroundRiskEvaluator:
+    """Thm 1's worst-case background risk ``sup_Z P(W z + b >= 0) = 1/(1 + d^2)`` for regions of K half-spaces under
+    fixed moments, one compiled `programs.background_risk` model reused for every region (`programs.set_halfspaces`).
+
+    ``risk(W, b, ...)`` returns ``(risk, (lo, hi), SubProblem)``: (lo, hi) bounds the risk from the certified
+    interval on d^2 (the point value twice when no interval is available). ``mu`` inside the region: risk 1 exactly,
+    no solve (verdict ``exact``); an empty region (infeasible QP): risk 0.
+    """
+
+    def __init__(self, mu, Sigma, K: int, backend=None, solver=None, certify: bool = True, options=None):
+        self.mu, self.Sigma, self.K = mu, Sigma, K
+        self.backend, self.solver, self.certify, self.options = backend, solver, certify, dict(options or {})
+        self._model = None
+
+    def risk(self, W, b, stage: str = "round", round: int = 0):
+        t0 = time.perf_counter()
+        if np.all(W @ self.mu + b >= 0):
+            sp = SubProblem("thm1", stage, -1, round, 0, "skipped", "exact (mu in the region: d^2 = 0)", 0.0,
+                            (0.0, 0.0), time.perf_counter() - t0)
+            return 1.0, (1.0, 1.0), sp
+        if self._model is None:
+            self._model = background_risk(W, self.mu, self.Sigma, b)
+        else:
+            set_halfspaces(self._model, W, b)
+        sol = self._model.solve(backend=self.backend, solver=self.solver, **self.options)
+        term = sol.status.termination
+        verdict, interval = _certify(self._model, sol, self.certify)
+        if term == "infeasible":
+            sp = SubProblem("thm1", stage, -1, round, 0, str(sol.status), verdict, math.inf, None,
+                            time.perf_counter() - t0)
+            return 0.0, (0.0, 0.0), sp
+        if not sol.ok:
+            raise BackendError(f"Thm 1's QP (worst-case background risk) returned {sol.status} with verdict "
+                               f"{verdict!r}; try another backend")
+        d2 = float(self._model.derived(sol).d2)
+        r = 1.0 / (1.0 + d2)
+        if interval is not None:
+            lo_d2, hi_d2 = max(interval[0], 0.0), max(interval[1], 0.0)
+            bounds = (1.0 / (1.0 + hi_d2), 1.0 / (1.0 + lo_d2))
+        else:
+            bounds = (r, r)
+        sp = SubProblem("thm1", stage, -1, round, 0, str(sol.status), verdict, d2, interval, time.perf_counter() - t0)
+        return r, bounds, sp
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Alg. 1
+# ----------------------------------------------------------------------------------------------------------------
+def _int(value, name: str, low: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InputError(f"{name} must be an integer >= {low}; got {value!r}")
+    if value < low:
+        raise InputError(f"{name} must be an integer >= {low}; got {value}")
+    return int(value)
+
+
+def check_settings(K, delta, lam, eps, max_rounds, accept, cov_ridge):
+    """The validated (K, delta, lam, eps, max_rounds, accept, cov_ridge) of Alg. 1 (InputError naming the bad one)."""
+    K = _int(K, "K (number of hyperplanes)", 1)
+    delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    lam = validate.scalar(lam, "lam", low=0.0)
+    eps = validate.scalar(eps, "eps", low=0.0)
+    max_rounds = _int(max_rounds, "max_rounds", 0)
+    if accept not in ACCEPT:
+        raise InputError(f"accept must be one of {ACCEPT}; got {accept!r}")
+    cov_ridge = validate.scalar(cov_ridge, "cov_ridge", low=0.0)
+    return K, delta, lam, eps, max_rounds, accept, cov_ridge
+
+
+def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, bias: bool = True,
+             squared_reg: bool = True, eps: float = 1e-3, max_rounds: int = 10, accept: str = "risk",
+             backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
+             progress: bool = False, **options) -> KHHMFit:
+    """Alg. 1 (see the module docstring): K hyperplanes for positives ``X_pos`` (m, d) against negatives ``X_neg``.
+
+    ``delta``: the per-hyperplane worst-case false-positive level of eq. (8); ``lam``: its regularisation weight;
+    ``eps``, ``max_rounds``: the refinement's stopping rule; ``accept``: "risk" | "background" | "always" (which refits
+    are kept); ``backend``, ``solver``, ``options``: where every sub-problem is solved (None: certiprog chooses);
+    ``certify``: rigorous interval check of every solve (else the KKT verdict); ``cov_ridge``: ridge added to every
+    covariance. Raises InputError for bad input (NaN, no positive, fewer than 2 negatives, singular background
+    covariance, ...).
+    """
+    K, delta, lam, eps, max_rounds, accept, cov_ridge = check_settings(K, delta, lam, eps, max_rounds, accept,
+                                                                       cov_ridge)
+    X = validate.matrix(X_pos, "X_pos (positives)", min_rows=1)
+    d = X.shape[1]
+    if d < 1:
+        raise InputError("X_pos has 0 columns; at least one feature is needed")
+    Z = validate.matrix(X_neg, "X_neg (negatives)", min_rows=2, cols=d)
+    mu, Sigma = background_moments(Z, cov_ridge)
+    check_background_covariance(Sigma)
+    settings = dict(K=K, delta=delta, lam=lam, bias=bool(bias), squared_reg=bool(squared_reg), eps=eps,
+                    max_rounds=max_rounds, accept=accept, backend=backend, solver=solver, certify=bool(certify),
+                    cov_ridge=cov_ridge)
+
+    eq8 = hinge_minimax(X, mu, Sigma, lam, delta, bias=bias, squared_reg=squared_reg)
+    evaluator = BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options)
+    subproblems: list = []
+
+    def refit(rows, stage: str, k: int, rnd: int):
+        """eq. (8) against the negatives inside the planes ``rows``: (w, b) or None (trivial / no negatives)."""
+        S = inside(Z, W, b, rows)
+        n = int(S.sum())
+        if n == 0:
+            return "empty", None
+        t0 = time.perf_counter()
+        set_moments(eq8, *background_moments(Z[S], cov_ridge))
+        sol = eq8.solve(backend=backend, solver=solver, **options)
+        verdict, interval = _certify(eq8, sol, certify)
+        if not sol.ok:
+            subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, math.nan, interval,
+                                          time.perf_counter() - t0))
+            raise BackendError(f"eq. (8) (hyperplane {k}, {stage}) returned {sol.status} with verdict {verdict!r}; "
+                               "it is always feasible (w = 0), so the solver failed: try another backend")
+        der = eq8.derived(sol)
+        subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, float(der.objective),
+                                      interval, time.perf_counter() - t0))
+        if der.trivial:
+            return "trivial", None
+        return "ok", (np.asarray(der.w, float), float(der.b))
+
+    def state(rnd: int, accepted: tuple, wc=None) -> RoundRecord:
+        Wa, ba = W[active], b[active]
+        hinge = float(hinge_losses(X, Wa, ba).sum()) if Wa.shape[0] else 0.0
+        reg = float(lam * np.sum(Wa * Wa)) if squared_reg else float(lam * np.linalg.norm(Wa, axis=1).sum())
+        rate = float(inside(Z, W, b, active).mean())
+        if wc is None:
+            r, bounds, sp = evaluator.risk(W, b, "round", rnd)
+            subproblems.append(sp)
+        else:
+            r, bounds = wc
+        m = X.shape[0]
+        return RoundRecord(rnd, hinge, hinge / m, reg, rate, r, bounds, hinge / m + r, accepted, int(active.sum()))
+
+    W = np.zeros((K, d))
+    b = np.ones(K)
+    active = np.zeros(K, dtype=bool)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=K + K * max_rounds, desc=f"KHHM K={K}", disable=not progress, leave=False)
+    for t in range(K):  # greedy phase
+        kind, plane = refit(np.flatnonzero(active), "greedy", t, 0)
+        if plane is not None:
+            W[t], b[t] = plane
+            active[t] = True
+        bar.update()
+    history = [state(0, ())]
+    stop = "max_rounds" if max_rounds else "max_rounds (0: greedy phase only)"
+    for rnd in range(1, max_rounds + 1):
+        P_before = history[-1].background_rate
+        cur = (history[-1].worst_case_background, history[-1].worst_case_interval)
+        cur_risk = history[-1].risk
+        accepted = []
+        for k in range(K):
+            others = np.flatnonzero(active & (np.arange(K) != k))
+            kind, plane = refit(others, "refit", k, rnd)
+            bar.update()
+            if kind == "trivial":  # Lemma 2 correction: never replace a plane by w = 0
+                accepted.append(False)
+                continue
+            old = (W[k].copy(), b[k], active[k])
+            rate_before = inside(Z, W, b, active).mean() if accept == "background" else None
+            if kind == "empty":  # no negative left: the unconstrained optimum, the constant half-space
+                W[k], b[k], active[k] = 0.0, 1.0, False
+            else:
+                W[k], b[k], active[k] = plane[0], plane[1], True
+            keep = True
+            if accept == "background":
+                keep = inside(Z, W, b, active).mean() <= rate_before
+            elif accept == "risk":
+                r, bounds, sp = evaluator.risk(W, b, "accept", rnd)
+                subproblems.append(sp)
+                Wa, ba = W[active], b[active]
+                cand_risk = (float(hinge_losses(X, Wa, ba).mean()) if Wa.shape[0] else 0.0) + r
+                keep = cand_risk <= cur_risk
+                if keep:
+                    cur, cur_risk = (r, bounds), cand_risk
+            if not keep:
+                W[k], b[k], active[k] = old
+            accepted.append(bool(keep))
+        history.append(state(rnd, tuple(accepted), cur if accept == "risk" else None))
+        if P_before - history[-1].background_rate <= eps:
+            stop = (f"background rate fell by {P_before - history[-1].background_rate:.3g} <= eps = {eps:g} in "
+                    f"round {rnd}")
+            break
+    bar.close()
+    return KHHMFit(W=W, b=b, active=active, history=history, subproblems=subproblems, mu=mu, Sigma=Sigma,
+                   stop_reason=stop, settings=settings)
+

@@ -1,0 +1,163 @@
+"""Paper 000, Alg. 1 (KHHM, `khhm.fit_khhm`): greedy steps against an independent eq. (8) solve, the history against
+direct recomputation, certificates, the corrected acceptance rules (the tracked risk never increases; the printed
+algorithm's increase shown on a seeded instance), Lemma 2's probability part, backends, and bad input."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from certiprog.errors import CertiprogError, InputError
+from certiprog.formulations.hinge_minimax_paper.khhm import (background_moments, fit_khhm, hinge_losses, inside,
+                                                             region_scores)
+from certiprog.formulations.hinge_minimax_paper.programs import background_risk, hinge_minimax, worst_case_fp
+
+
+def two_clusters(seed, n_pos=40, n_neg=300):
+    """Positives near (2, 0); negatives in two clusters, (-3, 0) and (2, 4): one hyperplane cannot reject both well."""
+    rng = np.random.default_rng(seed)
+    Xp = rng.normal(size=(n_pos, 2)) * 0.5 + [2.0, 0.0]
+    centres = np.array([[-3.0, 0.0], [2.0, 4.0]])
+    Xn = centres[rng.integers(0, 2, n_neg)] + rng.normal(size=(n_neg, 2)) * 0.9
+    return Xp, Xn
+
+
+def eq8(X, Z, delta=0.3, lam=0.1):
+    mu, S = background_moments(Z)
+    m = hinge_minimax(X, mu, S, lam, delta, bias=True)
+    return m.derived(m.solve(backend="clarabel"))
+
+
+def test_greedy_steps_are_eq8_on_the_conditional_moments():
+    Xp, Xn = two_clusters(0)
+    fit = fit_khhm(Xp, Xn, K=2, delta=0.3, lam=0.1, max_rounds=0, backend="clarabel")
+    first = eq8(Xp, Xn)
+    assert np.allclose(fit.W[0], first.w, atol=1e-5) and abs(fit.b[0] - first.b) <= 1e-5
+    S = Xn @ fit.W[0] + fit.b[0] >= 0
+    assert 0 < S.sum() < len(Xn)
+    second = eq8(Xp, Xn[S])
+    assert np.allclose(fit.W[1], second.w, atol=1e-5) and abs(fit.b[1] - second.b) <= 1e-5
+    assert fit.active.all() and fit.rounds == 0 and len(fit.history) == 1
+
+
+def test_history_matches_a_direct_recomputation_and_is_certified():
+    Xp, Xn = two_clusters(1)
+    fit = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=0.0, backend="clarabel")
+    last = fit.history[-1]
+    Wa, ba = fit.W[fit.active], fit.b[fit.active]
+    assert last.hinge == pytest.approx(hinge_losses(Xp, Wa, ba).sum(), abs=1e-9)
+    assert last.hinge_mean == pytest.approx(last.hinge / len(Xp))
+    assert last.background_rate == pytest.approx(np.mean(inside(Xn, fit.W, fit.b)))
+    mu, S = background_moments(Xn)
+    q = background_risk(fit.W, mu, S, fit.b)
+    ref = q.derived(q.solve(backend="cvxpy")).risk
+    assert last.worst_case_background == pytest.approx(ref, abs=1e-6)
+    lo, hi = last.worst_case_interval
+    assert lo - 1e-9 <= last.worst_case_background <= hi + 1e-9 and hi - lo <= 1e-5
+    assert last.risk == pytest.approx(last.hinge_mean + last.worst_case_background)
+    assert fit.certified, fit.verdicts
+    assert {s.program for s in fit.subproblems} == {"eq8", "thm1"}
+    assert all(s.interval is not None for s in fit.subproblems if s.verdict == "certified")
+    # the score is the min over the active planes; inactive rows are the constant half-space (0, 1)
+    assert np.array_equal(fit.decision(Xn) >= 0, inside(Xn, fit.W, fit.b))
+    assert np.all(fit.W[~fit.active] == 0) and np.all(fit.b[~fit.active] == 1)
+    (W, b), = fit.components()
+    assert W.shape == (3, 2) and b.shape == (3,)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), K=st.integers(2, 3))
+def test_tracked_risk_never_increases_with_the_corrected_acceptance(seed, K):
+    Xp, Xn = two_clusters(seed, n_pos=30, n_neg=200)
+    fit = fit_khhm(Xp, Xn, K=K, delta=0.3, lam=0.1, eps=-0.0, max_rounds=4, accept="risk", backend="clarabel",
+                   certify=False)
+    risks = [h.risk for h in fit.history]
+    assert all(b <= a for a, b in zip(risks, risks[1:])), risks
+    fit_b = fit_khhm(Xp, Xn, K=K, delta=0.3, lam=0.1, max_rounds=4, accept="background", backend="clarabel",
+                     certify=False)
+    rates = [h.background_rate for h in fit_b.history]
+    assert all(b <= a for a, b in zip(rates, rates[1:])), rates
+
+
+def test_printed_algorithm_increases_risk_and_background_rate():
+    """Lemma 2 (000-L2b): the printed Alg. 1 keeps every refit; on this seeded instance the refit of hyperplane 0
+    in round 1 raises both the background rate (0 -> 1/300) and the tracked risk; the corrected rule keeps the old
+    hyperplane there."""
+    Xp, Xn = two_clusters(2)
+    paper = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=0.0, accept="always", backend="clarabel", certify=False)
+    h0, h1 = paper.history[0], paper.history[1]
+    assert h1.background_rate > h0.background_rate and h1.risk > h0.risk
+    fixed = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=0.0, accept="risk", backend="clarabel", certify=False)
+    assert fixed.history[1].risk <= fixed.history[0].risk and not all(fixed.history[1].accepted)
+
+
+def test_lemma2_probability_part_on_every_greedy_plane():
+    """Each active greedy plane t has Cantelli worst case <= delta under the moments of the negatives it was fitted
+    on, so the empirical joint rate is <= P(z in S_t) * (the conditional rate) and the conditional rate is bounded
+    by the worst case only in the worst-case sense: check the exact product identity and the worst-case bound."""
+    Xp, Xn = two_clusters(3)
+    delta = 0.3
+    fit = fit_khhm(Xp, Xn, K=3, delta=delta, lam=0.1, max_rounds=0, backend="clarabel")
+    for t in np.flatnonzero(fit.active):
+        S = inside(Xn, fit.W, fit.b, rows=np.flatnonzero(fit.active & (np.arange(3) < t)))
+        mu, Sig = background_moments(Xn[S])
+        assert worst_case_fp(fit.W[t], mu, Sig, fit.b[t]) <= delta + 1e-6
+        cond = np.mean(Xn[S] @ fit.W[t] + fit.b[t] >= 0)
+        joint = np.mean(S & (Xn @ fit.W[t] + fit.b[t] >= 0))
+        assert joint == pytest.approx(cond * S.mean())
+
+
+def test_no_negative_left_makes_the_remaining_planes_inactive():
+    rng = np.random.default_rng(4)
+    Xp = rng.normal(size=(30, 2)) * 0.3 + [4.0, 0.0]
+    Xn = rng.normal(size=(100, 2)) * 0.5 + [-4.0, 0.0]
+    fit = fit_khhm(Xp, Xn, K=3, delta=0.02, lam=0.1, backend="clarabel")  # gamma = 7: the plane is 3.5 sd away
+    assert fit.active[0] and not fit.active[1:].any()
+    # eq. (8) runs only for plane 0 (greedy and its refit); planes 1, 2 have no negative to be trained against
+    assert [(s.stage, s.hyperplane) for s in fit.subproblems if s.program == "eq8"] == [("greedy", 0), ("refit", 0)]
+    assert fit.history[-1].background_rate == 0.0
+    assert np.allclose(region_scores(Xp, fit.W, fit.b, fit.active), Xp @ fit.W[0] + fit.b[0])
+
+
+def test_backends_agree():
+    Xp, Xn = two_clusters(5, n_pos=25, n_neg=150)
+    a = fit_khhm(Xp, Xn, K=2, delta=0.3, lam=0.1, max_rounds=1, backend="clarabel")
+    b = fit_khhm(Xp, Xn, K=2, delta=0.3, lam=0.1, max_rounds=1, backend="cvxpy")
+    assert np.allclose(a.W, b.W, atol=1e-4) and np.allclose(a.b, b.b, atol=1e-4)
+    assert a.history[-1].worst_case_background == pytest.approx(b.history[-1].worst_case_background, abs=1e-6)
+
+
+def test_homogeneous_planes_without_bias():
+    Xp, Xn = two_clusters(6)
+    fit = fit_khhm(Xp, Xn, K=2, delta=0.3, lam=0.1, bias=False, max_rounds=1, backend="clarabel")
+    assert np.all(fit.b[fit.active] == 0.0)
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(K=0), "K"), (dict(K=1.5), "K"), (dict(K=True), "K"), (dict(delta=0.0), "delta"), (dict(delta=1.0), "delta"),
+    (dict(lam=-1.0), "lam"), (dict(eps=-1.0), "eps"), (dict(max_rounds=-1), "max_rounds"),
+    (dict(accept="sometimes"), "accept"), (dict(cov_ridge=-1.0), "cov_ridge"), (dict(lam=float("nan")), "lam")])
+def test_bad_settings(kw, match):
+    Xp, Xn = two_clusters(0, n_pos=5, n_neg=20)
+    with pytest.raises(InputError, match=match):
+        fit_khhm(Xp, Xn, **kw)
+
+
+def test_bad_data():
+    Xp, Xn = two_clusters(0, n_pos=5, n_neg=20)
+    bad = Xp.copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        fit_khhm(bad, Xn)
+    with pytest.raises(InputError, match="NaN"):
+        fit_khhm(Xp, np.vstack([Xn, [np.inf, 0]]))
+    with pytest.raises(InputError, match="rows"):
+        fit_khhm(Xp[:0], Xn)  # no positive
+    with pytest.raises(InputError, match="rows"):
+        fit_khhm(Xp, Xn[:1])  # one negative: no covariance
+    with pytest.raises(InputError, match="columns"):
+        fit_khhm(Xp, Xn[:, :1])
+    line = np.c_[np.linspace(-3, 3, 30), np.zeros(30)]  # negatives on a line: singular covariance
+    with pytest.raises(CertiprogError, match="singular"):
+        fit_khhm(Xp, line)
+    fit = fit_khhm(Xp, line, cov_ridge=1e-3, max_rounds=0, backend="clarabel")  # the ridge makes it usable
+    assert fit.W.shape == (2, 2)
