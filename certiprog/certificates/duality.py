@@ -11,7 +11,8 @@ a bound.
 Lower bound (weak duality, no box needed wherever the problem allows)
 ---------------------------------------------------------------------
 The solver's dual z is projected onto K* and nudged until membership is proved (SOC: raise z_0 above an
-upper bound of ||z_1||; PSD: add mu*I until an interval Cholesky succeeds; power cone: shrink |w|). For
+upper bound of ||z_1||; PSD: add mu*I until an interval Cholesky succeeds; power cones: shrink |w|;
+exponential cone (u, v, w): raise w to an arb upper bound of -u exp(v/u - 1), or clamp to the face u = 0). For
 every feasible x, ``z's >= 0``, so ``f(x) >= L(x, z) = 1/2 x'Px + v'x + r0 - b'z`` with ``v = q + A'z``,
 and p* >= inf_x L(x, z) over any set containing the feasible points with ``f(x) <= upper``. That infimum
 is bounded below piece by piece:
@@ -38,7 +39,8 @@ is -inf and the reason names the columns.
 The box ``lo <= x <= hi`` comes from ``x_bound`` (user columns; see `variable_box`) intersected with bounds
 derived by feasibility-based bound tightening over the rows (linear rows of zero/nonneg blocks;
 ``|s_j| <= s_0`` of SOC blocks; diagonal ``>= 0`` and ``|s_ij| <= (s_ii + s_jj)/sqrt 2`` of PSD blocks;
-``|w| <= u + v`` of power cones) and over the objective level set ``f(x) <= upper`` (separable when P is
+``|w| <= sum x_i`` of power cones; ``y, z >= 0`` and ``x <= z - y`` of exponential cones, from
+log(z/y) <= z/y - 1) and over the objective level set ``f(x) <= upper`` (separable when P is
 diagonal, linear when P = 0). It is enough that the box contains every feasible x with ``f(x) <= upper``:
 p* is the infimum over that set. Derived bounds are widened by a relative 1e-9 (far above the
 floating-point error of the n-term sums involved).
@@ -48,7 +50,7 @@ Upper bound
 ``f`` at a point proved feasible: equality rows are solved for a well-conditioned set of basic columns
 (pivoted QR) with an enclosure of the exact solution; then the other blocks are checked for cone
 membership over the whole enclosure (nonneg: lower ends >= 0; SOC: s_0^2 >= ||s_1||^2; PSD: interval
-Cholesky; power cone via logarithms). If the solver's point fails, it is moved toward a strictly feasible
+Cholesky; power cones via logarithms; exponential cone: y, z > 0 and log y + x/y <= log z, in arb). If the solver's point fails, it is moved toward a strictly feasible
 point found by a small Clarabel margin problem (``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c``
 for growing l.
 
@@ -147,13 +149,19 @@ def _in_cone(cone: Cone, s: Ball) -> bool:
         if cone.kind == "psd":
             if not _chol_pd(_smat_arb(p, cone.side)):
                 return False
-        elif cone.kind == "pow":
-            u, v, w = p
-            a = cone.alpha
-            if not (_lo(u) > 0 and _lo(v) > 0):
+        elif cone.kind in ("pow", "pownd"):
+            a = [cone.alpha, 1 - cone.alpha] if cone.kind == "pow" else list(cone.alpha)
+            xs, w = p[:-1], p[-1]
+            if not all(_lo(u) > 0 for u in xs):
                 return False
-            g = (a * u.log() + (1 - a) * v.log()).exp()
+            g = sum((_arb()(ai) * u.log() for ai, u in zip(a, xs)), _arb()(0)).exp()
             if not _lo(g) >= max(abs(_lo(w)), abs(_hi(w))):
+                return False
+        elif cone.kind == "exp":  # y > 0, z > 0 and log(y) + x / y <= log(z), i.e. y exp(x/y) <= z
+            x, y, z = p
+            if not (_lo(y) > 0 and _lo(z) > 0):
+                return False
+            if not _hi(y.log() + x / y - z.log()) <= 0:
                 return False
         else:
             return False
@@ -189,15 +197,25 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
                     p[:] = base
                     p[diag] += mu
             v = v.reshape(-1)
-        elif c.kind == "pow":
-            v = v.reshape(c.count, 3)
-            a = c.alpha
+        elif c.kind in ("pow", "pownd"):  # K* = {(u, w): u >= 0, prod (u_i/a_i)^a_i >= |w|}: shrink |w|
+            v = v.reshape(c.count, c.dim)
+            a = [c.alpha, 1 - c.alpha] if c.kind == "pow" else list(c.alpha)
             for p in v:
-                if p[0] <= 0 or p[1] <= 0:
-                    p[0], p[1], p[2] = max(p[0], 0.0), max(p[1], 0.0), 0.0
+                if np.any(p[:-1] <= 0):
+                    p[:-1], p[-1] = np.maximum(p[:-1], 0.0), 0.0
                     continue
-                g = (a * (arb(float(p[0])) / a).log() + (1 - a) * (arb(float(p[1])) / (1 - a)).log()).exp()
-                p[2] = np.sign(p[2]) * min(abs(p[2]), max(_lo(g), 0.0))
+                g = sum((arb(ai) * (arb(float(u)) / arb(ai)).log() for ai, u in zip(a, p[:-1])), arb(0)).exp()
+                p[-1] = np.sign(p[-1]) * min(abs(p[-1]), max(_lo(g), 0.0))
+            v = v.reshape(-1)
+        elif c.kind == "exp":  # K* = {u < 0, -u exp(v/u) <= e w} u {u = 0, v >= 0, w >= 0}: raise w
+            v = v.reshape(c.count, 3)
+            for p in v:
+                if p[0] >= 0:
+                    p[0], p[1], p[2] = 0.0, max(p[1], 0.0), max(p[2], 0.0)
+                    continue
+                u = arb(float(p[0]))
+                need = (-u) * (arb(float(p[1])) / u - 1).exp()  # w >= -u exp(v/u - 1)
+                p[2] = max(p[2], _hi(need))
             v = v.reshape(-1)
         zz[r] = v
     return zz, float(np.linalg.norm(zz - z))
@@ -371,9 +389,15 @@ def _linear_rows(problem):
                     e = bb[idx[(i, i)]] + bb[idx[(j, j)]]
                     Gs += [w * d - Ab[kk], w * d + Ab[kk]]
                     hs += [[w * e - bb[kk]], [w * e + bb[kk]]]
-            elif c.kind == "pow":
-                Gs += [Ab[0], Ab[1], Ab[0] + Ab[1] - Ab[2], Ab[0] + Ab[1] + Ab[2]]
-                hs += [bb[:1], bb[1:2], [bb[0] + bb[1] - bb[2]], [bb[0] + bb[1] + bb[2]]]
+            elif c.kind in ("pow", "pownd"):  # x_i >= 0 and |z| <= sum_i x_i (weighted AM-GM, weights <= 1)
+                n = c.dim - 1
+                Gs.append(Ab[:n]), hs.append(bb[:n])
+                sx, sb = sp.csr_matrix(np.ones((1, n))) @ Ab[:n], float(bb[:n].sum())
+                Gs += [sx - Ab[n], sx + Ab[n]]
+                hs += [[sb - bb[n]], [sb + bb[n]]]
+            elif c.kind == "exp":  # y >= 0, z >= 0 and x <= y log(z/y) <= z - y, i.e. s_x + s_y - s_z <= 0
+                Gs += [Ab[1:3], Ab[2] - Ab[0] - Ab[1]]
+                hs += [bb[1:3], [bb[2] - bb[0] - bb[1]]]
     if not Gs:
         return sp.csr_matrix((0, A.shape[1])), np.zeros(0)
     return sp.csr_matrix(sp.vstack(Gs)), np.concatenate([np.atleast_1d(np.asarray(h, float)) for h in hs])
@@ -814,8 +838,10 @@ def interior_point(problem, x0, eps: float | None = None):
         elif c.kind == "psd":
             one = np.array([1.0 if i == j else 0.0 for j in range(c.side) for i in range(j + 1)])
             e[blk.start:blk.stop] = np.tile(one, c.count)
-        elif c.kind == "pow":
-            e[blk.start:blk.stop] = np.tile([1.0, 1.0, 0.0], c.count)
+        elif c.kind in ("pow", "pownd"):
+            e[blk.start:blk.stop] = np.tile(np.r_[np.ones(c.dim - 1), 0.0], c.count)
+        elif c.kind == "exp":  # (-1, 1, 1) is interior: exp(-1) < 1
+            e[blk.start:blk.stop] = np.tile([-1.0, 1.0, 1.0], c.count)
     if eps is None:
         eps = 1e-3 / (1.0 + float(np.dot(x0, x0)))
     P = sp.block_diag([eps * sp.eye(n), sp.csc_matrix((1, 1))], format="csc")

@@ -45,11 +45,16 @@ def _interior_margin(cone, p) -> float:
         from ..model.cones import smat
 
         return float(np.linalg.eigvalsh(smat(p, cone.side))[0])
-    if cone.kind == "pow":
-        a = cone.alpha
-        if p[0] <= 0 or p[1] <= 0:
+    if cone.kind in ("pow", "pownd"):
+        a = np.array([cone.alpha, 1 - cone.alpha]) if cone.kind == "pow" else np.asarray(cone.alpha)
+        if np.any(p[:-1] <= 0):
             return 0.0
-        return float(p[0] ** a * p[1] ** (1 - a) - abs(p[2]))
+        return float(np.exp(np.log(p[:-1]) @ a) - abs(p[-1]))
+    if cone.kind == "exp":
+        if p[1] <= 0:
+            return 0.0
+        with np.errstate(over="ignore"):
+            return float(p[2] - p[1] * np.exp(p[0] / p[1]))
     return 0.0
 
 
@@ -136,6 +141,12 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
             elif c.kind == "pow":  # (u, v, w) in K*_a  <=>  (u/a, v/(1-a), w) in K_a
                 a = c.alpha
                 rows.append((sub, np.array([1 / a, 1 / (1 - a), 1.0]))), cones.append(clarabel.PowerConeT(a))
+            elif c.kind == "pownd":  # (u, w) in K*  <=>  (u_i / a_i, w) in K
+                a = np.asarray(c.alpha)
+                rows.append((sub, np.r_[1 / a, 1.0])), cones.append(clarabel.GenPowerConeT(list(a), 1))
+            elif c.kind == "exp":  # (u, v, w) in K_exp*  <=>  (-v, -u, e w) in K_exp
+                rows.append(([sub[1], sub[0], sub[2]], np.array([-1.0, -1.0, np.e])))
+                cones.append(clarabel.ExponentialConeT())
     # variables (z_keep, t); first the SOC (t, M z + g), then the dual-cone rows -D z in K
     G_soc = sp.vstack([sp.hstack([sp.csr_matrix((1, k)), -sp.eye(1)]), sp.hstack([-M, sp.csr_matrix((n, 1))])])
     h_soc = np.concatenate([[0.0], g])

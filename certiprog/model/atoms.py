@@ -405,6 +405,310 @@ class QuadForm(Atom):
         return (x.T * sympy.Matrix(Q) * x)[0, 0]
 
 
+# ---------------------------------------------------------------- exponential-cone atoms
+class _Elementwise(Atom):
+    """An atom applied entry by entry to one affine argument (output of the argument's shape)."""
+
+    def __init__(self, e):
+        super().__init__(e)
+        self.shape = self.args[0].shape
+
+
+class Exp(_Elementwise):
+    """exp(e) elementwise, convex: exp(e) <= t  <=>  (e, 1, t) in K_exp."""
+
+    name = "exp"
+
+    def numeric(self, vals):
+        with np.errstate(over="ignore"):
+            return np.exp(vals[0].reshape(-1))
+
+    def epigraph(self, t):
+        from .cone_constraints import ExpCone
+
+        return [ExpCone(self.args[0].flatten(), 1.0, t.flatten())]
+
+    def sympy(self, args):
+        import sympy
+
+        return [sympy.exp(z) for z in args[0]]
+
+
+class Log(_Elementwise):
+    """log(e) elementwise, concave (e > 0): t <= log(e)  <=>  (t, 1, e) in K_exp."""
+
+    name = "log"
+    curvature = "concave"
+
+    def numeric(self, vals):
+        v = vals[0].reshape(-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(v > 0, np.log(np.where(v > 0, v, 1.0)), -np.inf)
+
+    def epigraph(self, t):  # a concave atom: its hypograph
+        from .cone_constraints import ExpCone
+
+        return [ExpCone(t.flatten(), 1.0, self.args[0].flatten())]
+
+    def sympy(self, args):
+        import sympy
+
+        return [sympy.log(z) for z in args[0]]
+
+
+class Entr(_Elementwise):
+    """-e log(e) elementwise, concave (e >= 0, 0 at 0): t <= -e log e  <=>  (t, e, 1) in K_exp."""
+
+    name = "entr"
+    curvature = "concave"
+
+    def numeric(self, vals):
+        v = vals[0].reshape(-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = -v * np.log(np.where(v > 0, v, 1.0))
+        return np.where(v > 0, out, np.where(v == 0, 0.0, -np.inf))
+
+    def epigraph(self, t):
+        from .cone_constraints import ExpCone
+
+        return [ExpCone(t.flatten(), self.args[0].flatten(), 1.0)]
+
+    def sympy(self, args):
+        import sympy
+
+        return [-z * sympy.log(z) for z in args[0]]
+
+
+class RelEntr(Atom):
+    """x log(x / y) elementwise, convex (x >= 0, y > 0; 0 at x = 0): rel_entr <= t  <=>  (-t, x, y) in K_exp."""
+
+    name = "rel_entr"
+
+    def __init__(self, x, y):
+        super().__init__(x, y)
+        x, y = self.args
+        try:
+            self.shape = np.broadcast_shapes(x.shape, y.shape)
+        except ValueError as exc:
+            raise ShapeError(f"{self.name}: shapes {x.shape} and {y.shape} do not broadcast") from exc
+        self.args = [x.broadcast_to(self.shape), y.broadcast_to(self.shape)]
+
+    def numeric(self, vals):
+        x, y = (np.broadcast_to(v, self.shape).reshape(-1) for v in vals)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = x * (np.log(np.where(x > 0, x, 1.0)) - np.log(np.where(y > 0, y, 1.0)))
+        return np.where((x > 0) & (y > 0), r, np.where((x == 0) & (y >= 0), 0.0, np.inf))
+
+    def _slack(self, t):
+        return t
+
+    def epigraph(self, t):
+        from .cone_constraints import ExpCone
+
+        x, y = (a.flatten() for a in self.args)
+        return [ExpCone(-self._slack(t.flatten()), x, y)]
+
+    def sympy(self, args):
+        import sympy
+
+        return [a * sympy.log(a / b) for a, b in zip(args[0], args[1])]
+
+
+class KlDiv(RelEntr):
+    """x log(x / y) - x + y elementwise, convex: kl_div <= t  <=>  rel_entr(x, y) <= t + x - y."""
+
+    name = "kl_div"
+
+    def numeric(self, vals):
+        x, y = (np.broadcast_to(v, self.shape).reshape(-1) for v in vals)
+        return super().numeric(vals) - x + y
+
+    def _slack(self, t):
+        x, y = (a.flatten() for a in self.args)
+        return t + x - y
+
+    def sympy(self, args):
+        import sympy
+
+        return [a * sympy.log(a / b) - a + b for a, b in zip(args[0], args[1])]
+
+
+class Logistic(_Elementwise):
+    """log(1 + exp(e)) elementwise, convex: <= t  <=>  exp(-t) + exp(e - t) <= 1 (two exp cones per entry)."""
+
+    name = "logistic"
+
+    def numeric(self, vals):
+        return np.logaddexp(0.0, vals[0].reshape(-1))
+
+    def epigraph(self, t):
+        from .cone_constraints import ExpCone
+        from .constraints import Inequality
+        from .expression import Variable
+
+        e, t = self.args[0].flatten(), t.flatten()
+        u = Variable((2, e.size), name="_logistic")
+        return [ExpCone(-t, 1.0, u[0]), ExpCone(e - t, 1.0, u[1]), Inequality(u[0] + u[1], 1.0)]
+
+    def sympy(self, args):
+        import sympy
+
+        return [sympy.log(1 + sympy.exp(z)) for z in args[0]]
+
+
+class LogSumExp(Atom):
+    """log(sum exp(e)) over all entries or along ``axis``, convex: <= t  <=>  sum_i exp(e_i - t) <= 1."""
+
+    name = "log_sum_exp"
+
+    def __init__(self, e, axis=None):
+        super().__init__(e)
+        e = self.args[0]
+        if e.size == 0:
+            raise ShapeError("log_sum_exp of an empty expression is undefined")
+        if axis is not None:
+            if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)) \
+                    or not -e.ndim <= axis < e.ndim:
+                raise ShapeError(f"log_sum_exp: axis must be None or an integer in [{-e.ndim}, {e.ndim}) for shape "
+                                 f"{e.shape}; got {axis!r}")
+            axis = int(axis) % e.ndim
+        self.axis = axis
+        self.shape = () if axis is None else tuple(s for k, s in enumerate(e.shape) if k != axis)
+
+    def numeric(self, vals):
+        from scipy.special import logsumexp
+
+        v = np.asarray(vals[0]).reshape(self.args[0].shape)
+        return np.atleast_1d(logsumexp(v, axis=self.axis)).reshape(-1)
+
+    def epigraph(self, t):
+        from .cone_constraints import ExpCone
+        from .constraints import Inequality
+        from .expression import Variable
+
+        e = self.args[0]
+        if self.axis is None:
+            tt = t.reshape(()).broadcast_to(e.shape)
+        else:  # t has the reduced shape: put the reduced axis back and broadcast along it
+            keep = list(e.shape)
+            keep[self.axis] = 1
+            tt = t.reshape(tuple(keep)).broadcast_to(e.shape)
+        u = Variable(e.shape, name="_lse")
+        return [ExpCone((e - tt).flatten(), 1.0, u.flatten()), Inequality(u.sum(axis=self.axis), 1.0)]
+
+    def sympy(self, args):
+        import sympy
+
+        if self.axis is not None:
+            raise InputError("log_sum_exp with an axis has no SymPy rendering here; use axis=None")
+        return sympy.log(sum(sympy.exp(z) for z in args[0]))
+
+
+# ---------------------------------------------------------------- power-cone atoms
+class GeoMean(Atom):
+    """(prod_i e_i^w_i) with w = p / sum(p) (default equal weights), concave (e >= 0):
+    t <= geo_mean  <=>  (e_w, t) in the n-dimensional power cone of weights w (entries with p_i = 0 drop out)."""
+
+    name = "geo_mean"
+    curvature = "concave"
+
+    def __init__(self, e, p=None):
+        super().__init__(e)
+        e = self.args[0]
+        if e.ndim > 1 and min(e.shape) > 1:
+            raise ShapeError(f"geo_mean needs a vector; got shape {e.shape}")
+        n = e.size
+        if n == 0:
+            raise ShapeError("geo_mean of an empty expression is undefined")
+        if p is None:
+            w = np.ones(n)
+        else:
+            w = numeric_array(p, "geo_mean's weights p").reshape(-1)
+            if w.size != n:
+                raise ShapeError(f"geo_mean: {w.size} weights for {n} entries")
+            if np.any(w < 0) or not w.sum() > 0:
+                raise InputError(f"geo_mean's weights p must be nonnegative with a positive sum; got {p!r}")
+        self.keep = np.flatnonzero(w > 0)
+        self.w = w[self.keep] / w[self.keep].sum()
+        self.shape = ()
+
+    def numeric(self, vals):
+        v = vals[0].reshape(-1)[self.keep]
+        if np.any(v < 0):
+            return np.array([-np.inf])
+        with np.errstate(divide="ignore"):
+            return np.array([float(np.exp(np.log(v) @ self.w))])
+
+    def epigraph(self, t):
+        from .cone_constraints import PowConeND
+        from .constraints import Inequality
+
+        e = self.args[0].flatten()[self.keep]
+        if self.keep.size == 1:  # geo_mean of one entry is the entry itself
+            return [Inequality(t.reshape(()), e.reshape(())), Inequality(0.0, e.reshape(()))]
+        return [PowConeND(e, t.reshape(()), self.w)]
+
+    def sympy(self, args):
+        import sympy
+
+        out = sympy.Integer(1)
+        for z, wi in zip([args[0][i] for i in self.keep], self.w):
+            out *= z ** sympy.Rational(wi).limit_denominator(10**6)
+        return out
+
+
+class Power(_Elementwise):
+    """|e|^p elementwise for p > 1 (x^p for x >= 0), convex: |e|^p <= t  <=>  (t, 1, e) in K_pow(1/p).
+    p = 2 uses one rotated second-order cone per entry (every conic solver takes it)."""
+
+    name = "power"
+
+    def __init__(self, e, p):
+        super().__init__(e)
+        self.p = float(p)
+        if self.p == 2:
+            self.name = "square"
+
+    def numeric(self, vals):
+        with np.errstate(over="ignore"):
+            return np.abs(vals[0].reshape(-1)) ** self.p
+
+    def epigraph(self, t):
+        from .constraints import SOC, PowerCone3D
+
+        e, t = self.args[0].flatten(), t.flatten()
+        if self.p == 2:  # e^2 <= t  <=>  ||(t - 1, 2 e)|| <= t + 1, one cone per entry
+            return [SOC(t + 1.0, hstack([(t - 1.0).reshape((e.size, 1)), (2.0 * e).reshape((e.size, 1))]))]
+        return [PowerCone3D(t, np.ones(e.size), e, 1.0 / self.p)]
+
+    def quadratic(self):
+        if self.p == 2 and self.size == 1:
+            return self.args[0].flatten(), None
+        return None
+
+    def sympy(self, args):
+        import sympy
+
+        p = 2 if self.p == 2 else sympy.Rational(self.p).limit_denominator(10**6)
+        return [z**2 if p == 2 else sympy.Abs(z) ** p for z in args[0]]
+
+
+def _power_exponent(p) -> float:
+    """p of ``x ** p``: a real number >= 1, else a CertiprogError naming the fix."""
+    if isinstance(p, Expression):
+        raise DCPError("x ** y with an expression y is not convex; the exponent must be a number >= 1")
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise InputError(f"the exponent of x ** p must be a real number >= 1; got {p!r}")
+    p = float(p)
+    if not np.isfinite(p):
+        raise InputError(f"the exponent of x ** p must be finite; got {p}")
+    if p < 1:
+        raise DCPError(f"x ** {p:g} is not convex (p < 1): x ** p is supported for p >= 1 only; for 0 < p < 1 use "
+                       "geo_mean or a PowerCone3D hypograph, for p < 0 (e.g. 1/x) a PowerCone3D epigraph "
+                       "(t >= 1/x  <=>  PowerCone3D(t, x, 1, 0.5) for x > 0)")
+    return p
+
+
 # ---------------------------------------------------------------- functions
 def pos(e) -> Expression:
     """Elementwise max(e, 0)."""
@@ -451,3 +755,59 @@ def quad_over_lin(e, y) -> Expression:
 def quad_form(x, Q, assume_psd: bool = False) -> Expression:
     """x^T Q x; Q is checked symmetric PSD unless ``assume_psd`` (for Q PSD by construction)."""
     return QuadForm(x, Q, assume_psd).expr()
+
+
+def exp(e) -> Expression:
+    """Elementwise exp(e) (convex; exponential cone)."""
+    return Exp(e).expr()
+
+
+def log(e) -> Expression:
+    """Elementwise natural log(e) (concave, e > 0; exponential cone)."""
+    return Log(e).expr()
+
+
+def entr(e) -> Expression:
+    """Elementwise entropy -e log(e) (concave, e >= 0; exponential cone)."""
+    return Entr(e).expr()
+
+
+def rel_entr(x, y) -> Expression:
+    """Elementwise relative entropy x log(x / y) (convex; exponential cone)."""
+    return RelEntr(x, y).expr()
+
+
+def kl_div(x, y) -> Expression:
+    """Elementwise x log(x / y) - x + y (convex; exponential cone), as CVXPY's kl_div."""
+    return KlDiv(x, y).expr()
+
+
+def logistic(e) -> Expression:
+    """Elementwise log(1 + exp(e)) (convex; two exponential cones per entry)."""
+    return Logistic(e).expr()
+
+
+def log_sum_exp(e, axis=None) -> Expression:
+    """log(sum(exp(e))) over all entries (axis=None) or along ``axis`` (convex; exponential cones)."""
+    return LogSumExp(e, axis).expr()
+
+
+def geo_mean(e, p=None) -> Expression:
+    """Weighted geometric mean prod e_i^(p_i / sum p) of a vector (concave, e >= 0; n-dimensional power cone)."""
+    return GeoMean(e, p).expr()
+
+
+def square(e) -> Expression:
+    """Elementwise e^2 (convex)."""
+    return Power(e, 2).expr()
+
+
+def power(e, p) -> Expression:
+    """Elementwise |e|^p for a number p >= 1 (p = 1: e itself, affine; p = 2: square). For p that is not an
+    even integer this is |e|^p, the convex extension of x^p (CVXPY's power restricts x >= 0 instead: add the
+    constraint e >= 0 to match it)."""
+    p = _power_exponent(p)
+    e = as_expression(e)
+    if p == 1:
+        return e
+    return Power(e, p).expr()

@@ -35,6 +35,10 @@ def clarabel_cones(problem) -> list:
             out += [clarabel.PSDTriangleConeT(c.side)] * c.count
         elif c.kind == "pow":
             out += [clarabel.PowerConeT(c.alpha)] * c.count
+        elif c.kind == "exp":  # the same order (x, y, z): y exp(x/y) <= z
+            out += [clarabel.ExponentialConeT()] * c.count
+        elif c.kind == "pownd":  # (x, z): prod x_i^a_i >= |z|, one z per cone
+            out += [clarabel.GenPowerConeT(list(c.alpha), 1)] * c.count
         else:
             raise BackendError(f"clarabel backend: unsupported cone {c.kind!r}")
     return out
@@ -66,7 +70,7 @@ def solve_clarabel(problem, solver=None, options=None):
                          solve_time=elapsed, certificate=cert, info={"solver_status": str(res.status)})
 
 
-CONES = frozenset({"zero", "nonneg", "soc", "psd", "pow"})
+CONES = frozenset({"zero", "nonneg", "soc", "psd", "pow", "exp", "pownd"})
 register(Backend(
     name="clarabel", solve=solve_clarabel, cones=CONES, duals=True, warm_start=False, licence=None,
     requires=("clarabel",), solvers=lambda: ["clarabel"],

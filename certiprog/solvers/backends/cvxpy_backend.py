@@ -1,6 +1,6 @@
 """CVXPY, built from certiprog's conic form: one CVXPY constraint per conic block.
 
-Cones are emitted natively (``cp.SOC``, ``>> 0``, ``cp.PowCone3D``) so that every
+Cones are emitted natively (``cp.SOC``, ``>> 0``, ``cp.PowCone3D``, ``ExpCone``, ``PowConeND``) so that every
 cone's full dual comes back; duals are mapped to certiprog's convention
 (CVXPY's equality multipliers have the opposite sign). Any installed CVXPY
 solver can be named with ``solver=``; without one certiprog chooses among those in `CAPABILITIES`.
@@ -71,6 +71,13 @@ def build_cvxpy(problem):
         elif c.kind == "pow":
             S = cp.reshape(s, (c.count, 3), order="C")
             con = cp.PowCone3D(S[:, 0], S[:, 1], S[:, 2], c.alpha)
+        elif c.kind == "exp":  # CVXPY's ExpCone(x, y, z) has Clarabel's (and certiprog's) order
+            S = cp.reshape(s, (c.count, 3), order="C")
+            con = cp.constraints.ExpCone(S[:, 0], S[:, 1], S[:, 2])
+        elif c.kind == "pownd":  # one cone per column of W (axis=0), z of shape (count,)
+            n = c.dim - 1
+            S = cp.reshape(s, (c.count, c.dim), order="C")
+            con = cp.PowConeND(S[:, :n].T, S[:, n], np.tile(np.asarray(c.alpha)[:, None], (1, c.count)), axis=0)
         else:
             raise BackendError(f"cvxpy backend: unsupported cone {c.kind!r}")
         cons.append((blk, con))
@@ -103,9 +110,13 @@ def _dual_of_raw(blk, con) -> np.ndarray:
         return np.hstack([np.reshape(t, (c.count, 1)), np.reshape(X, (c.count, c.dim - 1))]).reshape(-1)
     if c.kind == "psd":
         return svec(np.asarray(dv, float))
-    if c.kind == "pow":
+    if c.kind in ("pow", "exp"):
         parts = [np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple)) else [np.reshape(dv, (c.count, 3))]
         return np.hstack(parts).reshape(-1)
+    if c.kind == "pownd":  # CVXPY: [W dual (n, count), z dual (count,)]
+        n = c.dim - 1
+        Wd, zd = dv
+        return np.hstack([np.reshape(Wd, (n, c.count)).T, np.reshape(zd, (c.count, 1))]).reshape(-1)
     raise BackendError(f"cvxpy backend: no dual mapping for cone {c.kind!r}")
 
 
@@ -231,7 +242,7 @@ def solve_cvxpy(problem, solver=None, options=None):
                          solve_time=elapsed, certificate=cert, info=info)
 
 
-_ALL = frozenset({"zero", "nonneg", "soc", "psd", "pow"})
+_ALL = frozenset({"zero", "nonneg", "soc", "psd", "pow", "exp", "pownd"})
 _SOC = LINEAR | {"soc"}
 #: what each CVXPY solver takes through this backend (checked against the installed ones in the tests); CVXPY
 #: rewrites a quadratic objective into a cone for conic-only solvers; infeasibility rays come back from the FARKAS
@@ -239,9 +250,9 @@ _SOC = LINEAR | {"soc"}
 CAPABILITIES = {
     "CLARABEL": SolverCapabilities("clarabel", cones=_ALL, rays=True),  # infeasibility rays only
     "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek),
-    "SCS": SolverCapabilities("scs", cones=_ALL, rays=True),  # infeasibility rays only
+    "SCS": SolverCapabilities("scs", cones=_ALL, rays=True),  # infeasibility rays only (pownd: CVXPY rewrites it)
     "CVXOPT": SolverCapabilities("cvxopt", cones=LINEAR | {"soc", "psd"}),
-    "ECOS": SolverCapabilities("ecos", cones=_SOC),
+    "ECOS": SolverCapabilities("ecos", cones=_SOC | {"exp"}),
     "GUROBI": SolverCapabilities("gurobi", cones=_SOC, licence=licences.gurobi,
                                  size_limit=licences.gurobi_size_limit),
     "SCIP": SolverCapabilities("scip", cones=_SOC, duals=False),  # duals dropped, see _UNRELIABLE_DUALS
