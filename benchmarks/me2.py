@@ -49,7 +49,7 @@ def _measure(job: dict) -> dict:
 
     from certiprog.estimators import ME2Classifier  # noqa: F401 (imports before the baseline RSS)
     from certiprog.formulations.me2_paper import local_solver as LS
-    from certiprog.formulations.me2_paper.estimator import fit_ellipsoids
+    from certiprog.formulations.me2_paper.programs import me2_fit
     from certiprog.formulations.me2_paper.tuning import tune_local
 
     import cvxpy  # noqa: F401
@@ -76,7 +76,9 @@ def _measure(job: dict) -> dict:
             rows = rows[:job["centres"]]
         solver = SOLVER_OF[job["path"]]
         tuned = tune_local(Xs, ys, random_state=fold_seed, rows=rows, solver=solver)
-        sols = fit_ellipsoids(Xs[rows], Xs[~ys], [t.mu for t in tuned], [t.lam for t in tuned], 4.0, solver=solver)
+        sols = me2_fit(Xs[rows], Xs[~ys], [t.mu for t in tuned], [t.lam for t in tuned], 4.0,
+                       method=solver if solver != "clarabel" else "generic",
+                       backend="clarabel" if solver == "clarabel" else None).solutions
         out.update(n_models=len(rows), n_total=int(ys.sum()), n_solves=sum(t.n_solves for t in tuned) + len(sols),
                    max_rel_gap=max([s.rel_gap for s in sols] + [t.max_rel_gap for t in tuned]),
                    mu=[t.mu for t in tuned], lam=[t.lam for t in tuned])

@@ -11,9 +11,12 @@ e.g. to [0, 1], so that it holds), ``mu`` and ``lam`` (fixed values, or with ``t
 choice from ``mu_grid`` x ``lam_grid`` by 2-fold cross-validation, `tuning`), ``m`` (the rule's m = 3).
 
 Fitted attributes: ``centers_`` (p x d), ``M_`` (p x d x d), ``R_`` (p,), ``mu_`` and ``lam_`` (p,: the local
-hyper-parameters used), ``thresholds_`` (the "rank" rule's t_j), ``certificates_`` (one dict per ellipsoid:
-primal and dual objective, duality gap, certified bounds on ``||M - M*||_F`` and ``|R - R*|``, solver, time),
-``tuning_`` (per local model, with ``tuning="local"``), ``classes_``, ``pos_label_``, ``n_features_in_``.
+hyper-parameters used), ``thresholds_`` (the "rank" rule's t_j), ``certificates_`` (one
+`local_solver.LocalCertificate` per ellipsoid: primal and dual objective, duality gap, certified bounds on
+``||M - M*||_F`` and ``|R - R*|``, status, solver, time, fallback; readable as ``c.gap`` or ``c["gap"]``),
+``tuning_`` (one `tuning.CentreTuning` per local model with ``tuning="local"``: the chosen pair, the criterion and
+its value, the local validation counts, per grid pair tp / fp / fn), ``classes_``, ``pos_label_``,
+``n_features_in_``. The local models are learnt by `programs.me2_fit` (the one training loop).
 
 scikit-learn's ``check_estimator`` passes every check (tests/formulations/me2_paper/test_estimator.py); the only two it
 skips are skipped for the environment, not for this estimator: ``check_array_api_input`` (needs SCIPY_ARRAY_API=1 and
@@ -36,35 +39,13 @@ from certiprog import validation as validate
 from certiprog.errors import InputError
 
 from .decision import check_rule, rank_thresholds, rule_scores
-from .local_solver import DEFAULT_TOL, local_problem, solve_local, solve_local_cvxpy, solve_local_generic
+from .local_solver import DEFAULT_TOL
+from .programs import LOCAL_METHODS, me2_fit
 from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
 
-__all__ = ["ME2Classifier", "fit_ellipsoids"]
+__all__ = ["ME2Classifier"]
 
-SOLVERS = ("dedicated", "generic", "cvxpy-direct")
-
-
-def fit_ellipsoids(C, X_neg, mus, lams, B: float, *, solver: str = "dedicated", tol: float = DEFAULT_TOL) -> list:
-    """One certified local model (`local_solver.LocalSolution`) per row of ``C`` against ``X_neg``, with per-row
-    ``mus``, ``lams``. ``solver``: "dedicated", "generic" (the Model path on certiprog's choice of backend), a
-    backend name, or "cvxpy-direct" (the box QP written in CVXPY, solved by Clarabel). A dedicated solve that does
-    not reach ``tol`` is redone on Clarabel (``info['fallback']``)."""
-    out = []
-    for j, c in enumerate(C):
-        prob = local_problem(X_neg, c)
-        if solver == "dedicated":
-            sol = solve_local(problem=prob, mu=mus[j], lam=lams[j], B=B, tol=tol)
-            if not sol.ok:
-                redo = solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B, backend="clarabel")
-                redo.info["fallback"] = f"dedicated solver stopped at relative gap {sol.rel_gap:.2g}"
-                sol = redo if redo.gap < sol.gap else sol
-        elif solver == "cvxpy-direct":
-            sol = solve_local_cvxpy(problem=prob, mu=mus[j], lam=lams[j], B=B, tol=max(tol, 1e-7))
-        else:
-            sol = solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B,
-                                      backend=None if solver == "generic" else solver, tol=max(tol, 1e-7))
-        out.append(sol)
-    return out
+SOLVERS = LOCAL_METHODS  # ("dedicated", "generic", "cvxpy-direct"); any other value is a backend name
 
 
 class ME2Classifier(ClassifierMixin, BaseEstimator):
@@ -179,25 +160,27 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
             tuned = tune_local(X, is_pos, mu_grid=self.mu_grid, lam_grid=self.lam_grid, B=B, m=self.m,
                                rule=self.rule, rank_metric=self.rank_metric, prefer=self.prefer, cv=self.cv,
                                random_state=self.random_state, tol=tol, n_jobs=self.n_jobs, solver=self.solver)
-            self.tuning_ = [t.to_dict() for t in tuned]
+            self.tuning_ = list(tuned)
             mus, lams = np.array([t.mu for t in tuned]), np.array([t.lam for t in tuned])
         else:
             mus, lams = np.full(p, mu), np.full(p, lam)
         from threadpoolctl import threadpool_limits
 
+        method = self.solver if self.solver in SOLVERS else "generic"
+        backend = None if self.solver in SOLVERS else self.solver
         with threadpool_limits(1):
-            sols = fit_ellipsoids(P, N, mus, lams, B, solver=self.solver, tol=tol)
-        bad = [j for j, s in enumerate(sols) if not s.ok]
+            fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol)
+        certs = list(fitted.certificates)
+        bad = [c for c in certs if c.status != "optimal"]
         if bad:
             warnings.warn(f"ME2Classifier: {len(bad)} local model(s) not certified to the tolerance (worst relative "
-                          f"gap {max(sols[j].rel_gap for j in bad):.2g}); see certificates_", RuntimeWarning,
+                          f"gap {max(c.rel_gap for c in bad):.2g}); see certificates_", RuntimeWarning,
                           stacklevel=2)
         self.centers_ = P.copy()
-        self.M_ = np.array([s.M for s in sols])
-        self.R_ = np.array([s.R for s in sols])
+        self.M_ = np.array([m.M for m in fitted.models])
+        self.R_ = np.array([m.R for m in fitted.models], dtype=float)
         self.mu_, self.lam_ = mus, lams
-        self.certificates_ = [dict(s.certificate(), **({"fallback": s.info["fallback"]} if "fallback" in s.info
-                                                       else {})) for s in sols]
+        self.certificates_ = certs
         self.thresholds_ = (rank_thresholds(P, self.M_, N, self.m, self.rank_metric) if self.rule == "rank"
                             else np.full(p, np.inf))
         return self

@@ -34,15 +34,16 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
+from certiprog.model import Record
 
-__all__ = ["LocalProblem", "LocalSolution", "solve_local", "solve_local_path", "solve_local_generic",
-           "solve_local_cvxpy", "local_problem"]
+__all__ = ["LocalCertificate", "LocalProblem", "LocalSolution", "solve_local", "solve_local_checked",
+           "solve_local_path", "solve_local_generic", "solve_local_cvxpy", "local_problem"]
 
 DEFAULT_TOL = 1e-10  # relative duality gap at which the dedicated solver stops
 DEFAULT_MAX_ITER = 200
@@ -118,8 +119,36 @@ def _params(mu, lam, B):
 # ----------------------------------------------------------------------------------------------------------------
 # Result with its certificate
 # ----------------------------------------------------------------------------------------------------------------
-@dataclass
-class LocalSolution:
+@dataclass(frozen=True, eq=False)
+class LocalCertificate(Record):
+    """The certificate of one local model (what `LocalSolution.certificate` returns and
+    ``ME2Classifier.certificates_`` holds): ``primal`` / ``dual`` objective values (``dual <= p* <= primal``),
+    ``gap``, ``rel_gap = gap / max(1, |primal|)``, ``M_error`` / ``R_error`` (certified bounds on ``||M - M*||_F``
+    and ``|R - R*|``), ``status``, ``solver``, ``iterations``, ``seconds``, ``n_inside`` (negatives strictly inside:
+    training errors), ``n_support`` (alpha_i > 0), the local ``mu``, ``lam``, ``B`` and ``fallback`` (why the
+    dedicated answer was replaced by a generic one; "" when it was not). All plain Python numbers and strings, so
+    ``as_dict()`` is JSON-safe."""
+
+    primal: float
+    dual: float
+    gap: float
+    rel_gap: float
+    M_error: float
+    R_error: float
+    status: str
+    solver: str
+    iterations: int
+    seconds: float
+    n_inside: int
+    n_support: int
+    mu: float
+    lam: float
+    B: float
+    fallback: str = ""
+
+
+@dataclass(eq=False)
+class LocalSolution(Record):
     """One local model and its certificate.
 
     ``M``, ``R``: the ellipsoid ``{x : (x - c)^T M (x - c) <= R}`` (closed forms of ``alpha``); ``alpha``,
@@ -127,6 +156,9 @@ class LocalSolution:
     the dual point (``dual <= p* <= primal``); ``gap = primal - dual`` computed as a sum of non-negative terms;
     ``M_error`` / ``R_error``: certified bounds ``sqrt(gap/lam)``, ``sqrt(gap/mu)`` on the distance to the exact
     optimum; ``status`` "optimal" (gap within the tolerance) or "inaccurate"; ``solver``: "dedicated" or the backend.
+    How the dedicated solver got there: ``path`` (e.g. "warm start", "screening + interior point + active set"),
+    ``ipm_iterations``, ``active_set_rounds``, ``stages`` (screening rounds) and ``screened`` (variables fixed by
+    gap-safe screening); ``fallback``: why a dedicated answer was replaced by this generic one ("" otherwise).
     """
 
     M: np.ndarray
@@ -146,7 +178,12 @@ class LocalSolution:
     seconds: float = 0.0
     n_inside: int = 0
     n_support: int = 0
-    info: dict = field(default_factory=dict)
+    path: str = ""
+    ipm_iterations: int = 0
+    active_set_rounds: int = 0
+    stages: int = 0
+    screened: int = 0
+    fallback: str = ""
 
     @property
     def rel_gap(self) -> float:
@@ -166,13 +203,12 @@ class LocalSolution:
     def ok(self) -> bool:
         return self.status == "optimal"
 
-    def certificate(self) -> dict:
-        """JSON-safe summary: objective values, gap, certified error bounds, counts, solver and time."""
-        return dict(primal=float(self.primal), dual=float(self.dual), gap=float(self.gap),
-                    rel_gap=float(self.rel_gap), M_error=self.M_error, R_error=self.R_error, status=self.status,
-                    solver=self.solver, iterations=int(self.iterations), seconds=float(self.seconds),
-                    n_inside=int(self.n_inside), n_support=int(self.n_support), mu=float(self.mu),
-                    lam=float(self.lam), B=float(self.B))
+    def certificate(self) -> LocalCertificate:
+        """The `LocalCertificate`: objective values, gap, certified error bounds, counts, solver and time."""
+        return LocalCertificate(float(self.primal), float(self.dual), float(self.gap), float(self.rel_gap),
+                                self.M_error, self.R_error, str(self.status), str(self.solver), int(self.iterations),
+                                float(self.seconds), int(self.n_inside), int(self.n_support), float(self.mu),
+                                float(self.lam), float(self.B), str(self.fallback))
 
 
 def _evaluate(prob: LocalProblem, alpha, mu, lam, B):
@@ -197,7 +233,7 @@ def _gap(a, g, n) -> float:
 
 
 def certify(prob: LocalProblem, alpha, mu, lam, B, *, solver: str, tol: float = DEFAULT_TOL, iterations: int = 0,
-            seconds: float = 0.0, info: dict | None = None) -> LocalSolution:
+            seconds: float = 0.0) -> LocalSolution:
     """`LocalSolution` at the dual point ``alpha`` (clipped to the box): closed-form primal, both objective values,
     the gap and the status ("optimal" iff ``gap <= tol * max(1, primal)``)."""
     n = prob.n
@@ -213,7 +249,7 @@ def certify(prob: LocalProblem, alpha, mu, lam, B, *, solver: str, tol: float = 
         M=prob.M_of(w, lam), R=float(R), alpha=a, beta=max(0.0, s - 2.0 * mu * B), delta=0.0, primal=primal,
         dual=dual, gap=gap, mu=mu, lam=lam, B=B, status="optimal" if gap <= tol * max(1.0, abs(primal)) else
         "inaccurate", solver=solver, iterations=iterations, seconds=seconds, n_inside=int(np.sum(g < -tol_R)),
-        n_support=int(np.sum(a > 0)), info=dict(info or {}))
+        n_support=int(np.sum(a > 0)))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -457,23 +493,33 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
     best = state["best"]
     best.iterations = state["ipm"] + state["rounds"]
     best.seconds = time.perf_counter() - t0
-    best.info.update(path=state["path"], ipm_iterations=state["ipm"], active_set_rounds=state["rounds"],
-                     stages=state["stages"], screened=int(fixed_lo.sum() + fixed_up.sum()))
+    best.path, best.ipm_iterations, best.active_set_rounds = state["path"], state["ipm"], state["rounds"]
+    best.stages, best.screened = state["stages"], int(fixed_lo.sum() + fixed_up.sum())
     return best
+
+
+def solve_local_checked(problem: LocalProblem, mu, lam, B: float = 4.0, *, alpha0=None, tol: float = DEFAULT_TOL,
+                        max_iter: int = DEFAULT_MAX_ITER, fallback: str | None = "clarabel") -> LocalSolution:
+    """`solve_local`, and when it does not reach ``tol``, the generic path on backend ``fallback`` (held to
+    ``max(tol, GENERIC_TOL)``; None: keep the inaccurate answer): the answer with the smaller certified gap, the
+    generic one marked with ``fallback`` (why it replaced the dedicated one)."""
+    sol = solve_local(problem=problem, mu=mu, lam=lam, B=B, alpha0=alpha0, tol=tol, max_iter=max_iter)
+    if sol.ok or fallback is None:
+        return sol
+    redo = solve_local_generic(problem=problem, mu=mu, lam=lam, B=B, backend=fallback, tol=max(tol, GENERIC_TOL))
+    if redo.gap >= sol.gap:
+        return sol
+    redo.fallback = f"dedicated solver stopped at gap {sol.gap:.3g} after {sol.iterations} iterations"
+    return redo
 
 
 def solve_local_path(problem: LocalProblem, pairs, B: float = 4.0, *, tol: float = DEFAULT_TOL,
                      max_iter: int = DEFAULT_MAX_ITER, fallback: str | None = "clarabel") -> list:
-    """`solve_local` for every ``(mu, lam)`` of ``pairs`` in the given order, each warm-started from the previous
-    alpha (order the pairs so neighbours are close: see `grid_path`). A solve that does not reach ``tol`` is redone on
-    the generic path with backend ``fallback`` (None: keep the inaccurate one) and marked ``info['fallback']``."""
+    """`solve_local_checked` for every ``(mu, lam)`` of ``pairs`` in the given order, each warm-started from the
+    previous alpha (order the pairs so neighbours are close: see `grid_path`)."""
     out, alpha = [], None
     for mu, lam in pairs:
-        sol = solve_local(problem=problem, mu=mu, lam=lam, B=B, alpha0=alpha, tol=tol, max_iter=max_iter)
-        if not sol.ok and fallback is not None:
-            redo = solve_local_generic(problem=problem, mu=mu, lam=lam, B=B, backend=fallback, tol=tol)
-            redo.info["fallback"] = f"dedicated solver stopped at gap {sol.gap:.3g} after {sol.iterations} iterations"
-            sol = redo if redo.gap < sol.gap else sol
+        sol = solve_local_checked(problem, mu, lam, B, alpha0=alpha, tol=tol, max_iter=max_iter, fallback=fallback)
         out.append(sol)
         alpha = sol.alpha
     return out

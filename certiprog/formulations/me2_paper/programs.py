@@ -37,7 +37,8 @@ from certiprog.errors import BackendError, InputError
 from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
 from certiprog import validation as validate
 
-__all__ = ["ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid", "me2_dual", "me2_fit",
+__all__ = ["FIT_METHODS", "LOCAL_METHODS", "ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid",
+           "me2_dual", "me2_fit",
            "me2_instance", "me2_objective", "me2_predict", "me2_primal", "recover_primal", "squared_distances",
            "svec_gram_map"]
 
@@ -305,26 +306,58 @@ class ME2Fit(Record):
         return me2_predict(self, X, m, **kw)
 
 
+#: `me2_fit` methods that solve the local dual with `local_solver` and certify it by the closed-form duality gap
+LOCAL_METHODS = ("dedicated", "generic", "cvxpy-direct")
+FIT_METHODS = ("primal", "dual") + LOCAL_METHODS
+
+
+def _local_options(method: str, options: dict) -> dict:
+    from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL
+
+    allowed = ("tol", "max_iter", "fallback") if method == "dedicated" else ("tol",)
+    bad = sorted(set(options) - set(allowed))
+    if bad:
+        raise InputError(f"method {method!r} takes the options {allowed}; got {bad}")
+    out = dict(options)
+    out["tol"] = validate.scalar(out.get("tol", DEFAULT_TOL), "tol", low=0.0, low_open=True)
+    return out
+
+
 def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None,
             certify: bool | str = True, **options) -> ME2Fit:
-    """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg``.
+    """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg`` (the one
+    training loop: `ME2Classifier` and the experiment call it).
 
     ``mu`` and ``lam`` may be scalars or one value per positive (the paper tunes them per local model);
-    ``B`` is a scalar (B = 4 in the paper). ``method='primal'`` solves `me2_primal`, ``'dual'`` solves
-    `me2_dual` and recovers (M, R) in closed form; ``backend`` and ``**options`` go to ``Model.solve``.
-    ``certify``: `certiprog.certificates.check` of every local solve (True: with the rigorous optimality interval;
-    'kkt': residuals only; False: none). Returns an `ME2Fit`. Problem 2 is always feasible and bounded, so a
-    solve that does not end optimal raises `certiprog.errors.BackendError` naming the local model.
+    ``B`` is a scalar (B = 4 in the paper). Methods:
+
+    * ``'primal'`` solves `me2_primal`, ``'dual'`` solves `me2_dual` and recovers (M, R) in closed form;
+      ``backend`` and ``**options`` go to ``Model.solve``; ``certify``: `certiprog.certificates.check` of every local
+      solve (True: with the rigorous optimality interval; 'kkt': residuals only; False: none). Problem 2 is always
+      feasible and bounded, so a solve that does not end optimal raises `certiprog.errors.BackendError` naming the
+      local model.
+    * ``'dedicated'`` (`local_solver.solve_local_checked`: the dual as box least squares, redone on Clarabel if it
+      does not reach ``tol``), ``'generic'`` (`local_solver.solve_local_generic`: `me2_dual` as a Model on
+      ``backend``) and ``'cvxpy-direct'`` (the same box QP written in CVXPY, Clarabel): each local model is
+      certified by the duality gap of its closed-form primal point (always: the gap is their stopping rule;
+      ``certify`` is not used). Options: ``tol`` (relative gap; default `local_solver.DEFAULT_TOL`, a generic answer
+      is held to at least ``GENERIC_TOL``), and for 'dedicated' ``max_iter`` and ``fallback`` (backend of the redo,
+      None: none). A model that misses the tolerance keeps status "inaccurate" in its certificate (not an error:
+      its gap still bounds its error).
+
+    Returns an `ME2Fit`.
     """
     P = validate.matrix(X_pos, "X_pos", min_rows=1)
     X = validate.matrix(X_neg, "X_neg", min_rows=1, cols=P.shape[1])
     p = P.shape[0]
     mus, lams = _per_model(mu, "mu", p), _per_model(lam, "lam", p)
     B = validate.scalar(B, "B", low=0.0, low_open=True)
-    if method not in ("primal", "dual"):
-        raise InputError(f"method must be 'primal' or 'dual'; got {method!r}")
+    if method not in FIT_METHODS:
+        raise InputError(f"method must be one of {FIT_METHODS}; got {method!r}")
     if certify not in (True, False, "kkt"):
         raise InputError(f"certify must be True, 'kkt' or False; got {certify!r}")
+    if method in LOCAL_METHODS:
+        return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options))
     build = me2_primal if method == "primal" else me2_dual
     models, solutions, history, certificates = [], [], [], []
     for j in range(p):
@@ -345,6 +378,28 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
         else:
             certificates.append(None)
     return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(certificates), method)
+
+
+def _fit_local(P, X, mus, lams, B, method, backend, options) -> ME2Fit:
+    """`me2_fit`'s loop for the `LOCAL_METHODS` (inputs validated)."""
+    from certiprog.formulations.me2_paper import local_solver as LS
+
+    tol = options.pop("tol")
+    models, solutions, history = [], [], []
+    for j in range(len(P)):
+        prob = LS.local_problem(X, P[j])
+        if method == "dedicated":
+            sol = LS.solve_local_checked(prob, mus[j], lams[j], B, tol=tol, **options)
+        elif method == "cvxpy-direct":
+            sol = LS.solve_local_cvxpy(problem=prob, mu=mus[j], lam=lams[j], B=B, tol=max(tol, LS.GENERIC_TOL))
+        else:
+            sol = LS.solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B, backend=backend,
+                                         tol=max(tol, LS.GENERIC_TOL))
+        models.append(LocalEllipsoid(P[j].copy(), sol.M, sol.R))
+        solutions.append(sol)
+        history.append(dict(index=j, status=str(sol.status), objective=float(sol.primal), backend=method,
+                            solver=sol.solver, solve_time=float(sol.seconds)))
+    return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(s.certificate() for s in solutions), method)
 
 
 def _check_models(models):

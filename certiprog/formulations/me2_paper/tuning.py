@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.model import Record
 
 from .decision import nearest_centre, quad_forms, rule_scores
 from .local_solver import DEFAULT_TOL, grid_path, local_problem, solve_local_cvxpy, solve_local_generic, solve_local_path
@@ -46,8 +47,8 @@ PREFER = ("simple", "grid")
 __all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "tune_centre", "tune_local", "tuning_folds"]
 
 
-@dataclass
-class CentreTuning:
+@dataclass(eq=False)
+class CentreTuning(Record):
     """What the tuning chose for one local model: ``mu``, ``lam``; ``criterion`` ("f-measure", "fp-rate" or "none"),
     its value ``score``; the local validation set's size (``n_val_pos``, ``n_val_neg``); ``fold``; and per grid pair
     (in ``pairs`` order) the local counts ``tp``, ``fp``, ``fn`` and the solves' worst relative gap and time."""
@@ -66,11 +67,6 @@ class CentreTuning:
     max_rel_gap: float = 0.0
     seconds: float = 0.0
     n_solves: int = 0
-
-    def to_dict(self) -> dict:
-        return dict(mu=self.mu, lam=self.lam, criterion=self.criterion, score=self.score, n_val_pos=self.n_val_pos,
-                    n_val_neg=self.n_val_neg, fold=self.fold, max_rel_gap=self.max_rel_gap, seconds=self.seconds,
-                    n_solves=self.n_solves)
 
 
 def _preference(pairs, prefer: str) -> np.ndarray:

@@ -14,8 +14,8 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from certiprog.errors import InputError
 from certiprog.estimators import ME2Classifier
-from certiprog.formulations.me2_paper.local_solver import solve_local_generic
-from certiprog.formulations.me2_paper.tuning import PAPER_LAM, PAPER_MU
+from certiprog.formulations.me2_paper.local_solver import LocalCertificate, solve_local_generic
+from certiprog.formulations.me2_paper.tuning import PAPER_LAM, PAPER_MU, CentreTuning
 
 
 def imbalanced(seed=0, n_pos=12, n_neg=150, d=3):
@@ -60,6 +60,7 @@ def test_fitted_attributes_and_certificates():
     assert est.M_.shape == (p, d, d) and est.R_.shape == (p,) and est.thresholds_.shape == (p,)
     assert np.all(est.mu_ == 0.9) and np.all(est.lam_ == 0.01)
     assert all(c["status"] == "optimal" and c["rel_gap"] <= 1e-10 for c in est.certificates_)
+    assert all(isinstance(c, LocalCertificate) and c.fallback == "" for c in est.certificates_)
     assert min(np.linalg.eigvalsh(M).min() for M in est.M_) >= 1 - 1e-12
     ref = solve_local_generic(X[y == 0], est.centers_[0], 0.9, 0.01, 4.0, tol=1e-6)
     cert = est.certificates_[0]
@@ -102,6 +103,7 @@ def test_tuned_fit_uses_the_grids_and_records_the_choice():
     assert set(est.mu_) <= {0.75, 1.0, 10.0} and set(est.lam_) <= {1e-3, 1.0}
     assert {t["criterion"] for t in est.tuning_} <= {"f-measure", "fp-rate", "none"}
     assert sum(t["n_solves"] for t in est.tuning_) <= 10 * 6
+    assert all(isinstance(t, CentreTuning) and len(t.tp) == len(t.pairs) == 6 for t in est.tuning_)
     again = ME2Classifier(tuning="local", mu_grid=(0.75, 1.0, 10.0), lam_grid=(1e-3, 1.0), random_state=0).fit(X, y)
     assert np.array_equal(again.mu_, est.mu_) and np.array_equal(again.lam_, est.lam_)
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from certiprog.errors import InputError
 from certiprog.formulations.me2_paper.local_solver import (
-    certify, grid_path, local_problem, solve_local, solve_local_cvxpy, solve_local_generic, solve_local_path, svec,
-    unsvec)
+    LocalCertificate, certify, grid_path, local_problem, solve_local, solve_local_checked, solve_local_cvxpy,
+    solve_local_generic, solve_local_path, svec, unsvec)
 
 # (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu / lam (the instances of doc 002)
 INSTANCES = [(0, 8, 3, 1.0, 0.5, 4.0), (1, 15, 4, 0.8, 0.1, 4.0), (2, 5, 6, 2.0, 1.0, 4.0),
@@ -91,7 +91,7 @@ def test_path_warm_starts_equal_cold_solves():
         cold = solve_local(problem=prob, mu=mu, lam=lam)
         assert w.ok and cold.ok
         agree(w, cold, slack=1e-9)
-    assert any(w.info["path"].startswith("warm") for w in warm)
+    assert any(w.path.startswith("warm") for w in warm)
 
 
 @settings(max_examples=25, deadline=None)
@@ -139,7 +139,20 @@ def test_inaccurate_status_when_iterations_run_out():
     sol = solve_local(X, c, 0.9, 1e-6, 4.0, max_iter=1)
     assert sol.status in ("inaccurate", "optimal") and sol.gap >= 0
     cert = sol.certificate()
-    assert set(cert) >= {"primal", "dual", "gap", "M_error", "R_error", "status", "solver"}
+    assert isinstance(cert, LocalCertificate) and cert.gap == sol.gap and cert["status"] == sol.status
+    assert set(cert) >= {"primal", "dual", "gap", "M_error", "R_error", "status", "solver", "fallback"}
+
+
+def test_a_stalled_dedicated_solve_is_redone_on_clarabel_and_marked():
+    X, c = instance(6, 200, 5)
+    prob = local_problem(X, c)
+    stalled = solve_local(problem=prob, mu=0.9, lam=1e-6, B=4.0, max_iter=1)
+    assert not stalled.ok and stalled.fallback == "" and stalled.ipm_iterations == 1
+    redo = solve_local_checked(prob, 0.9, 1e-6, 4.0, max_iter=1)
+    assert redo.solver.startswith("generic:clarabel") and redo.gap < stalled.gap
+    assert "dedicated solver stopped" in redo.fallback and redo.certificate().fallback == redo.fallback
+    kept = solve_local_checked(prob, 0.9, 1e-6, 4.0, max_iter=1, fallback=None)
+    assert kept.solver == "dedicated" and kept.gap == stalled.gap
 
 
 def test_real_data_path_agrees_with_clarabel():

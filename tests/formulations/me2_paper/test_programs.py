@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from certiprog.errors import InputError
+from certiprog.formulations.me2_paper.local_solver import LocalCertificate
 from certiprog.formulations.me2_paper.programs import (ME2_INSTANCES, ME2Fit, ME2Solution, LocalEllipsoid, me2_dual,
                                                       me2_fit, me2_instance, me2_objective, me2_predict, me2_primal,
                                                       recover_primal, svec_gram_map)
@@ -165,6 +166,12 @@ def test_fit_and_predict_match_reference():
     assert me2_fit(X_pos, X_neg, 1.0, 0.5, 4.0, certify=False).certificates == (None, None, None)
     for m, s, h in zip(models, fit.solutions, fit.history):  # the model is its solution's ellipsoid
         assert m.M is s.M and m.R == s.R and rel(s.objective, h["objective"]) <= 1e-6
+    for method in ("dedicated", "generic", "cvxpy-direct"):  # the local-solver paths of the one loop
+        fit_l = me2_fit(X_pos, X_neg, 1.0, [0.1, 0.5, 1.0], 4.0, method=method)
+        assert fit_l.method == method and all(isinstance(c, LocalCertificate) for c in fit_l.certificates)
+        for (_, M1, R1), s_l, c_l in zip(models, fit_l.solutions, fit_l.certificates):
+            assert c_l.status == "optimal" and c_l.gap == s_l.gap >= 0  # the primal path's Clarabel answer ~1e-6 off
+            assert np.linalg.norm(M1 - s_l.M) <= c_l.M_error + 1e-5 and abs(R1 - s_l.R) <= c_l.R_error + 1e-5
     for (c1, M1, R1), (c2, M2, R2) in zip(models, fit_d.models):
         np.testing.assert_allclose(c1, c2)
         np.testing.assert_allclose(M1, M2, atol=1e-5)
@@ -243,6 +250,12 @@ def test_bad_inputs_fit_predict_recover():
         me2_fit(np.zeros((2, 3)), X, 1.0, [0.5, -1.0], 4.0)
     with pytest.raises(InputError, match="mu"):
         me2_fit(np.zeros((2, 3)), X, [1.0, 1.0, 1.0], 0.5, 4.0)
+    with pytest.raises(InputError, match="method"):
+        me2_fit(np.ones((2, 3)), X, 1.0, 0.5, 4.0, method="newton")
+    with pytest.raises(InputError, match="options"):
+        me2_fit(np.ones((2, 3)), X, 1.0, 0.5, 4.0, method="cvxpy-direct", max_iter=3)
+    with pytest.raises(InputError, match="tol"):
+        me2_fit(np.ones((2, 3)), X, 1.0, 0.5, 4.0, method="dedicated", tol=-1.0)
     with pytest.raises(InputError, match="alpha"):
         recover_primal(X, c, 1.0, 0.5, 4.0, np.zeros(5))
     models = [(c, np.eye(3), 1.0)]
