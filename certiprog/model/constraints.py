@@ -209,7 +209,7 @@ class PSD(Constraint):
 class PowerCone3D(Constraint):
     """``x^alpha * y^(1-alpha) >= |z|``, x, y >= 0, elementwise over equal-size vectors.
 
-    ``alpha``: one number in (0, 1), or one per entry (an array of the entries' count); runs of equal
+    ``alpha``: one number in (0, 1), or one per entry (an array of the entries' count, or of size 1); runs of equal
     values share one cone block, so the rows and the dual (shape (k, 3)) keep the entries' order."""
 
     def __init__(self, x, y, z, alpha):
@@ -224,7 +224,7 @@ class PowerCone3D(Constraint):
             a = np.array([real_scalar(alpha, "PowerCone3D's alpha")])
         else:
             a = np.array([real_scalar(v, "each PowerCone3D alpha") for v in np.asarray(alpha, dtype=object).ravel()])
-            if a.size != self.k:
+            if a.size != self.k and a.size != 1:
                 raise ShapeError(f"PowerCone3D: {a.size} alpha values for {self.k} cones; pass one number or one "
                                  "per entry")
         if not np.all((a > 0) & (a < 1)):

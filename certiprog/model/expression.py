@@ -353,7 +353,8 @@ class Expression:
         other = as_expression(other)
         if not other.is_constant:
             raise DCPError("division by an expression with variables is not convex; divide by a constant or "
-                           "a Parameter (quad_over_lin(x, y) is the convex ||x||^2 / y)")
+                           "a Parameter (inv_pos(x) is the convex 1/x for x > 0, c * inv_pos(x) is c/x for c >= 0; "
+                           "quad_over_lin(x, y) is the convex ||x||^2 / y)")
         if not cf.is_lazy(other.const):
             _nonzero(other.const, "the divisor")
             return self * Expression(other.shape, const=1.0 / np.asarray(other.const, float))
@@ -365,13 +366,14 @@ class Expression:
         return as_expression(other) / self
 
     def __pow__(self, p):
-        raise DCPError(
-            "x ** p is not supported yet (a power atom is planned); for a convex square use sum_squares(x), "
-            "quad_form(x, Q) or quad_over_lin(x, y), or bound it with a cone constraint (SOC, PowerCone3D)"
-        )
+        """Elementwise ``|x|^p`` for a number p >= 1 (`certiprog.model.atoms.power`; p = 2 is ``square``)."""
+        from .atoms import power
+
+        return power(self, p)
 
     def __rpow__(self, base):
-        raise DCPError("c ** x (an exponential of an expression) is not supported")
+        raise DCPError("c ** x (an exponential of an expression) is not supported as an operator; for c > 0 write "
+                       "exp(log(c) * x) with certiprog.model.exp")
 
     def __matmul__(self, other):
         return matmul(self, other)
