@@ -496,14 +496,64 @@ def _sym_lift(n: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n * n, k))
 
 
+def _bound_side(value, side: str, shape: tuple, name: str) -> np.ndarray | None:
+    """One side of a Variable's bounds as a float array of ``shape`` (None when it bounds nothing)."""
+    what = f"the {side} bound of variable {name!r}"
+    if value is None:
+        return None
+    arr = numeric_array(value, what, finite=False)
+    if np.isnan(arr).any():
+        raise InputError(f"{what} contains NaN: use None, -inf or inf for an unbounded side")
+    blocked = np.inf if side == "lower" else -np.inf
+    if (arr == blocked).any():
+        raise InputError(f"{what} contains {blocked}, which no real value satisfies: use "
+                         f"{-blocked} (or None) for an unbounded side")
+    try:
+        arr = np.broadcast_to(arr, shape)
+    except ValueError:
+        raise ShapeError(f"{what} has shape {arr.shape}, which does not broadcast to the variable's shape "
+                         f"{shape}: pass a scalar or an array of that shape") from None
+    if not np.isfinite(arr).any():
+        return None
+    arr = np.array(arr, dtype=float)
+    arr.flags.writeable = False
+    return arr
+
+
+def _bounds(bounds, shape: tuple, name: str, symmetric: bool) -> tuple:
+    """(lb, ub) validated: a pair of None / scalars / arrays broadcastable to ``shape``, lb <= ub."""
+    if bounds is None:
+        return None, None
+    if isinstance(bounds, (str, bytes, Expression)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+        raise InputError(f"bounds of variable {name!r} must be a pair (lb, ub), each None, a number or an array "
+                         f"(e.g. bounds=(0, 1) or bounds=(None, ub)); got {bounds!r}")
+    lb = _bound_side(bounds[0], "lower", shape, name)
+    ub = _bound_side(bounds[1], "upper", shape, name)
+    if lb is not None and ub is not None and np.any(lb > ub):
+        at = np.argwhere(lb > ub)[0]
+        raise InputError(f"bounds of variable {name!r}: lb > ub at entry {tuple(int(i) for i in at)} "
+                         f"({lb[tuple(at)]} > {ub[tuple(at)]}); pass lb <= ub everywhere")
+    if symmetric:
+        for side, arr in (("lower", lb), ("upper", ub)):
+            if arr is not None and not np.array_equal(arr, arr.T):
+                raise InputError(f"the {side} bound of symmetric variable {name!r} is not symmetric: entries "
+                                 "(i, j) and (j, i) are one variable, give them one bound")
+    return lb, ub
+
+
 class Variable(Expression):
     """A named block of decision variables: scalar, vector, matrix or symmetric matrix.
 
     ``nonneg=True`` adds the sign domain; ``symmetric=True`` stores only the upper
     triangle of a square matrix, so the variable is symmetric by construction.
+    ``bounds=(lb, ub)`` adds simple bounds ``lb <= x <= ub`` entrywise: each side None, a number or an
+    array broadcastable to the shape, with -inf / inf (or None) for an unbounded side; they compile to rows
+    ``'<name>>=lb'`` and ``'<name><=ub'`` of the nonneg cone (finite entries only), which every backend
+    takes and from which the certificates derive a finite box (`certiprog.certificates.duality.variable_box`).
     """
 
-    def __init__(self, shape=(), name: str | None = None, *, nonneg: bool = False, symmetric: bool = False):
+    def __init__(self, shape=(), name: str | None = None, *, nonneg: bool = False, symmetric: bool = False,
+                 bounds=None):
         shape = _shape(shape, "Variable shape")
         self.id = next(_ids)
         self.name = _check_name(name, "Variable name") or f"var{self.id}"
@@ -515,9 +565,69 @@ class Variable(Expression):
             self.lift = _sym_lift(shape[0])
         else:
             self.lift = sp.identity(_size(shape), format="csr")
+        self.lb, self.ub = _bounds(bounds, shape, self.name, self.symmetric)
         self.n_free = self.lift.shape[1]
         self._val = None
         super().__init__(shape, {self: self.lift}, np.zeros(_size(shape)))
+
+    @property
+    def bounds(self) -> tuple:
+        """(lb, ub) as arrays of the variable's shape (-inf / inf where unbounded)."""
+        lb = np.full(self.shape, -np.inf) if self.lb is None else self.lb.copy()
+        ub = np.full(self.shape, np.inf) if self.ub is None else self.ub.copy()
+        return lb, ub
+
+    def _own(self) -> np.ndarray:
+        """Entries that are variables of their own (the upper triangle of a symmetric matrix)."""
+        full = np.ones(self.shape, bool)
+        return np.triu(full) if self.symmetric else full
+
+    def _bound_masks(self) -> dict:
+        """Entries of each bound block: '==bound' (lb == ub, a fixed entry), '>=lb' and '<=ub' (finite, not fixed)."""
+        lb, ub = self.bounds
+        own = self._own()
+        fixed = own & (lb == ub)
+        return {"==bound": fixed, ">=lb": own & np.isfinite(lb) & ~fixed, "<=ub": own & np.isfinite(ub) & ~fixed}
+
+    def domain(self) -> list:
+        """The variable's own constraints as ``(name, Cone, s)`` blocks: its sign domain ``'<name>>=0'``; its
+        bounds ``'<name>>=lb'`` (s = x - lb >= 0) and ``'<name><=ub'`` (s = ub - x >= 0) over the entries with a
+        finite bound, and ``'<name>==bound'`` (s = x - lb = 0) where lb == ub (two opposite inequalities would
+        leave no interior, and the certificates need one); for a symmetric variable, the upper triangle only."""
+        from .cones import Cone
+
+        entries = Expression(self.shape, {self: self.lift}).flatten()
+        out = [(f"{self.name}>=0", Cone("nonneg", self.size), entries)] if self.nonneg else []
+        if self.lb is None and self.ub is None:
+            return out
+        lb, ub = self.bounds
+        for label, mask in self._bound_masks().items():
+            idx = np.flatnonzero(mask.reshape(-1))
+            if idx.size == 0:
+                continue
+            x = entries._select(idx, (idx.size,))
+            s = ub.reshape(-1)[idx] - x if label == "<=ub" else x - lb.reshape(-1)[idx]
+            out.append((f"{self.name}{label}", Cone("zero" if label == "==bound" else "nonneg", idx.size), s))
+        return out
+
+    def bound_duals(self, solution) -> tuple:
+        """Multipliers of the bounds in a Solution, as arrays of the variable's shape (0 where unbounded):
+        ``(z_lb, z_ub)``, both >= 0, with Lagrangian ``f - z_lb'(x - lb) - z_ub'(ub - x)`` (a fixed entry's
+        equality multiplier z is split as z_lb = max(z, 0), z_ub = max(-z, 0))."""
+        from ..errors import ModelError
+
+        if solution.z is None:
+            raise ModelError(f"no dual point: the solve ended with status {solution.status.termination!r}")
+        z = {}
+        for label, mask in self._bound_masks().items():
+            full = np.zeros(self.shape)
+            if mask.any():
+                blocks = solution.problem.rows_of(f"{self.name}{label}", primary_only=False)
+                full[mask] = np.concatenate([solution.z[b.start:b.stop] for b in blocks])
+            if self.symmetric:
+                full = full + np.triu(full, 1).T
+            z[label] = full
+        return z[">=lb"] + np.maximum(z["==bound"], 0.0), z["<=ub"] + np.maximum(-z["==bound"], 0.0)
 
     @property
     def value(self):
@@ -552,7 +662,8 @@ class Variable(Expression):
 
     def __repr__(self):
         kind = "symmetric " if self.symmetric else ""
-        return f"Variable({self.name!r}, {kind}shape={self.shape}{', nonneg' if self.nonneg else ''})"
+        bounded = ", bounds" if self.lb is not None or self.ub is not None else ""
+        return f"Variable({self.name!r}, {kind}shape={self.shape}{', nonneg' if self.nonneg else ''}{bounded})"
 
 
 class Parameter(Expression):

@@ -158,9 +158,9 @@ class Structure:
                 continue
             for cone, s in con.blocks():
                 self._add_block(name, cone, s, primary=True)
-        for v in self.user_vars:
-            if v.nonneg:
-                self._add_block(f"{v.name}>=0", Cone("nonneg", v.size), Expression(v.shape, {v: v.lift}).flatten(), False)
+        for v in self.user_vars:  # sign domains and simple bounds: '<name>>=0', '<name>>=lb', '<name><=ub'
+            for owner, cone, s in v.domain():
+                self._add_block(owner, cone, s, False)
         self.objective = self._objective(model.objective.sign * model.objective.expr)
         known = {v.id for v in self.user_vars + self.aux_vars}
         for blk in self.blocks:  # variables created inside atoms' epigraphs (e.g. pnorm's |e| bounds)
