@@ -1,7 +1,15 @@
 """The declarative IR: variables, parameters, affine expressions, atoms, constraints, models."""
 from .atoms import (
     abs_,
+    entr,
+    exp,
+    geo_mean,
     hinge,
+    inv_pos,
+    kl_div,
+    log,
+    log_sum_exp,
+    logistic,
     max_entries,
     norm1,
     norm2,
@@ -10,9 +18,13 @@ from .atoms import (
     pos,
     psd_factor,
     quad_form,
+    power,
     quad_over_lin,
+    rel_entr,
+    square,
     sum_squares,
 )
+from .cone_constraints import ExpCone, PowConeND
 from .cones import Cone
 from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
 from .expression import Expression, Parameter, Variable, as_expression, concatenate, hstack, matmul, stack, vstack
@@ -22,9 +34,10 @@ from .model import Model, Objective, maximize, minimize
 from .results import Record
 
 __all__ = [
-    "Cone", "Constraint", "Equality", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
-    "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowerCone3D", "PSD", "Record", "SOC",
+    "Cone", "Constraint", "Equality", "ExpCone", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
+    "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowConeND", "PowerCone3D", "PSD", "Record", "SOC",
     "Variable",
     "abs_", "as_expression", "concatenate", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",
     "norm2", "norm_inf", "pnorm", "pos", "psd_factor", "quad_form", "quad_over_lin", "stack", "sum_squares", "vstack",
+    "entr", "exp", "geo_mean", "inv_pos", "kl_div", "log", "log_sum_exp", "logistic", "power", "rel_entr", "square",
 ]

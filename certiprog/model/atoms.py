@@ -693,6 +693,26 @@ class Power(_Elementwise):
         return [z**2 if p == 2 else sympy.Abs(z) ** p for z in args[0]]
 
 
+class InvPos(_Elementwise):
+    """1 / e elementwise for e > 0, convex: 1/e <= t  <=>  sqrt(e t) >= 1  <=>  (e, t, 1) in K_pow(1/2)."""
+
+    name = "inv_pos"
+
+    def numeric(self, vals):
+        v = vals[0].reshape(-1)
+        with np.errstate(divide="ignore"):
+            return np.where(v > 0, 1.0 / np.where(v > 0, v, 1.0), np.inf)
+
+    def epigraph(self, t):
+        from .constraints import PowerCone3D
+
+        e, t = self.args[0].flatten(), t.flatten()
+        return [PowerCone3D(e, t, np.ones(e.size), 0.5)]
+
+    def sympy(self, args):
+        return [1 / z for z in args[0]]
+
+
 def _power_exponent(p) -> float:
     """p of ``x ** p``: a real number >= 1, else a CertiprogError naming the fix."""
     if isinstance(p, Expression):
@@ -705,7 +725,7 @@ def _power_exponent(p) -> float:
     if p < 1:
         raise DCPError(f"x ** {p:g} is not convex (p < 1): x ** p is supported for p >= 1 only; for 0 < p < 1 use "
                        "geo_mean or a PowerCone3D hypograph, for p < 0 (e.g. 1/x) a PowerCone3D epigraph "
-                       "(t >= 1/x  <=>  PowerCone3D(t, x, 1, 0.5) for x > 0)")
+                       "(inv_pos(x) for 1/x, x > 0)")
     return p
 
 
@@ -811,3 +831,8 @@ def power(e, p) -> Expression:
     if p == 1:
         return e
     return Power(e, p).expr()
+
+
+def inv_pos(e) -> Expression:
+    """Elementwise 1 / e for e > 0 (convex; 3-D power cone): write ``c * inv_pos(x)`` for ``c / x``, c >= 0."""
+    return InvPos(e).expr()
