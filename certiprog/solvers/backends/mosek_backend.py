@@ -4,9 +4,10 @@ Layout of the MOSEK task (our form: ``min 1/2 x'Px + q'x + r0  s.t.  s = b - A x
 
 * one free MOSEK variable per column of ``x`` (plus an epigraph column ``t``, see below);
 * ``zero`` / ``nonneg`` rows become linear constraints ``a'x = b`` / ``a'x <= b``;
-* ``soc`` / ``psd`` / ``pow`` rows become affine conic constraints (ACCs) ``F x + g in D`` with
-  ``F = -A``, ``g = b`` (so ``F x + g`` *is* our slack ``s``), one ACC per cone, domains
-  ``quadratic_cone``, ``svec_psd_cone`` and ``primal_power_cone(alpha, 1 - alpha)``.
+* ``soc`` / ``psd`` / ``pow`` / ``exp`` / ``pownd`` rows become affine conic constraints (ACCs) ``F x + g in D``
+  with ``F = -A``, ``g = b`` (so ``F x + g`` *is* our slack ``s``), one ACC per cone, domains
+  ``quadratic_cone``, ``svec_psd_cone``, ``primal_power_cone(alpha, 1 - alpha)``, ``primal_exp_cone``
+  (MOSEK orders it (z, y, x): the three rows are reversed) and ``primal_power_cone(alpha_1, ..., alpha_n)``.
   MOSEK's svec is the *lower* triangle column by column, ours the upper one (both scale the
   off-diagonals by sqrt 2), so the rows of each PSD cone are permuted (`svec_permutation`);
 * the quadratic part ``1/2 x'Px``: MOSEK refuses a quadratic objective together with conic
@@ -47,7 +48,7 @@ log = logging.getLogger(__name__)
 
 #: file formats `export` writes, and whether each can hold a quadratic objective (else it is made conic)
 FORMATS = {".ptf": False, ".cbf": False, ".task": True, ".jtask": True}
-_CONIC = ("soc", "psd", "pow")
+_CONIC = ("soc", "psd", "pow", "exp", "pownd")
 
 
 @dataclass
@@ -113,7 +114,12 @@ def _conic_rows(problem) -> tuple[np.ndarray, list]:
         if c.kind not in _CONIC:
             continue
         starts = blk.start + c.dim * np.arange(c.count)
-        inner = svec_permutation(c.side) if c.kind == "psd" else np.arange(c.dim)
+        if c.kind == "psd":
+            inner = svec_permutation(c.side)
+        elif c.kind == "exp":  # MOSEK's primal exponential cone is (z, y, x): z >= y exp(x / y)
+            inner = np.array([2, 1, 0])
+        else:
+            inner = np.arange(c.dim)
         rows.append((starts[:, None] + inner[None, :]).reshape(-1))
         accs += [(c.kind, c.dim, c.alpha)] * c.count
     return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)), accs
@@ -126,6 +132,10 @@ def _domain(task, kind: str, dim: int, alpha):
         return task.appendsvecpsdconedomain(dim)
     if kind == "pow":
         return task.appendprimalpowerconedomain(3, [float(alpha), 1.0 - float(alpha)])
+    if kind == "exp":
+        return task.appendprimalexpconedomain()
+    if kind == "pownd":  # x_1^a_1 ... x_n^a_n >= |z|: MOSEK's primal power cone with n weights, one z
+        return task.appendprimalpowerconedomain(dim, [float(a) for a in alpha])
     if kind == "rquad":
         return task.appendrquadraticconedomain(dim)
     raise BackendError(f"mosek backend: unsupported cone {kind!r}")
