@@ -1113,6 +1113,19 @@ def c45():
                     "The printed first line 'R + B^2 ||M||_F' should read 'R + 4B^2 ||M||_F' (E16).")
 
 
+def _thm2_vacuity() -> str:
+    """Where the corrected Thm 2 can be tested (the bound object's Monte Carlo) and why not at the paper's setting."""
+    from certiprog.formulations.me2_paper.stability import thm2_excess
+
+    small = thm2_excess(200, 10.0, 10.0, 0.5, 0.05)
+    paper = thm2_excess(1159, 10.0, 100.0, 4.0, 0.05)
+    return (f"The corrected bound's Monte Carlo test (stability.thm2_coverage, the bound object's result below) runs "
+            f"where it is non-vacuous: B = 1/2 (k = 1), n = 200, mu = lam = 10, delta = 0.05, excess {small:.3g} < B. "
+            f"At the paper's setting it is vacuous, so it cannot be tested there: B = 4 gives k = 64, and even the "
+            f"grid's largest min(mu, lam) = 10 with Yeast6's n = 1159 training negatives gives an excess {paper:.3g}, "
+            f"far above the loss range [0, B].")
+
+
 @claim("002-C46", P, "Sec. 4.2, Thm 2",
        "L <= L_S + 4k/(n kappa m) + (8k/(kappa m) + B + 4B^2 sqrt(mu B^2/lam + d)) sqrt(ln(1/delta)/(2n)), "
        "k = max(1, 4B^2), m = min(mu, lam)", kind="theorem", bound=thm2_bound.C46)
@@ -1137,7 +1150,7 @@ def c46():
         return refuted("plugging Prop. 1's beta = 2k^2/(kappa m) into Thm 1 gives 2 beta/n = 4k^2/(n kappa m) and 4 beta = "
                        f"8k^2/(kappa m) (SymPy); the paper writes k for k^2. With k >= 1 the printed bound is smaller: "
                        f"B = 4 (k = 64), kappa = 1/2, mu = lam = 1, n = 1000, delta = 0.05, d = 8: printed excess {pv:.4g} "
-                       f"< {cv:.4g}.",
+                       f"< {cv:.4g}. {_thm2_vacuity()}",
                        counterexample={"B": 4, "k": kk, "kappa": 0.5, "mu": 1, "lam": 1, "n": 1000, "delta": 0.05, "d": 8,
                                        "printed excess": round(pv, 4), "Thm1 + Prop1 excess": round(cv, 4)},
                        corrected="L <= L_S + 8k^2/(n min(mu,lam)) + (16k^2/min(mu,lam) + K) sqrt(ln(1/delta)/(2n)) with "

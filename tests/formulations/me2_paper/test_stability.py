@@ -37,3 +37,12 @@ def test_finite_law_risk_is_exact():
     M, R = np.eye(3) * 2, 0.2
     direct = sum(p * max(0.0, R - 2 * a @ a) for a, p in zip(law.atoms, law.probs))
     assert law.risk(M, R) == pytest.approx(direct, rel=1e-12)
+
+
+def test_the_audit_runs_the_monte_carlo_check_of_thm2():
+    bound = get_bound("002-C46")
+    assert bound.monte_carlo is not None
+    res = bound.audit(n_trials=40, seed=2)
+    assert res.status == "verified" and "Monte Carlo: 0/40 failures" in res.detail
+    shrunk = bound.scaled(0.01).audit(n_trials=40, seed=2)  # the same audit refutes a bound 100 times too small
+    assert shrunk.status == "refuted" and "Monte Carlo coverage rejects" in shrunk.detail
