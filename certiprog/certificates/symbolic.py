@@ -201,7 +201,8 @@ def to_sympy(model) -> SymModel:
     """Render ``model`` in SymPy: one symbol per free variable entry, the objective, each constraint's cone rows.
 
     Meant for small explicit instances (every coefficient becomes an exact rational). Variables declared
-    ``nonneg=True`` get a constraint ``'<name>>=0'`` (the name certiprog gives their domain block). ForAll
+    ``nonneg=True`` get a constraint ``'<name>>=0'``, bounded ones ``'<name>>=lb'`` / ``'<name><=ub'`` /
+    ``'<name>==bound'`` (the names certiprog gives their domain blocks, `Variable.domain`). ForAll
     constraints are not supported (`certiprog.errors.ModelError`).
     """
     from ..errors import ModelError
@@ -246,12 +247,13 @@ def to_sympy(model) -> SymModel:
             n = c.n
             cons[cname] = SymConstraint(cname, "psd", s, [], (n, n), n, sympy.Matrix(n, n, X))
     for name, v in vars_.items():
-        if v.nonneg:
-            cname = f"{name}>=0"
+        for cname, cone, s_expr in v.domain():  # sign domain and bounds, the blocks the compiler adds
             if cname in cons:
-                raise ModelError(f"to_sympy: a constraint is named {cname!r}, the name of {name!r}'s sign domain")
-            ent = _render(_variable_expression(v), free)
-            cons[cname] = SymConstraint(cname, "nonneg", ent, [sympy.Ge(e, 0, evaluate=False) for e in ent], tuple(v.shape))
+                raise ModelError(f"to_sympy: a constraint is named {cname!r}, the name of {name!r}'s domain block")
+            ent = _render(s_expr, free)
+            rel = sympy.Ge if cone.kind == "nonneg" else sympy.Eq
+            shape = tuple(v.shape) if cname == f"{name}>=0" else (len(ent),)
+            cons[cname] = SymConstraint(cname, cone.kind, ent, [rel(e, 0, evaluate=False) for e in ent], shape)
     sm = SymModel(model.name, model.objective.sense, objective, variables, symbols, cons)
     sm._var_objs = dict(vars_)
     sm._free = frees
