@@ -1,7 +1,14 @@
 """Paper 003: error clumping (``shared/papers/003_*``).
 
-programs.py   eq. (1), the QP with the neighbourhood matrix Theta, and the neighbourhood graph
-claims.py     the paper's statements, checked (``certiprog audit 003``)
+programs.py       eq. (1), the QP with the neighbourhood matrix Theta, and the neighbourhood graph
+algorithm1.py     the paper's stochastic primal-dual Algorithm 1, corrected (w-step, feasible start)
+gap.py            the rigorous duality gap of eq. (1) at any point (no Theta^-1)
+learner.py        eq. (1) by a chosen solver, certified by gap.py
+hole_punching.py  Sec. 5.2: the piecewise predictor of eq. (6) with ball holes (and the stall rule)
+estimator.py      ErrorClumpingClassifier, HolePunchingClassifier (scikit-learn)
+bounds.py         Thm 1 (disjoint holes) as a bound object, evaluated on a fitted hole-punching predictor
+plots.py          Alg. 1 vs the solvers: objective and gap against passes
+claims.py         the paper's statements, checked (``certiprog audit 003``)
 Errata (docs/derivations/003.md): Alg. 1's w-step as printed diverges, xi_1 = 0 is infeasible, the quadratic
 rewrite drops terms, hole punching can stall, Thm 1 needs disjoint g_j.
 """
@@ -9,6 +16,8 @@ from certiprog.papers import Paper
 
 from .programs import error_clumping, neighbourhood_matrix
 
-PAPER = Paper("003", "Error clumping", __name__, claims=(f"{__name__}.claims",))
+PAPER = Paper("003", "Error clumping", __name__, claims=(f"{__name__}.claims",),
+              estimators={"ErrorClumpingClassifier": f"{__name__}.estimator",
+                          "HolePunchingClassifier": f"{__name__}.estimator"})
 
 __all__ = ["PAPER", "error_clumping", "neighbourhood_matrix"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
-from certiprog.errors import InputError
+from certiprog.errors import BackendError, InputError
 
 from .gap import DualityGap, certified_gap, float_gap
 from .programs import _check_graph, _eta, _theta, neighbourhood_graph
@@ -63,12 +63,14 @@ def _progress(progress, total, desc):
     return tqdm(total=total, desc=desc, disable=(None if progress is None else not progress), leave=False)
 
 
-def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float = 1.0, seed=0, graph=None,
+def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, seed=0, graph=None,
                progress=None, tol: float = 1e-6, block: int | None = None) -> Algorithm1Result:
     """Run the corrected Algorithm 1 on eq. (1) for ``passes`` x m stochastic steps.
 
     ``X`` (m, n), ``y`` in {+1, -1} (both classes), ``rho > 0``, ``eta`` in [0, 1], ``lam > 0`` (as
-    `programs.error_clumping`); ``c``: step-size constant (eta_t = c/sqrt(t)); ``seed``: an int or a numpy Generator
+    `programs.error_clumping`); ``c``: step-size constant (eta_t = c/sqrt(t)); None: 1/(lam + max_i ||x_i||^2), the
+    scale below which one step cannot overshoot (the u-update multiplies u's component along x_I by
+    1 - eta_t ||x_I||^2 and u itself by 1 - eta_t lam); a larger c can diverge, which raises a BackendError; ``seed``: an int or a numpy Generator
     (the index sequence); ``graph``: a precomputed `neighbourhood_graph(X, rho)`; ``progress``: tqdm bar (None: on
     a terminal only); ``tol``: the relative gap under which the final point's verdict is 'certified'; ``block``:
     iterates per exact xi-averaging product (default: about 4 MB of m x block floats).
@@ -82,6 +84,8 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float = 1.0, seed=0, 
     eta = _eta(eta)
     lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
     passes = validate.scalar(passes, "passes", low=0.0, low_open=True)
+    if c is None:
+        c = 1.0 / (lam + float(np.max(np.einsum("ij,ij->i", X, X))))
     c = validate.scalar(c, "c", low=0.0, low_open=True)
     A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
     Theta = _theta(A, eta)
@@ -128,7 +132,7 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float = 1.0, seed=0, 
         history.append({"pass": t / m, "steps": t, "objective": p, "dual": d, "gap": p - d})
 
     idx = rng.integers(m, size=T)
-    with _progress(progress, T, "Algorithm 1") as bar:
+    with _progress(progress, T, "Algorithm 1") as bar, np.errstate(over="ignore", invalid="ignore"):
         for t in range(1, T + 1):
             w = -scale * u
             wsum += w
@@ -157,9 +161,15 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float = 1.0, seed=0, 
             if filled == B:
                 flush()
             if t % m == 0:
+                if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
+                    raise BackendError(f"Algorithm 1 diverged (non-finite iterate within pass {t // m}) with step "
+                                       f"constant c = {c:.3g}; use a smaller c (default 1/(lam + max ||x_i||^2))")
                 record(t)
                 bar.set_postfix(objective=f"{history[-1]['objective']:.6g}", gap=f"{history[-1]['gap']:.2e}")
             bar.update(1)
+    if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
+        raise BackendError(f"Algorithm 1 diverged (non-finite iterate) with step constant c = {c:.3g}; use a "
+                           "smaller c (default 1/(lam + max ||x_i||^2))")
     if T % m:
         record(T)
     w_bar, xi_bar = wsum / T, xisum / T

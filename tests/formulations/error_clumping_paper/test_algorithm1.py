@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from certiprog.errors import CertiprogError, InputError
+from certiprog.errors import BackendError, CertiprogError, InputError
 from certiprog.formulations.error_clumping_paper.algorithm1 import algorithm1
 from certiprog.formulations.error_clumping_paper.gap import certified_gap, theta_min_eig_lower
 from certiprog.formulations.error_clumping_paper.programs import error_clumping
@@ -56,7 +56,7 @@ def test_matches_the_dense_transcription_exactly(eta):
     T = 1500
     w_ref, xi_ref = dense_alg1(X, y, 1.0, eta, 0.1, T)
     for block in (None, 1, 13):  # the blocked exact average of xi does not depend on the block size
-        res = algorithm1(X, y, 1.0, eta, 0.1, passes=T / 50, seed=0, block=block)
+        res = algorithm1(X, y, 1.0, eta, 0.1, passes=T / 50, c=1.0, seed=0, block=block)
         np.testing.assert_allclose(res.w, w_ref, rtol=0, atol=1e-12)
         np.testing.assert_allclose(res.xi, xi_ref, rtol=0, atol=1e-11)
         assert res.steps == T and res.passes == pytest.approx(T / 50)
@@ -66,8 +66,8 @@ def test_converges_and_the_gap_brackets_the_optimum():
     X, y = data(0)
     ref = ref_error_clumping(X, y, 1.0, 0.5, 0.1)
     opt = ref["objective"]
-    short = algorithm1(X, y, 1.0, 0.5, 0.1, passes=10, seed=3)
-    long = algorithm1(X, y, 1.0, 0.5, 0.1, passes=200, seed=3)
+    short = algorithm1(X, y, 1.0, 0.5, 0.1, passes=10, c=1.0, seed=3)
+    long = algorithm1(X, y, 1.0, 0.5, 0.1, passes=200, c=1.0, seed=3)
     for res in (short, long):
         assert res.gap.lower <= opt + 1e-7 and opt - 1e-7 <= res.gap.upper  # rigorous bracket (+ Clarabel's tol)
         assert res.objective >= opt - 1e-7  # feasible average: never below the optimum
@@ -80,6 +80,19 @@ def test_converges_and_the_gap_brackets_the_optimum():
     r = error_clumping_alg1(X, y, 1.0, 0.5, 0.1, T=long.steps, seed=3)
     assert abs(r["objective"] - long.objective) < 1e-3 * opt
     assert not r["feasible"]  # its average is infeasible by ~1/T (claim 003-init); ours is feasible
+
+
+def test_default_step_is_scale_aware_and_divergence_is_reported():
+    """c = None gives 1/(lam + max ||x||^2): stable on data scaled by 100, where c = 1 diverges (a BackendError)."""
+    X, y = data(5, 40)
+    Xs = 100 * X
+    opt = ref_error_clumping(Xs, y, 100.0, 0.5, 0.1)["objective"]
+    res = algorithm1(Xs, y, 100.0, 0.5, 0.1, passes=30, seed=0)
+    assert res.c == pytest.approx(1 / (0.1 + np.max(np.sum(Xs**2, axis=1))))
+    assert np.isfinite(res.objective) and res.gap.lower <= opt <= res.gap.upper
+    assert res.history[-1]["objective"] < res.history[0]["objective"]
+    with pytest.raises(BackendError, match="diverged"):
+        algorithm1(Xs, y, 100.0, 0.5, 0.1, passes=30, c=1.0, seed=0)
 
 
 def test_history_per_pass_and_seeding(capsys):

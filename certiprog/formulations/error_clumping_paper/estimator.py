@@ -1,0 +1,289 @@
+"""scikit-learn classifiers for paper 003: the error-clumping linear classifier (eq. (1)) and hole punching (Sec. 5.2).
+
+Both are binary and take any two labels: ``classes_[1]`` is the paper's y = +1 (predicted iff the decision value is
+> 0), ``classes_[0]`` its y = -1. Like the paper's experiments, a constant feature (``intercept_scaling``) is
+appended instead of an unregularised bias (``fit_intercept=False`` keeps eq. (1) bias-free); it does not change the
+neighbourhoods (distances ignore a constant column).
+
+Fitted attributes of `ErrorClumpingClassifier`: ``w_`` (the weights of eq. (1), with the constant feature last),
+``coef_`` (1, n_features), ``intercept_`` (1,), ``xi_`` (training slacks), ``objective_``, ``certificate_`` (the
+rigorous duality gap of the answer as a dict: lower, upper, gap, rel_gap, verdict), ``verdict_``, ``solver_`` (what
+ran), ``status_`` (the solver's own status, not trusted), ``history_`` (Algorithm 1's per pass, else []).
+
+`HolePunchingClassifier` adds ``holes_`` (a list of dicts: centre, radius, classifier kind, weights or constant,
+training points routed to it, errors before/after), ``centers_`` (k, n), ``radii_`` (k,), ``base_`` (the ambient
+classifier's fitted attributes), ``history_`` (training error per round) and ``stop_reason_``; routing and the stall
+rule are in `hole_punching`.
+
+Saved models: ``save(stem)`` writes ``stem.json`` (parameters, labels, scalars, certificates) and ``stem.npz``
+(arrays), validated by ``load(stem)`` (no pickle).
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from certiprog import validation as validate
+from certiprog.errors import InputError, SavedFileError
+
+from .hole_punching import HolePunchingResult, hole_punching, route
+from .learner import fit_error_clumping, resolve_solver
+from .programs import _eta
+
+__all__ = ["ErrorClumpingClassifier", "HolePunchingClassifier"]
+
+
+def _finite_data(est, X, y=None, reset=True):
+    """sklearn's validation, its ValueErrors re-raised as certiprog InputErrors (same message)."""
+    try:
+        if y is None:
+            return validate_data(est, X, dtype=np.float64, reset=reset)
+        return validate_data(est, X, y, dtype=np.float64, reset=reset)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
+
+
+class _Base(ClassifierMixin, BaseEstimator):
+    """Label encoding, parameter checks, the constant feature, saving."""
+
+    _FORMAT = ""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _check_params(self):
+        validate.scalar(self.rho, "rho", low=0.0, low_open=True)
+        _eta(self.eta)
+        validate.scalar(self.lam, "lam", low=0.0, low_open=True)
+        validate.scalar(self.intercept_scaling, "intercept_scaling", low=0.0, low_open=True)
+        validate.scalar(self.passes, "passes", low=0.0, low_open=True)
+        validate.scalar(self.tol, "tol", low=0.0, low_open=True)
+        if self.c is not None:
+            validate.scalar(self.c, "c", low=0.0, low_open=True)
+        resolve_solver(self.solver)
+
+    def _encode(self, X, y):
+        if y is None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X, y = _finite_data(self, X, y)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+        self.classes_, idx = np.unique(y, return_inverse=True)
+        if self.classes_.size > 2:
+            raise InputError(f"Only binary classification is supported. {type(self).__name__} got "
+                             f"{self.classes_.size} classes; fit one classifier per pair (e.g. sklearn's "
+                             "OneVsOneClassifier) for more")
+        if self.classes_.size < 2:
+            raise InputError(f"{type(self).__name__} needs samples of two classes; got 1 class "
+                             f"({self.classes_.tolist()}): there is nothing to separate")
+        return X, np.where(idx == 1, 1.0, -1.0)
+
+    def _augment(self, X):
+        return np.c_[X, np.full(X.shape[0], float(self.intercept_scaling))] if self.fit_intercept else X
+
+    def _fit_kwargs(self):
+        return dict(passes=self.passes, c=self.c, random_state=self.random_state, tol=self.tol,
+                    progress=self.progress)
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
+
+    # ---- saving (JSON + .npz, no pickle) ---------------------------------------------------------------------------
+    def _meta(self) -> dict:
+        return {"format": self._FORMAT, "params": self.get_params(), "classes": self.classes_.tolist(),
+                "n_features_in": int(self.n_features_in_)}
+
+    @classmethod
+    def _read(cls, path_stem):
+        try:
+            with open(f"{path_stem}.json") as fh:
+                meta = json.load(fh)
+            with np.load(f"{path_stem}.npz", allow_pickle=False) as data:
+                arrays = {k: np.asarray(data[k]) for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise SavedFileError(f"cannot read a saved {cls.__name__} at {path_stem}.json/.npz: {exc}") from exc
+        if meta.get("format") != cls._FORMAT:
+            raise SavedFileError(f"{path_stem}.json is not a saved {cls.__name__} (format {meta.get('format')!r})")
+        for k, a in arrays.items():
+            if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+                raise SavedFileError(f"{path_stem}.npz: array {k!r} holds NaN or inf")
+        est = cls(**meta["params"])
+        est.classes_ = np.array(meta["classes"])
+        est.n_features_in_ = int(meta["n_features_in"])
+        if est.classes_.size != 2:
+            raise SavedFileError(f"{path_stem}.json: expected 2 classes, got {meta['classes']!r}")
+        return est, meta, arrays
+
+
+class ErrorClumpingClassifier(_Base):
+    """The linear classifier of eq. (1) (paper 003): squared slacks discounted for errors that clump.
+
+    ``rho`` > 0: neighbourhood radius (closed Euclidean ball); ``eta`` in [0, 1]: discount (0 = squared-hinge SVM);
+    ``lam`` > 0: ridge weight; ``solver``: 'auto', 'algorithm1' or a backend ('clarabel', 'cvxpy', 'cvxpy:OSQP'),
+    see `learner`; ``passes``, ``c``, ``random_state``: Algorithm 1's; ``tol``: the relative duality gap under which
+    the certificate's verdict is 'certified'; ``progress``: Algorithm 1's tqdm bar (None: on a terminal only).
+    """
+
+    _FORMAT = "certiprog.error_clumping_classifier/1"
+
+    def __init__(self, rho=1.0, eta=0.5, lam=0.01, solver="clarabel", fit_intercept=True, intercept_scaling=1.0,
+                 passes=50, c=None, random_state=None, tol=1e-6, progress=None):
+        self.rho = rho
+        self.eta = eta
+        self.lam = lam
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.passes = passes
+        self.c = c
+        self.random_state = random_state
+        self.tol = tol
+        self.progress = progress
+
+    def fit(self, X, y):
+        self._check_params()
+        X, ypm = self._encode(X, y)
+        fit = fit_error_clumping(self._augment(X), ypm, self.rho, self.eta, self.lam, self.solver,
+                                 **self._fit_kwargs())
+        self._set(fit.w, fit.xi, fit.objective, fit.certificate.to_json(), fit.solver, fit.status, fit.history)
+        return self
+
+    def _set(self, w, xi, objective, certificate, solver, status, history):
+        w = np.asarray(w, float)
+        self.w_ = w
+        nf = w.size - (1 if self.fit_intercept else 0)
+        self.coef_ = w[:nf].reshape(1, -1)
+        self.intercept_ = np.array([w[-1] * float(self.intercept_scaling) if self.fit_intercept else 0.0])
+        self.xi_ = None if xi is None else np.asarray(xi, float)
+        self.objective_ = float(objective)
+        self.certificate_ = certificate
+        self.verdict_ = certificate["verdict"]
+        self.solver_, self.status_, self.history_ = solver, status, list(history)
+
+    def decision_function(self, X):
+        """<w, x> (+ the constant feature's weight): > 0 predicts ``classes_[1]``."""
+        check_is_fitted(self, "w_")
+        X = _finite_data(self, X, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def save(self, path_stem) -> None:
+        """``path_stem.json`` (parameters, labels, objective, certificate, solver, history) and ``.npz`` (w, xi)."""
+        check_is_fitted(self, "w_")
+        meta = self._meta() | {"objective": self.objective_, "certificate": self.certificate_,
+                               "solver": self.solver_, "status": self.status_, "history": self.history_}
+        with open(f"{path_stem}.json", "w") as fh:
+            json.dump(meta, fh, indent=1, default=float)
+        np.savez(f"{path_stem}.npz", w=self.w_, xi=np.zeros(0) if self.xi_ is None else self.xi_)
+
+    @classmethod
+    def load(cls, path_stem) -> "ErrorClumpingClassifier":
+        """A classifier that predicts as the saved one (validated: format, labels, finite arrays, shapes)."""
+        est, meta, arrays = cls._read(path_stem)
+        w = arrays.get("w")
+        expected = est.n_features_in_ + (1 if est.fit_intercept else 0)
+        if w is None or w.ndim != 1 or w.size != expected:
+            raise SavedFileError(f"{path_stem}.npz holds no weight vector of length {expected}")
+        est._set(w, arrays.get("xi"), meta["objective"], meta["certificate"], meta["solver"], meta["status"],
+                 meta["history"])
+        return est
+
+
+class HolePunchingClassifier(_Base):
+    """The piecewise classifier of Sec. 5.2 (eq. (6)): an ambient error-clumping classifier and up to ``n_holes``
+    Euclidean-ball holes, each with its own classifier; a point is routed to the innermost hole containing it.
+
+    ``n_holes``: at most this many holes (rounds); the base classifier's parameters (``rho``, ``eta``, ``lam``,
+    ``solver``, ``fit_intercept``, ``intercept_scaling``, ``passes``, ``c``, ``random_state``, ``tol``,
+    ``progress``) are used for the ambient classifier and for every hole's; ``min_hole_size``: fewest training
+    points a hole may take (1 allows the radius-0 holes of the stall rule); ``max_center_tries``: candidate centres
+    tried per round (see `hole_punching.hole_punching`).
+    """
+
+    _FORMAT = "certiprog.hole_punching_classifier/1"
+
+    def __init__(self, n_holes=5, rho=1.0, eta=0.5, lam=0.01, solver="clarabel", fit_intercept=True,
+                 intercept_scaling=1.0, passes=50, c=None, random_state=None, tol=1e-6, progress=None,
+                 min_hole_size=1, max_center_tries=50):
+        self.n_holes = n_holes
+        self.rho = rho
+        self.eta = eta
+        self.lam = lam
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.passes = passes
+        self.c = c
+        self.random_state = random_state
+        self.tol = tol
+        self.progress = progress
+        self.min_hole_size = min_hole_size
+        self.max_center_tries = max_center_tries
+
+    def fit(self, X, y):
+        self._check_params()
+        if not (isinstance(self.n_holes, (int, np.integer)) and not isinstance(self.n_holes, bool)
+                and self.n_holes >= 0):
+            raise InputError(f"n_holes must be an integer >= 0; got {self.n_holes!r}")
+        X, ypm = self._encode(X, y)
+        res = hole_punching(X, ypm, self.n_holes, self.rho, self.eta, self.lam, self.solver,
+                            augment=self._augment, min_hole_size=self.min_hole_size,
+                            max_center_tries=self.max_center_tries, **self._fit_kwargs())
+        self._set(res)
+        return self
+
+    def _set(self, res: HolePunchingResult):
+        self.result_ = res
+        self.base_ = res.base
+        self.w_ = res.base_w
+        self.certificate_ = res.base["certificate"]
+        self.verdict_ = self.certificate_["verdict"]
+        self.holes_ = res.holes
+        self.centers_ = res.centers
+        self.radii_ = res.radii
+        self.history_ = res.history
+        self.stop_reason_ = res.stop_reason
+        self.n_holes_ = len(res.holes)
+
+    def decision_function(self, X):
+        """The routed piece's decision value: > 0 predicts ``classes_[1]``."""
+        check_is_fitted(self, "result_")
+        X = _finite_data(self, X, reset=False)
+        return self.result_.decision(self._augment(X))
+
+    def route(self, X):
+        """The piece of each point: -1 ambient, j >= 0 hole j (the innermost containing ball)."""
+        check_is_fitted(self, "result_")
+        X = _finite_data(self, X, reset=False)
+        return route(X, self.centers_, self.radii_)
+
+    def save(self, path_stem) -> None:
+        """``path_stem.json`` (parameters, labels, holes' scalars, history) and ``.npz`` (weights, centres, radii)."""
+        check_is_fitted(self, "result_")
+        meta_r, arrays = self.result_.to_saved()
+        meta = self._meta() | {"result": meta_r}
+        with open(f"{path_stem}.json", "w") as fh:
+            json.dump(meta, fh, indent=1, default=float)
+        np.savez(f"{path_stem}.npz", **arrays)
+
+    @classmethod
+    def load(cls, path_stem) -> "HolePunchingClassifier":
+        """A classifier that predicts as the saved one (validated)."""
+        est, meta, arrays = cls._read(path_stem)
+        dim = est.n_features_in_ + (1 if est.fit_intercept else 0)
+        try:
+            res = HolePunchingResult.from_saved(meta["result"], arrays, est.n_features_in_, dim)
+        except (KeyError, ValueError, TypeError) as exc:
+            raise SavedFileError(f"{path_stem}: not a valid saved HolePunchingClassifier: {exc}") from exc
+        est._set(res)
+        return est

@@ -1,0 +1,248 @@
+"""Hole punching (paper 003, Sec. 5.2): the piecewise predictor of eq. (6) with Euclidean-ball holes.
+
+f(x) = h(x) g_bar(x) + sum_j h_j(x) g_j(x) (eq. (6) with the typo g_bar(x_i) -> g_bar(x) corrected, claim 003-E6):
+an ambient error-clumping classifier h and balls B_j = {x : ||x - c_j|| <= r_j} with their own classifiers h_j. A
+point is routed to the **innermost** ball containing it (smallest radius; equal radii: the later hole), so the
+pieces are disjoint even when balls nest or overlap.
+
+One round, given the current piecewise predictor's training errors e (points already routed):
+
+1. centre: the training point whose Theta-neighbourhood N_i (radius rho, i excluded, as Theta) holds the most
+   errors (ties: a misclassified point first, then the smaller index);
+2. radius: the largest r in {||x_j - c||} such that the training points the new ball would take (those within r
+   that no strictly smaller hole owns) are more than 50 % misclassified (and number >= ``min_hole_size``);
+3. the hole's classifier: eq. (1) trained on those points (same rho, eta, lam; the induced neighbourhood graph), or
+   the majority constant when it makes fewer training errors there or the points hold one class. The constant makes
+   at most 50 % errors where there were more than 50 %, so every punched hole strictly lowers the training error
+   (the paper's boosting argument, claim 003-boost).
+
+**The stall (claim 003-hp)**: the paper's centre can have no qualifying radius although errors exist (five points on
+a line, errors at both ends: the middle point has the most erring neighbours but every ball around it is at most
+40 % wrong). We then try the next centres in the order of step 1, up to ``max_center_tries`` of them, and after those
+the misclassified points themselves (a misclassified point's radius-0 ball is 100 % wrong unless it has correctly
+classified duplicates). Only when none qualifies ("no hole helps") does the loop stop early, with ``stop_reason``
+saying so. It also stops after ``n_holes`` holes or when no training error is left.
+
+Cost per round: O(nnz(A)) for the error counts and O(m (n + log m)) per centre tried (distances and one sort).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from certiprog.errors import BackendError, InputError
+
+from .learner import fit_error_clumping
+from .programs import neighbourhood_graph
+
+__all__ = ["HolePunchingResult", "ball_distances", "find_hole", "hole_punching", "next_hole", "route"]
+
+
+def ball_distances(X, center) -> np.ndarray:
+    """||x_i - c|| for every row (the one distance used for training and routing, so a ball's boundary points are
+    inside it in both)."""
+    return np.linalg.norm(np.asarray(X, float) - np.asarray(center, float)[None, :], axis=1)
+
+
+def route(X, centers, radii) -> np.ndarray:
+    """The piece of each row of X: -1 (ambient) or the index of the innermost ball containing it (smallest radius;
+    equal radii: the later hole)."""
+    X = np.asarray(X, float)
+    owner = np.full(X.shape[0], -1, dtype=int)
+    k = len(radii)
+    # lowest priority first, so the innermost ball is written last
+    for j in sorted(range(k), key=lambda j: (-radii[j], j)):
+        owner[ball_distances(X, centers[j]) <= radii[j]] = j
+    return owner
+
+
+def _owner_radius(owner, radii) -> np.ndarray:
+    r = np.full(owner.size, np.inf)
+    held = owner >= 0
+    r[held] = np.asarray(radii, float)[owner[held]]
+    return r
+
+
+def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1):
+    """The largest radius of a ball around ``X[center]`` whose would-be points are > 50 % misclassified.
+
+    A point j joins a ball of radius r iff d_j <= r and its current hole's radius is not smaller (owner_radius_j
+    >= r; inf when ambient). Returns (radius, mask of the points it takes) or None.
+    """
+    d = ball_distances(X, X[center])
+    t = np.maximum(d, np.nextafter(owner_radius, np.inf))  # j is excluded at r iff t_j <= r (d_j <= r, o_j < r)
+    cand = np.unique(d)
+    ds, ts = np.sort(d), np.sort(t)
+    ed, et = d[err], t[err]
+    ed.sort()
+    et.sort()
+    n_in = np.searchsorted(ds, cand, side="right") - np.searchsorted(ts, cand, side="right")
+    e_in = np.searchsorted(ed, cand, side="right") - np.searchsorted(et, cand, side="right")
+    ok = (2 * e_in > n_in) & (n_in >= max(1, int(min_hole_size)))
+    if not ok.any():
+        return None
+    r = float(cand[np.flatnonzero(ok)[-1]])
+    return r, (d <= r) & (owner_radius >= r)
+
+
+def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1):
+    """One round's ball (module docstring, steps 1-2 and the stall rule), or None when no hole helps.
+
+    ``err``: the current training errors (bool); ``A``: the neighbourhood graph; ``owner``: each training point's
+    hole (-1 ambient); ``radii``: the holes' radii. Returns (centre index, radius, mask of the points it takes,
+    centres tried, errors in the centre's neighbourhood).
+    """
+    if not err.any():
+        return None
+    cands, counts = _candidates(A, err, int(max_center_tries))
+    o_r = _owner_radius(owner, radii)
+    for tries, ci in enumerate(cands, start=1):
+        found = find_hole(X, err, o_r, int(ci), min_hole_size)
+        if found is not None:
+            return int(ci), found[0], found[1], tries, int(counts[ci])
+    return None
+
+
+def _candidates(A, err, max_tries):
+    """Centres in the order of step 1, the first ``max_tries`` of them, then the misclassified points."""
+    counts = np.asarray(A @ err.astype(float)).ravel()
+    order = np.lexsort((np.arange(err.size), ~err, -counts))
+    first = order[:max_tries]
+    rest = order[max_tries:]
+    return np.concatenate([first, rest[err[rest]]]), counts
+
+
+@dataclass
+class HolePunchingResult:
+    """``base``: the ambient fit (dict: objective, certificate, solver, status, history); ``base_w``; ``holes``: one
+    dict per hole (center_index, radius, kind 'error_clumping' | 'constant', constant, n_points, errors_before,
+    errors_after, objective, certificate, solver, tried_centers); ``hole_w`` (k, dim): each hole's weights (zeros for
+    a constant); ``centers`` (k, n), ``radii`` (k,); ``history``: per round (round, n_errors, training_error, hole);
+    ``stop_reason``; ``n_features``: the columns of the un-augmented X (routing)."""
+
+    base: dict
+    base_w: np.ndarray
+    holes: list
+    hole_w: np.ndarray
+    centers: np.ndarray
+    radii: np.ndarray
+    history: list
+    stop_reason: str
+    n_features: int
+    dim: int = 0
+    train_route: np.ndarray | None = None
+    _constants: np.ndarray = field(default=None, repr=False)
+
+    def __post_init__(self):
+        self._constants = np.array([h["constant"] if h["kind"] == "constant" else np.nan for h in self.holes])
+
+    def decision(self, Xa) -> np.ndarray:
+        """The routed piece's decision value on augmented rows ``Xa`` (routing on their first n_features columns)."""
+        Xa = np.asarray(Xa, float)
+        owner = route(Xa[:, :self.n_features], self.centers, self.radii)
+        out = Xa @ self.base_w
+        for j in np.unique(owner[owner >= 0]):
+            sel = owner == j
+            out[sel] = self._constants[j] if self.holes[j]["kind"] == "constant" else Xa[sel] @ self.hole_w[j]
+        return out
+
+    def to_saved(self):
+        meta = {"base": self.base, "holes": self.holes, "history": self.history, "stop_reason": self.stop_reason,
+                "n_features": self.n_features}
+        arrays = {"base_w": self.base_w, "hole_w": self.hole_w.reshape(len(self.holes), -1),
+                  "centers": self.centers.reshape(len(self.holes), -1), "radii": self.radii}
+        return meta, arrays
+
+    @classmethod
+    def from_saved(cls, meta, arrays, n_features, dim):
+        k = len(meta["holes"])
+        base_w = np.asarray(arrays["base_w"], float)
+        hole_w = np.asarray(arrays["hole_w"], float).reshape(k, -1) if k else np.zeros((0, dim))
+        centers = np.asarray(arrays["centers"], float).reshape(k, -1) if k else np.zeros((0, n_features))
+        radii = np.asarray(arrays["radii"], float).reshape(-1)
+        if base_w.shape != (dim,) or hole_w.shape != (k, dim) or centers.shape != (k, n_features) or radii.size != k:
+            raise ValueError("array shapes do not match the saved holes and features")
+        if np.any(radii < 0) or int(meta["n_features"]) != n_features:
+            raise ValueError("negative radius or feature count mismatch")
+        for h in meta["holes"]:
+            if h["kind"] not in ("constant", "error_clumping") or (h["kind"] == "constant" and h["constant"] not in
+                                                                   (-1.0, 1.0)):
+                raise ValueError(f"invalid hole {h!r}")
+        return cls(meta["base"], base_w, meta["holes"], hole_w, centers, radii, meta["history"],
+                   meta["stop_reason"], n_features, dim)
+
+
+def _fit_summary(fit) -> dict:
+    return {"objective": float(fit.objective), "certificate": fit.certificate.to_json(), "solver": fit.solver,
+            "status": fit.status, "history": fit.history}
+
+
+def hole_punching(X, y, n_holes, rho, eta, lam, solver="clarabel", augment=None, min_hole_size=1, max_center_tries=50,
+                  graph=None, **fit_kwargs) -> HolePunchingResult:
+    """Sec. 5.2's loop (module docstring) on X (m, n), y in {+1, -1}; at most ``n_holes`` holes.
+
+    ``augment(X) -> Xa``: the features the linear pieces see (e.g. X with a constant column appended; default X);
+    routing and neighbourhoods use X. ``fit_kwargs`` go to `learner.fit_error_clumping` (passes, c, random_state,
+    tol, progress). ``graph``: a precomputed `neighbourhood_graph(X, rho)`.
+    """
+    X = np.asarray(X, float)
+    y = np.asarray(y, float)
+    m, n = X.shape
+    if int(n_holes) < 0:
+        raise InputError(f"n_holes must be >= 0; got {n_holes!r}")
+    if int(max_center_tries) < 1 or int(min_hole_size) < 1:
+        raise InputError("max_center_tries and min_hole_size must be >= 1")
+    Xa = X if augment is None else np.asarray(augment(X), float)
+    A = neighbourhood_graph(X, rho) if graph is None else graph
+    base = fit_error_clumping(Xa, y, rho, eta, lam, solver, graph=A, **fit_kwargs)
+    pred = np.where(Xa @ base.w > 0, 1.0, -1.0)
+    err = pred != y
+    owner = np.full(m, -1, dtype=int)
+    holes, hole_w, centers, radii = [], [], [], []
+    history = [{"round": 0, "n_errors": int(err.sum()), "training_error": float(err.mean()), "hole": None}]
+    stop = f"n_holes = {n_holes} holes punched"
+    for rnd in range(1, int(n_holes) + 1):
+        if not err.any():
+            stop = "no training error left"
+            break
+        found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size)
+        if found is None:
+            stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with the "
+                    "most erring neighbours, then every misclassified point) has a ball that is > 50 % "
+                    f"misclassified with >= {min_hole_size} points")
+            break
+        center, radius, take, tries, n_err_nb = found
+        idx = np.flatnonzero(take)
+        ys = y[idx]
+        before = int(err[idx].sum())
+        n_pos = int((ys > 0).sum())
+        const = 1.0 if 2 * n_pos >= ys.size else -1.0
+        const_err = int((ys != const).sum())
+        kind, w_h, summary = "constant", np.zeros(Xa.shape[1]), {}
+        if 0 < n_pos < ys.size and ys.size >= 2:
+            try:
+                sub = A[idx][:, idx]
+                fit = fit_error_clumping(Xa[idx], ys, rho, eta, lam, solver, graph=sub, **fit_kwargs)
+                ec_err = int((np.where(Xa[idx] @ fit.w > 0, 1.0, -1.0) != ys).sum())
+                if ec_err <= const_err:
+                    kind, w_h, summary = "error_clumping", fit.w, _fit_summary(fit)
+            except (BackendError, InputError) as exc:  # the constant still helps; say why the fit was dropped
+                summary = {"fit_error": f"{type(exc).__name__}: {exc}"}
+        new_pred = np.where(Xa[idx] @ w_h > 0, 1.0, -1.0) if kind == "error_clumping" else np.full(idx.size, const)
+        owner[idx] = len(holes)
+        pred[idx] = new_pred
+        err[idx] = new_pred != ys
+        after = int(err[idx].sum())
+        holes.append({"center_index": center, "radius": radius, "kind": kind, "constant": const,
+                      "n_points": int(idx.size), "errors_before": before, "errors_after": after,
+                      "neighbourhood_errors": n_err_nb, "tried_centers": tries} | summary)
+        hole_w.append(np.asarray(w_h, float))
+        centers.append(X[center].copy())
+        radii.append(radius)
+        history.append({"round": rnd, "n_errors": int(err.sum()), "training_error": float(err.mean()),
+                        "hole": len(holes) - 1})
+    k = len(holes)
+    return HolePunchingResult(_fit_summary(base), np.asarray(base.w, float), holes,
+                              np.array(hole_w).reshape(k, Xa.shape[1]), np.array(centers).reshape(k, n),
+                              np.asarray(radii, float), history, stop, n, Xa.shape[1], owner)

@@ -1,0 +1,114 @@
+"""Hole punching (paper 003, Sec. 5.2): the ball search against the reference step (tests/reference) and brute
+force, innermost routing, the stall the audit found (claim 003-hp) and how it is handled, the loop's guarantees."""
+import numpy as np
+import pytest
+
+from certiprog.errors import InputError
+from certiprog.formulations.error_clumping_paper.hole_punching import (find_hole, hole_punching, next_hole,
+                                                                         route)
+from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
+
+from ref_001_003 import hole_punch_ball  # noqa: E402
+
+
+def brute_hole(X, err, owner_radius, c, min_size=1):
+    """Every candidate radius, the would-be set built literally (innermost rule: j joins iff d_j <= r <= o_j)."""
+    d = np.linalg.norm(X - X[c], axis=1)
+    best = None
+    for r in np.unique(d):
+        take = (d <= r) & (owner_radius >= r)
+        if take.sum() >= min_size and 2 * err[take].sum() > take.sum():
+            best = (r, take)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_first_round_matches_the_reference_step(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((80, 2))
+    err = rng.random(80) < 0.3 + 0.1 * seed
+    A = neighbourhood_graph(X, 0.6)
+    ref = hole_punch_ball(X, np.ones(80), np.where(err, -1.0, 1.0), 0.6)
+    counts = A @ err.astype(float)
+    c_ref = int(np.argmax(counts))
+    mine = find_hole(X, err, np.full(80, np.inf), c_ref)
+    if ref is None:
+        assert mine is None
+    else:
+        assert mine[0] == ref["radius"] and np.array_equal(mine[1], ref["inside"])
+    nxt = next_hole(X, err, A, np.full(80, -1), [], 50)
+    assert counts[nxt[0]] == counts.max()  # the paper's centre rule (ties: a misclassified point first)
+    if ref is not None and nxt[0] == c_ref:
+        assert nxt[1] == ref["radius"] and nxt[3] == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_radius_search_with_existing_holes_matches_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    X = rng.standard_normal((60, 2))
+    X[:5] = X[5]  # duplicates: ties in distance
+    err = rng.random(60) < 0.45
+    owner_r = np.where(rng.random(60) < 0.4, rng.choice([0.3, 0.7, 1.2], 60), np.inf)
+    for c in range(0, 60, 7):
+        for size in (1, 3):
+            got, want = find_hole(X, err, owner_r, c, size), brute_hole(X, err, owner_r, c, size)
+            assert (got is None) == (want is None)
+            if got is not None:
+                assert got[0] == want[0] and np.array_equal(got[1], want[1])
+
+
+def test_the_stall_and_how_it_is_handled():
+    """Claim 003-hp: x = -1, -0.5, 0, 0.5, 1 with errors at both ends, rho = 1. The paper's centre (x = 0, two erring
+    neighbours) has no ball that is > 50 % wrong (0/1, 0/3, 2/5): the paper's loop stops although errors exist. We
+    try the next centres; the misclassified end points' radius-0 balls are 100 % wrong, so a hole is punched."""
+    X = np.array([[-1.0], [-0.5], [0.0], [0.5], [1.0]])
+    err = np.array([True, False, False, False, True])
+    A = neighbourhood_graph(X, 1.0)
+    assert int(np.argmax(A @ err.astype(float))) == 2
+    assert find_hole(X, err, np.full(5, np.inf), 2) is None
+    assert hole_punch_ball(X, np.ones(5), np.where(err, -1.0, 1.0), 1.0) is None  # the reference stalls too
+    c, r, take, tries, nb = next_hole(X, err, A, np.full(5, -1), [], max_center_tries=1)
+    assert c in (0, 4) and r == 0.0 and take.sum() == 1 and err[take].all() and tries >= 2
+    # when no ball can take enough points, no hole helps and the search says so
+    assert next_hole(X, err, A, np.full(5, -1), [], max_center_tries=5, min_hole_size=2) is None
+
+
+def test_loop_stops_honestly_when_no_hole_helps():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] + 0.7 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    res = hole_punching(X, y, 5, 0.7, 0.5, 0.05, min_hole_size=61)
+    assert res.holes == [] and res.stop_reason.startswith("no hole helps") and res.history[0]["n_errors"] > 0
+    with pytest.raises(InputError):
+        hole_punching(X, y, 2, 0.7, 0.5, 0.05, max_center_tries=0)
+
+
+def test_innermost_routing():
+    centers = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
+    radii = np.array([2.0, 0.5, 0.5, 0.5])
+    P = np.array([[0.0, 0.1], [1.6, 0.0], [1.2, 0.0], [0.0, 1.9], [9.0, 9.0], [5.0, 5.5]])
+    np.testing.assert_array_equal(route(P, centers, radii), [1, 0, 2, 0, -1, 3])
+    # equal radii: the later hole wins
+    np.testing.assert_array_equal(route(np.array([[0.5, 0.0]]), centers[[1, 2]], radii[[1, 2]]), [1])
+
+
+def test_loop_guarantees_on_clumped_errors():
+    """Labels flipped in two discs: holes find them, every round lowers the training error, the training routing
+    is the prediction routing, and each hole took > 50 % misclassified points."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-2, 2, size=(250, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for c in ([1.0, 1.0], [-1.0, -1.0]):
+        y[np.linalg.norm(X - c, axis=1) < 0.5] *= -1
+    res = hole_punching(X, y, 6, 0.4, 0.5, 0.01, augment=lambda Z: np.c_[Z, np.ones(len(Z))])
+    errs = [h["n_errors"] for h in res.history]
+    assert len(res.holes) >= 2 and all(b < a for a, b in zip(errs, errs[1:]))
+    np.testing.assert_array_equal(route(X, res.centers, res.radii), res.train_route)
+    Xa = np.c_[X, np.ones(len(X))]
+    assert int(np.sum(np.where(res.decision(Xa) > 0, 1.0, -1.0) != y)) == errs[-1]
+    for h in res.holes:
+        assert 2 * h["errors_before"] > h["n_points"] and h["errors_after"] < h["errors_before"]
+    # the two flipped discs are found: some hole centre lies in each
+    for c in ([1.0, 1.0], [-1.0, -1.0]):
+        assert np.min(np.linalg.norm(res.centers - c, axis=1)) < 0.6
+    assert errs[-1] < 0.5 * errs[0]
