@@ -56,7 +56,8 @@ SOLVERS = {
     "highs": SolverSpec("highspy", quadratic=True, cones=frozenset(), duals=True,
                         defaults=(("qp_regularization_value", 1e-10),)),
     "appsi_highs": SolverSpec("highspy", quadratic=False, cones=frozenset(), duals=True),
-    "scip_direct": SolverSpec("pyscipopt", quadratic=True, cones=frozenset({"soc", "pow"}), duals=False, form="norm",
+    "scip_direct": SolverSpec("pyscipopt", quadratic=True, cones=frozenset({"soc", "pow", "exp", "pownd"}), duals=False,
+                              form="norm",
                               defaults=(("display/verblevel", 0), ("limits/gap", 1e-9), ("numerics/feastol", 1e-7))),
     "gurobi_direct": SolverSpec("gurobipy", quadratic=True, cones=frozenset({"soc"}), duals=True,
                                 defaults=(("Presolve", 0), ("DualReductions", 0), ("NumericFocus", 3),
@@ -223,7 +224,20 @@ class _Environ:
 
     def cone(self, cone, y) -> list:
         """sum y_1:^2 - y_0^2 <= 0 or sqrt(sum y_1:^2) - y_0 <= 0, y_0 >= 0 (SOC);
-        y_0^a y_1^(1-a) -+ y_2 >= 0, y_0, y_1 >= 0 (power)."""
+        y_0^a y_1^(1-a) -+ y_2 >= 0, y_0, y_1 >= 0 (power; n weights for pownd);
+        y_1 exp(y_0 / y_1) - y_2 <= 0 with y_1 >= 1e-300, y_2 >= 0 (exponential; the face y_1 = 0 is left out,
+        so a problem whose optimum needs it is solved on its closure's interior only)."""
+        if cone.kind == "exp":
+            y[1].setlb(1e-300)
+            y[2].setlb(0.0)
+            return [y[1] * self.pe.exp(y[0] / y[1]) - y[2] <= 0]
+        if cone.kind == "pownd":
+            for v in y[:-1]:
+                v.setlb(0.0)
+            g = 1
+            for v, a in zip(y[:-1], cone.alpha):
+                g = g * v ** a
+            return [g - y[-1] >= 0, g + y[-1] >= 0]
         y[0].setlb(0.0)
         if cone.kind == "soc":
             squares = sum(v ** 2 for v in y[1:])
@@ -336,7 +350,7 @@ def build_pyomo_model(problem, form: str = "quadratic") -> PyomoTranslation:
     for owner, blks in owners.items():
         cname = _component_name(owner, taken, m)
         names[owner] = cname
-        conic = {id(b): b for b in blks if b.cone.kind in ("soc", "pow") and b.cone.dim > 1}
+        conic = {id(b): b for b in blks if b.cone.kind in ("soc", "pow", "exp", "pownd") and b.cone.dim > 1}
         parent = bld.block(m, cname, owner) if conic else m
         y = iter(bld.var_block(parent, "y", sum(b.cone.rows for b in conic.values()), doc=f"cone entries of {owner}")
                  if conic else ())
