@@ -45,6 +45,17 @@ from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
 
 __all__ = ["ME2Classifier"]
 
+
+def _validated(est, *args, **kw):
+    """scikit-learn's `validate_data` (NaN / inf, shapes, n_features_in_), its ValueErrors raised as `InputError`
+    (a ValueError too, with the same message, so scikit-learn's checks still recognise them)."""
+    try:
+        return validate_data(est, *args, dtype=np.float64, **kw)
+    except InputError:
+        raise
+    except ValueError as exc:
+        raise InputError(str(exc)) from exc
+
 SOLVERS = LOCAL_METHODS  # ("dedicated", "generic", "cvxpy-direct"); any other value is a backend name
 
 
@@ -138,21 +149,21 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         P, N = X[is_pos], X[~is_pos]
         # a positive equal to a negative sits at distance 0 from the ellipsoid it must exclude (R* = 0 or an
         # ellipsoid that cannot exclude it): refuse rather than learn a degenerate model
-        if len(P) * len(N) <= 5e7:
-            _, inv = np.unique(np.vstack([P, N]), axis=0, return_inverse=True)
-            inv = inv.ravel()
-            both = np.intersect1d(inv[:len(P)], inv[len(P):])
-            if both.size:
-                j = int(np.flatnonzero(np.isin(inv[:len(P)], both))[0])
-                raise InputError(f"positive example {j} is identical to a negative example ({both.size} such "
-                                 "point(s)): ME2 cannot exclude a negative from the ellipsoid centred on it; remove "
-                                 "the conflicting duplicates first")
+        # (np.unique sorts the rows: O((p + n) log(p + n)), so it is checked at every size)
+        _, inv = np.unique(np.vstack([P, N]), axis=0, return_inverse=True)
+        inv = inv.ravel()
+        both = np.intersect1d(inv[:len(P)], inv[len(P):])
+        if both.size:
+            j = int(np.flatnonzero(np.isin(inv[:len(P)], both))[0])
+            raise InputError(f"positive example {j} is identical to a negative example ({both.size} such "
+                             "point(s)): ME2 cannot exclude a negative from the ellipsoid centred on it; remove "
+                             "the conflicting duplicates first")
         return P, N, is_pos
 
     # ---- fit ------------------------------------------------------------------------------------------------
     def fit(self, X, y):
         """Learn one ellipsoid per positive example (after the local tuning with ``tuning="local"``)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = _validated(self, X, y)
         mu, lam, B, tol = self._check_params()
         P, N, is_pos = self._split(X, y)
         p = len(P)
@@ -188,7 +199,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     # ---- predict --------------------------------------------------------------------------------------------
     def _positive_score(self, X):
         check_is_fitted(self, "M_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = _validated(self, X, reset=False)
         score, assign = rule_scores(self.centers_, self.M_, self.R_, X, rule=self.rule, m=self.m,
                                     rank_metric=self.rank_metric, thresholds=self.thresholds_)
         return score, assign

@@ -134,7 +134,9 @@ def test_clone_keeps_parameters():
     (dict(B=0.0), "B"), (dict(B=-1.0), "B"), (dict(mu=0.0), "mu"), (dict(lam=-2.0), "lam"),
     (dict(m=0), "m must"), (dict(rule="nearest"), "rule"), (dict(rank_metric="cosine"), "rank_metric"),
     (dict(tuning="global"), "tuning"), (dict(solver="nope"), "solver"), (dict(pos_label=7), "pos_label"),
-    (dict(mu=float("nan")), "mu")])
+    (dict(mu=float("nan")), "mu"), (dict(lam=0.0), "lam"), (dict(mu=-1.0), "mu"), (dict(B=float("inf")), "B"),
+    (dict(tol=0.0), "tol"), (dict(mu_grid=(0.75, -1.0), tuning="local"), "mu_grid"),
+    (dict(lam_grid=(0.0,), tuning="local"), "lam_grid")])
 def test_bad_parameters(params, match):
     X, y = imbalanced()
     with pytest.raises(InputError, match=match):
@@ -144,15 +146,23 @@ def test_bad_parameters(params, match):
 def test_bad_data():
     X, y = imbalanced()
     with pytest.raises(InputError, match="two classes"):
-        ME2Classifier().fit(X, np.zeros(len(y)))  # no positives (or no negatives): one class
+        ME2Classifier().fit(X, np.zeros(len(y)))  # no positives: one class
+    with pytest.raises(InputError, match="two classes"):
+        ME2Classifier(pos_label=1).fit(X, np.ones(len(y)))  # no negatives: one class
     Xd = X.copy()
     Xd[20] = Xd[0]  # a negative identical to positive 0
     with pytest.raises(InputError, match="identical to a negative"):
         ME2Classifier().fit(Xd, y)
-    Xn = X.copy()
-    Xn[3, 1] = np.inf
-    with pytest.raises(ValueError, match="inf|NaN"):
-        ME2Classifier().fit(Xn, y)
+    for bad in (np.inf, -np.inf, np.nan):
+        Xn = X.copy()
+        Xn[3, 1] = bad
+        with pytest.raises(InputError, match="inf|NaN"):
+            ME2Classifier().fit(Xn, y)
+    est = ME2Classifier().fit(X, y)
+    with pytest.raises(InputError, match="inf|NaN"):
+        est.predict(np.where(np.eye(1, X.shape[1], 0, dtype=bool), np.nan, X[:1]))
+    with pytest.raises(InputError, match="features"):
+        est.predict(X[:, :2])
     with pytest.raises(InputError, match="Only binary"):
         ME2Classifier().fit(X, np.arange(len(y)) % 3)
     with pytest.raises(InputError, match="at least 2 examples of each class"):
