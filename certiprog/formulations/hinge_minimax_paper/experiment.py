@@ -1,0 +1,725 @@
+"""`certiprog reproduce hinge-minimax`: paper 000's experiments (Sec. 5) on the shared runner.
+
+Parts (``--parts``; default all that can run):
+
+* ``table1`` (Sec. 5.1.1, Table 1): 2-D synthetic data, two overlapping Gaussians (the paper gives neither mean nor
+  covariance; ours: positives N((1.5, 1.5), 0.5 I), negatives N(0, I), whose Bayes-optimal AUC is about 95.7 %, the
+  level of the paper's Table 1), 5,000 points per positive fraction in {0.01, ..., 0.5}, each class split in equal
+  training / validation / test thirds. KHHM with K = 5 (Alg. 1, `khhm.fit_khhm`, every sub-problem certified),
+  ``delta`` and ``lam`` chosen by validation AUC, test AUC beside the paper's; for context a linear SVM (balanced
+  class weights, C by validation AUC) and the Bayes-optimal score (the true log-likelihood ratio, no training).
+* ``fig5`` (Fig. 5): on one such data set (fraction 0.1) the greedy steps t = 1..5 (the first t hyperplanes of the
+  greedy phase, with the 1- and 2-sigma ellipses of the negatives inside the intersection of the first t - 1, the
+  moments hyperplane t is trained against) and the final classifier after the refinement rounds.
+* ``table2`` (Sec. 5.1.2, Table 2): UCI Letter (``keel/letter.dat``, 20,000 x 16). Per repetition every letter's
+  rows are split at random into 100 training, 250 validation and the rest test; problem "letter vs rest" uses every
+  letter's parts (so the test part has ~25 times more negatives, as the paper says). Methods: KHHM K = 1..4
+  (``delta``, ``lam`` by validation), linear SVM and RBF SVM (libsvm's C-SVC with class weights balanced, C and
+  gamma by validation), AdaBoost
+  with 100 trees (depth by validation). Score: classification rate at the EER (1 - EER, `eer`), averaged over the
+  letters; time: the test set's decision function time per sample (best of 3).
+* ``fig78`` (Sec. 5.2.1, Figs. 7-8): a 2-D latent toy (`latent_toy`: positives from two long parallel bars that
+  k-means splits across, negatives a broad Gaussian and a bar between the positive ones): LHM (Alg. 2) from a random assignment vs a union of LDAs after k-means
+  (Hariharan et al.: w_c = Sigma^-1 (mu_c - mu), the background's moments); the risk per LHM iteration (Fig. 8).
+  Needs the LHM learner (`lhm.py`); skipped with a note while it is missing.
+
+Not run: Table 3 / Fig. 6 (SUN397 features), Table 4 / Fig. 9 (VOC 2007 HOG), Figs. 10-11 (CIFAR): the data are not
+available (`tables.MISSING`).
+
+AUC is `sklearn.metrics.roc_auc_score`; the EER is read off `sklearn.metrics.roc_curve` by linear interpolation
+where FNR = FPR (`eer`): one definition for every method.
+
+Tasks: one per (part, scenario, method): pure functions of their JSON configuration; outputs in ``--out``:
+``table.md``, ``table1.csv``, ``table2.csv``, ``fig5.png``, ``fig7.png``, ``fig8.png``, ``results.json``.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import time
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from certiprog.errors import InputError
+from certiprog.experiments.runner import Task
+
+from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2
+
+VERSION = "1"
+PARTS = ("table1", "fig5", "table2", "fig78")
+SYNTH_POS = ((1.5, 1.5), ((0.5, 0.0), (0.0, 0.5)))
+SYNTH_NEG = ((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0)))
+LETTERS = tuple(chr(ord("A") + i) for i in range(26))
+TABLE1_METHODS = ("KHHM", "Linear SVM", "Bayes")
+TABLE2_BASELINES = ("Linear SVM", "RBF SVM", "AdaBoost")
+DELTA_GRID = (0.1, 0.3, 0.5, 0.7)
+LAM_GRID = (0.01, 0.1, 1.0)
+C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
+GAMMA_GRID = (0.01, 0.1, 1.0)
+ADA_DEPTHS = (1, 3)
+QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"), t2_K=(1, 2), t2_reps=1,
+             delta_grid=(0.3, 0.5), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
+             f78_n_pos=200, f78_n_neg=1000, certify=False)
+
+
+@dataclass
+class Config:
+    """Everything that defines a run (stored in results.json)."""
+
+    parts: tuple = PARTS
+    seed: int = 0
+    quick: bool = False
+    data_root: str | None = None
+    certify: bool = True
+    backend: str | None = None
+    delta_grid: tuple = DELTA_GRID
+    lam_grid: tuple = LAM_GRID
+    C_grid: tuple = C_GRID
+    gamma_grid: tuple = GAMMA_GRID
+    ada_depths: tuple = ADA_DEPTHS
+    max_rounds: int = 25
+    t1_fractions: tuple = TABLE1_FRACTIONS
+    t1_reps: int = 3
+    t1_n: int = 5000
+    t1_K: int = 5
+    fig5_fraction: float = 0.1
+    t2_letters: tuple = LETTERS
+    t2_K: tuple = (1, 2, 3, 4)
+    t2_reps: int = 1
+    t2_methods: tuple = TABLE2_BASELINES
+    f78_n_pos: int = 400
+    f78_n_neg: int = 2000
+    f78_C: int = 2
+    f78_K: int = 3
+    f78_delta: float = 0.3
+    f78_lam: float = 0.1
+    f78_max_iter: int = 10
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Metrics (one definition each)
+# ----------------------------------------------------------------------------------------------------------------
+def auc(y, score) -> float:
+    """Area under the ROC curve of ``score`` for labels ``y`` (True / 1 = positive), `sklearn.metrics.roc_auc_score`."""
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(np.asarray(y) > 0, np.asarray(score, float)))
+
+
+def eer(y, score) -> float:
+    """Equal error rate: where the ROC's false-negative rate 1 - TPR equals its false-positive rate, by linear
+    interpolation between the points of `sklearn.metrics.roc_curve` on either side. The paper's "classification
+    rate at EER" is ``1 - eer``."""
+    from sklearn.metrics import roc_curve
+
+    y = np.asarray(y) > 0
+    if y.all() or not y.any():
+        raise InputError("the EER needs both classes in y")
+    fpr, tpr, _ = roc_curve(y, np.asarray(score, float))
+    gap = (1 - tpr) - fpr                      # non-increasing along the curve, from 1 to -1
+    i = int(np.argmax(gap <= 0))
+    if gap[i] == 0 or i == 0:
+        return float(fpr[i])
+    t = gap[i - 1] / (gap[i - 1] - gap[i])
+    return float(fpr[i - 1] + t * (fpr[i] - fpr[i - 1]))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------------------------
+def _floats(text) -> tuple:
+    try:
+        return tuple(float(v) for v in str(text).replace(",", " ").split())
+    except ValueError:
+        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
+
+
+def add_arguments(parser) -> None:
+    """The options of ``certiprog reproduce hinge-minimax``."""
+    parser.add_argument("--parts", nargs="+", default=None, choices=PARTS,
+                        help=f"what to run (default all: {' '.join(PARTS)})")
+    parser.add_argument("--quick", action="store_true",
+                        help="Table 1 at 3 fractions x 1 repetition, Table 2 on 3 letters with K = 1, 2, small "
+                             "grids, uncertified KKT checks (under ~2 minutes)")
+    parser.add_argument("--letters", default=None, help="Table 2's letters, e.g. 'A,B,C' (default all 26)")
+    parser.add_argument("--reps", type=int, default=None, help="repetitions of Table 1 (3; --quick 1)")
+    parser.add_argument("--fractions", default=None, help="Table 1's positive fractions, e.g. '0.01,0.5'")
+    parser.add_argument("--no-certify", action="store_true",
+                        help="check every sub-problem by its KKT residuals only (default: rigorous intervals)")
+    parser.add_argument("--backend", default=None, help="backend of every sub-problem (default: certiprog chooses)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the data and splits")
+    parser.add_argument("--data", default=None, help="data folder (default: $CERTIPROG_DATA or ../shared/data)")
+
+
+def config_from_args(args) -> Config:
+    """A validated `Config` from parsed arguments (``--quick`` fills what was not given)."""
+    quick = bool(getattr(args, "quick", False))
+    q = dict(QUICK) if quick else {}
+    if getattr(args, "letters", None):
+        q["t2_letters"] = tuple(s.strip().upper() for s in str(args.letters).replace(",", " ").split())
+    if getattr(args, "reps", None) is not None:
+        q["t1_reps"] = args.reps
+    if getattr(args, "fractions", None):
+        q["t1_fractions"] = _floats(args.fractions)
+    if getattr(args, "no_certify", False):
+        q["certify"] = False
+    cfg = Config(parts=tuple(args.parts) if getattr(args, "parts", None) else PARTS, seed=int(args.seed),
+                 quick=quick, data_root=getattr(args, "data", None), backend=getattr(args, "backend", None), **q)
+    validate_config(cfg)
+    return cfg
+
+
+def validate_config(cfg: Config) -> None:
+    """InputError for anything a run cannot use."""
+    bad = [p for p in cfg.parts if p not in PARTS]
+    if bad or not cfg.parts:
+        raise InputError(f"unknown part(s) {bad}; choose from {list(PARTS)}")
+    for f in cfg.t1_fractions:
+        if not 0 < f <= 0.5:
+            raise InputError(f"Table 1 fractions must be in (0, 0.5], got {f}")
+    if not 0 < cfg.fig5_fraction <= 0.5:
+        raise InputError(f"fig5_fraction must be in (0, 0.5], got {cfg.fig5_fraction}")
+    bad = [s for s in cfg.t2_letters if s not in LETTERS]
+    if bad or not cfg.t2_letters:
+        raise InputError(f"letters must be among A..Z, got {bad or 'none'}")
+    for key in ("t1_reps", "t2_reps", "t1_n", "t1_K", "max_rounds", "f78_n_pos", "f78_n_neg", "f78_C", "f78_K",
+                "f78_max_iter"):
+        v = getattr(cfg, key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "max_rounds" else 1):
+            raise InputError(f"{key} must be a positive integer, got {v!r}")
+    if any((not isinstance(k, int)) or k < 1 for k in cfg.t2_K):
+        raise InputError(f"t2_K must hold positive integers, got {cfg.t2_K}")
+    for key in ("delta_grid", "lam_grid", "C_grid", "gamma_grid"):
+        g = np.asarray(getattr(cfg, key), float)
+        if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
+            raise InputError(f"{key} must hold positive finite numbers, got {getattr(cfg, key)}")
+    if any(not 0 < d < 1 for d in cfg.delta_grid):
+        raise InputError(f"delta_grid values must be in (0, 1), got {cfg.delta_grid}")
+    bad = [m for m in cfg.t2_methods if m not in TABLE2_BASELINES]
+    if bad:
+        raise InputError(f"unknown Table 2 method(s) {bad}; choose from {list(TABLE2_BASELINES)}")
+
+
+def run(args) -> dict:
+    import sys
+
+    from certiprog.experiments.runner import reproduce
+
+    return reproduce(sys.modules[__name__], args, "hinge-minimax").paths
+
+
+def default_out(cfg: Config) -> str:
+    return "results/hinge-minimax-quick" if cfg.quick else "results/hinge-minimax"
+
+
+def has_lhm() -> bool:
+    """True if the LHM learner (Alg. 2, `lhm.py`) is importable."""
+    try:
+        from . import lhm  # noqa: F401
+    except ImportError:
+        return False
+    return hasattr(lhm, "fit_lhm")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Data
+# ----------------------------------------------------------------------------------------------------------------
+def _seed(*parts) -> list:
+    return [int(p) if isinstance(p, (int, np.integer)) else zlib.crc32(str(p).encode()) for p in parts]
+
+
+def synthetic_2d(fraction: float, n: int, seed) -> dict:
+    """Table 1's data: ``round(fraction n)`` positives from N(SYNTH_POS), the rest negatives from N(SYNTH_NEG); each
+    class split at random in equal thirds. ``{train, val, test}`` each ``(X, y)`` with y in {0, 1}."""
+    rng = np.random.default_rng(seed)
+    n_pos = int(round(fraction * n))
+    if n_pos < 6:
+        raise InputError(f"fraction {fraction} of {n} points gives {n_pos} positives: fewer than 2 per third")
+    parts = {k: ([], []) for k in ("train", "val", "test")}
+    for label, (mean, cov), count in ((1, SYNTH_POS, n_pos), (0, SYNTH_NEG, n - n_pos)):
+        X = rng.multivariate_normal(mean, cov, size=count)
+        for name, idx in zip(parts, np.array_split(rng.permutation(count), 3)):
+            parts[name][0].append(X[idx])
+            parts[name][1].append(np.full(len(idx), label))
+    return {k: (np.vstack(v[0]), np.concatenate(v[1])) for k, v in parts.items()}
+
+
+def bayes_score(X) -> np.ndarray:
+    """The log-likelihood ratio of the two Gaussians that generate Table 1's data (the optimal ROC)."""
+    from scipy.stats import multivariate_normal
+
+    return multivariate_normal(*SYNTH_POS).logpdf(X) - multivariate_normal(*SYNTH_NEG).logpdf(X)
+
+
+@functools.lru_cache(maxsize=2)
+def load_letter(root=None) -> tuple:
+    """UCI Letter from the shared data (``keel/letter.dat``): X (20000, 16) float, labels (20000,) 'A'..'Z'."""
+    from certiprog.datasets import data_path
+
+    path = data_path("keel/letter.dat", root)
+    rows = [line.strip().split(",") for line in path.read_text().splitlines()
+            if line.strip() and not line.startswith("@")]
+    X = np.array([[float(v) for v in r[:-1]] for r in rows])
+    labels = np.array([r[-1].strip() for r in rows])
+    if X.shape != (20000, 16) or set(labels) != set(LETTERS):
+        raise InputError(f"{path}: expected 20000 rows of 16 features and the labels A..Z, got {X.shape}")
+    X.setflags(write=False)
+    labels.setflags(write=False)
+    return X, labels
+
+
+@functools.lru_cache(maxsize=4)
+def letter_split(seed: int, rep: int, root=None) -> dict:
+    """Per letter 100 training, 250 validation, the rest test rows (seeded); features standardised with the
+    training part's mean and sd. ``{train, val, test}`` each ``(X, labels)``."""
+    X, labels = load_letter(root)
+    rng = np.random.default_rng(_seed(seed, rep, "letter"))
+    idx = {"train": [], "val": [], "test": []}
+    for letter in LETTERS:
+        rows = rng.permutation(np.flatnonzero(labels == letter))
+        idx["train"].append(rows[:100])
+        idx["val"].append(rows[100:350])
+        idx["test"].append(rows[350:])
+    idx = {k: np.sort(np.concatenate(v)) for k, v in idx.items()}
+    mean, sd = X[idx["train"]].mean(axis=0), X[idx["train"]].std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return {k: ((X[v] - mean) / sd, labels[v]) for k, v in idx.items()}
+
+
+def latent_toy(n_pos: int, n_neg: int, seed) -> dict:
+    """Figs. 7-8's toy (ours; the paper does not give its data): positives on two long parallel bars (y = 3 and
+    y = 5, x in [-3, 3]), which k-means with 2 clusters cuts left / right; negatives: 90 % from N((0, -2), diag(4, 1)),
+    10 % on a bar between the two positive ones (y = 4), so one half-plane per k-means cluster (LDA) must take in
+    negatives while two strips (LHM, K >= 2) need not. ``{train, test}`` each ``(X, y)``."""
+    rng = np.random.default_rng(seed)
+
+    def draw():
+        half = n_pos // 2
+        bars = [np.column_stack([rng.uniform(-3, 3, size=m), rng.normal(off, 0.15, size=m)])
+                for m, off in ((half, 3.0), (n_pos - half, 5.0))]
+        n_mid = n_neg // 10
+        neg = rng.multivariate_normal((0.0, -2.0), ((4.0, 0.0), (0.0, 1.0)), size=n_neg - n_mid)
+        mid = np.column_stack([rng.uniform(-3.5, 3.5, size=n_mid), rng.normal(4.0, 0.15, size=n_mid)])
+        return np.vstack(bars + [neg, mid]), np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+
+    return dict(train=draw(), test=draw())
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Learners
+# ----------------------------------------------------------------------------------------------------------------
+def _khhm_settings(config: dict) -> dict:
+    return dict(certify=bool(config.get("certify", True)), backend=config.get("backend"),
+                max_rounds=int(config.get("max_rounds", 25)))
+
+
+def fit_khhm_grid(Xtr, ytr, Xval, yval, K: int, config: dict, metric) -> tuple:
+    """KHHM (Alg. 1) for every (delta, lam) of the grids; the fit with the best validation ``metric(y, score)``
+    (larger is better), its parameters, the validation value and a summary of every fit's certificates."""
+    from .khhm import fit_khhm
+
+    best = None
+    verdicts: dict = {}
+    for delta in config["delta_grid"]:
+        for lam in config["lam_grid"]:
+            fit = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=int(K), delta=float(delta), lam=float(lam),
+                           **_khhm_settings(config))
+            for k, v in fit.verdicts.items():
+                verdicts[k] = verdicts.get(k, 0) + v
+            value = metric(yval, fit.decision(Xval))
+            if best is None or value > best[2]:
+                best = (fit, dict(delta=float(delta), lam=float(lam)), float(value))
+    return best + (verdicts,)
+
+
+def _khhm_summary(fit) -> dict:
+    return dict(rounds=int(fit.rounds), n_active=int(np.sum(fit.active)), stop_reason=str(fit.stop_reason),
+                worst_case_background=float(fit.worst_case_background), certified=bool(fit.certified),
+                history=[r.to_dict() for r in fit.history])
+
+
+def _decision_seconds(fn, X, repeat: int = 3) -> float:
+    """Best of ``repeat`` wall times of ``fn(X)``, per row."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(X)
+        best = min(best, time.perf_counter() - t0)
+    return float(best / len(X))
+
+
+def _baseline(method: str, config: dict, Xtr, ytr, Xval, yval, metric, seed: int):
+    """Fit a scikit-learn baseline on every value of its grid; the best by validation ``metric``:
+    ``(decision function, params, validation value)``."""
+    import warnings
+
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    if method == "Linear SVM":
+        grid = [dict(kernel="linear", C=float(c)) for c in config["C_grid"]]
+    elif method == "RBF SVM":
+        grid = [dict(kernel="rbf", C=float(c), gamma=float(g)) for c in config["C_grid"] for g in config["gamma_grid"]]
+    elif method == "AdaBoost":
+        grid = [dict(max_depth=int(d)) for d in config["ada_depths"]]
+    else:
+        raise InputError(f"unknown baseline {method!r}")
+    best = None
+    for params in grid:
+        if method == "AdaBoost":
+            est = AdaBoostClassifier(DecisionTreeClassifier(max_depth=params["max_depth"]), n_estimators=100,
+                                     random_state=seed)
+        else:
+            est = SVC(cache_size=500, class_weight="balanced", **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(Xtr, ytr > 0)
+        value = metric(yval, est.decision_function(Xval))
+        if best is None or value > best[2]:
+            best = (est.decision_function, params, float(value))
+    return best
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tasks
+# ----------------------------------------------------------------------------------------------------------------
+_GRID_FIELDS = ("delta_grid", "lam_grid", "C_grid", "gamma_grid", "ada_depths", "certify", "backend", "max_rounds",
+                "seed")
+
+
+def tasks(cfg: Config) -> list:
+    """One `Task` per (part, scenario, method)."""
+    validate_config(cfg)
+    common = {k: getattr(cfg, k) for k in _GRID_FIELDS}
+    extra = dict(data_root=cfg.data_root)
+    out = []
+    if "table1" in cfg.parts:
+        for f in cfg.t1_fractions:
+            for rep in range(cfg.t1_reps):
+                for method in TABLE1_METHODS:
+                    conf = dict(common, fraction=float(f), rep=rep, n=cfg.t1_n, K=cfg.t1_K, method=method)
+                    out.append(Task(f"table1 fraction={f:g} rep {rep} {method}", table1_task, conf, VERSION))
+    if "fig5" in cfg.parts:
+        conf = dict(common, fraction=float(cfg.fig5_fraction), rep=0, n=cfg.t1_n, K=cfg.t1_K)
+        out.append(Task(f"fig5 fraction={cfg.fig5_fraction:g}", fig5_task, conf, VERSION))
+    if "table2" in cfg.parts:
+        load_letter(cfg.data_root)  # InputError naming the file before any task runs
+        methods = [f"KHHM K={k}" for k in cfg.t2_K] + list(cfg.t2_methods)
+        for rep in range(cfg.t2_reps):
+            for letter in cfg.t2_letters:
+                for method in methods:
+                    conf = dict(common, letter=letter, rep=rep, method=method)
+                    out.append(Task(f"table2 {letter} rep {rep} {method}", table2_task, conf, VERSION, extra=extra))
+    if "fig78" in cfg.parts:
+        conf = dict(common, n_pos=cfg.f78_n_pos, n_neg=cfg.f78_n_neg, C=cfg.f78_C, K=cfg.f78_K,
+                    f78_delta=cfg.f78_delta, f78_lam=cfg.f78_lam, max_iter=cfg.f78_max_iter)
+        out.append(Task("fig78 union of LDAs", fig78_lda_task, conf, VERSION))
+        if has_lhm():
+            out.append(Task("fig78 LHM", fig78_lhm_task, conf, VERSION))
+    return out
+
+
+def table1_task(config: dict) -> dict:
+    """Table 1, one (fraction, repetition, method): validation-tuned test AUC."""
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    data = synthetic_2d(config["fraction"], config["n"], _seed(config["seed"], config["rep"], config["fraction"]))
+    (Xtr, ytr), (Xval, yval), (Xte, yte) = data["train"], data["val"], data["test"]
+    out = dict(method=config["method"], fraction=config["fraction"], rep=config["rep"],
+               n_pos_train=int(ytr.sum()), n_neg_train=int((ytr == 0).sum()))
+    with threadpool_limits(1):
+        if config["method"] == "KHHM":
+            fit, params, val, verdicts = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
+            out.update(_khhm_summary(fit), params=params, auc_val=val, auc_test=auc(yte, fit.decision(Xte)),
+                       verdicts=verdicts)
+        elif config["method"] == "Bayes":
+            out.update(params={}, auc_val=auc(yval, bayes_score(Xval)), auc_test=auc(yte, bayes_score(Xte)))
+        else:
+            fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, auc, 0)
+            out.update(params=params, auc_val=val, auc_test=auc(yte, fn(Xte)))
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def fig5_task(config: dict) -> dict:
+    """Fig. 5: the tuned KHHM's greedy steps (hyperplanes after step t = 1..K) and the final classifier."""
+    from threadpoolctl import threadpool_limits
+
+    from .khhm import fit_khhm
+
+    data = synthetic_2d(config["fraction"], config["n"], _seed(config["seed"], config["rep"], config["fraction"]))
+    (Xtr, ytr), (Xval, yval) = data["train"], data["val"]
+    with threadpool_limits(1):
+        fit, params, val, _ = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
+        steps = []
+        for t in range(1, config["K"] + 1):  # the greedy phase is deterministic: K = t, no rounds = its first t steps
+            g = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=t, delta=params["delta"], lam=params["lam"],
+                         **_khhm_settings(dict(config, max_rounds=0)))
+            steps.append(dict(W=g.W, b=g.b, active=g.active.astype(int)))
+    return dict(params=params, auc_val=val, W=fit.W, b=fit.b, active=fit.active.astype(int),
+                steps_W=np.stack([s["W"][-1] for s in steps]), steps_b=np.array([s["b"][-1] for s in steps]),
+                steps_active=np.array([s["active"][-1] for s in steps]), summary=_khhm_summary(fit))
+
+
+def table2_task(config: dict, data_root=None) -> dict:
+    """Table 2, one (letter, repetition, method): classification rate at EER on the test part, time per sample."""
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    split = letter_split(int(config["seed"]), int(config["rep"]), data_root)
+    (Xtr, ltr), (Xval, lval), (Xte, lte) = split["train"], split["val"], split["test"]
+    letter = config["letter"]
+    ytr, yval, yte = (ltr == letter).astype(int), (lval == letter).astype(int), (lte == letter).astype(int)
+
+    def rate(y, s):
+        return 1.0 - eer(y, s)
+
+    out = dict(method=config["method"], letter=letter, rep=config["rep"])
+    with threadpool_limits(1):
+        if config["method"].startswith("KHHM"):
+            K = int(config["method"].split("=")[1])
+            fit, params, val, verdicts = fit_khhm_grid(Xtr, ytr, Xval, yval, K, config, rate)
+            fn = fit.decision
+            out.update(_khhm_summary(fit), verdicts=verdicts)
+        else:
+            fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, rate,
+                                        zlib.crc32(letter.encode()))
+        score = fn(Xte)
+        out.update(params=params, rate_val=val, rate_test=rate(yte, score), auc_test=auc(yte, score),
+                   seconds_per_sample=_decision_seconds(fn, Xte), n_test=int(len(yte)), n_test_pos=int(yte.sum()))
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def union_of_ldas(X_pos, X_neg, C: int, seed: int) -> tuple:
+    """Hariharan et al.'s baseline: k-means (C clusters) on the whitened positives, then per cluster the LDA
+    direction w_c = Sigma^-1 (mu_c - mu) with the background's moments (mu, Sigma); score max_c (w_c^T x + b_c),
+    b_c = -w_c^T (mu_c + mu) / 2. Returns ``(W (C, d), b (C,), labels)``."""
+    from sklearn.cluster import KMeans
+
+    mu, Sigma = X_neg.mean(axis=0), np.cov(X_neg, rowvar=False, bias=True)
+    L = np.linalg.cholesky(Sigma)
+    white = np.linalg.solve(L, (X_pos - mu).T).T
+    labels = KMeans(C, n_init=10, random_state=seed).fit_predict(white)
+    W, b = [], []
+    for c in range(C):
+        mc = X_pos[labels == c].mean(axis=0)
+        w = np.linalg.solve(Sigma, mc - mu)
+        W.append(w)
+        b.append(-w @ (mc + mu) / 2)
+    return np.array(W), np.array(b), labels
+
+
+def fig78_lda_task(config: dict) -> dict:
+    data = latent_toy(config["n_pos"], config["n_neg"], _seed(config["seed"], "latent"))
+    (Xtr, ytr), (Xte, yte) = data["train"], data["test"]
+    W, b, labels = union_of_ldas(Xtr[ytr > 0], Xtr[ytr == 0], config["C"], int(config["seed"]))
+    score = (Xte @ W.T + b).max(axis=1)
+    return dict(method="Union of LDAs", W=W, b=b, labels=labels, auc_test=auc(yte, score),
+                rate_test=1 - eer(yte, score))
+
+
+def fig78_lhm_task(config: dict) -> dict:
+    """LHM (Alg. 2, `lhm.fit_lhm`) from a random assignment: the risk per iteration (Fig. 8's curve), the final
+    components and, for Fig. 8's panels, the assignment after each of the first four iterations (the fit is
+    deterministic given the initial labels, so a fit with ``max_iter = i`` is the first i iterations)."""
+    from threadpoolctl import threadpool_limits
+
+    from .lhm import fit_lhm
+
+    data = latent_toy(config["n_pos"], config["n_neg"], _seed(config["seed"], "latent"))
+    (Xtr, ytr), (Xte, yte) = data["train"], data["test"]
+    rng = np.random.default_rng(_seed(config["seed"], "assign"))
+    assign = rng.integers(0, config["C"], size=int(ytr.sum()))
+    args = dict(C=config["C"], K=config["K"], delta=config["f78_delta"], lam=config["f78_lam"], init=assign,
+                certify=bool(config.get("certify", True)), backend=config.get("backend"))
+    with threadpool_limits(1):
+        fit = fit_lhm(Xtr[ytr > 0], Xtr[ytr == 0], max_iter=config["max_iter"], **args)
+        steps = [fit_lhm(Xtr[ytr > 0], Xtr[ytr == 0], max_iter=i, **args).assignment
+                 for i in range(1, min(4, len(fit.history)) + 1)]
+    score = fit.decision(Xte)
+    comps = fit.components()
+    return dict(method="LHM", auc_test=auc(yte, score), rate_test=1 - eer(yte, score),
+                risk=np.array([float(r.risk) for r in fit.history]), risk_decreases=bool(fit.risk_decreases()),
+                W=np.stack([W for W, _ in comps]), b=np.stack([b for _, b in comps]), init=assign,
+                assignments=np.stack(steps), certified=bool(fit.certified), stop_reason=str(fit.stop_reason),
+                history=[r.to_dict() for r in fit.history])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Aggregation
+# ----------------------------------------------------------------------------------------------------------------
+def _by(results: list, part: str) -> list:
+    return [r for r in results if r.get("_part") == part]
+
+
+def collect(cfg: Config, results: list) -> list:
+    """Tag each result with its part (from its task)."""
+    out = []
+    for task, res in zip(tasks(cfg), results):
+        out.append(dict(res, _part=task.name.split()[0]))
+    return out
+
+
+def table1_rows(cfg: Config, records: list) -> list:
+    rows = []
+    for f in cfg.t1_fractions:
+        for method in TABLE1_METHODS:
+            v = [r["auc_test"] for r in _by(records, "table1") if r["fraction"] == float(f) and r["method"] == method]
+            if v:
+                paper = TABLE1_AUC.get(float(f)) if method == "KHHM" else None
+                rows.append(dict(fraction=float(f), method=method, n=len(v), auc_mean=100 * float(np.mean(v)),
+                                 auc_std=100 * float(np.std(v, ddof=1)) if len(v) > 1 else 0.0, paper_auc=paper))
+    return rows
+
+
+def table2_rows(cfg: Config, records: list) -> list:
+    rows = []
+    for method in [f"KHHM K={k}" for k in cfg.t2_K] + list(cfg.t2_methods):
+        recs = [r for r in _by(records, "table2") if r["method"] == method]
+        if not recs:
+            continue
+        paper = TABLE2.get(method)
+        rows.append(dict(method=method, n_problems=len(recs),
+                         rate_mean=100 * float(np.mean([r["rate_test"] for r in recs])),
+                         rate_std=100 * float(np.std([r["rate_test"] for r in recs], ddof=1)) if len(recs) > 1 else 0.0,
+                         seconds_per_sample=float(np.mean([r["seconds_per_sample"] for r in recs])),
+                         paper_rate=None if paper is None else paper[0],
+                         paper_seconds=None if paper is None else paper[1]))
+    return rows
+
+
+def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, figures: list) -> str:
+    out = ["# Paper 000 (hinge-minimax): our runs beside the paper's", "",
+           f"Seed {cfg.seed}{', QUICK run (small grids, few repetitions)' if cfg.quick else ''}; sub-problems "
+           f"{'certified (rigorous intervals)' if cfg.certify else 'checked by KKT residuals'}; grids delta "
+           f"{list(cfg.delta_grid)}, lam {list(cfg.lam_grid)}. Wall time {meta.get('wall_time_s', 0.0):.0f} s for "
+           f"{meta.get('n_tasks', '?')} tasks ({meta.get('executor', 'loky')}, jobs = {meta.get('jobs', 1)}; "
+           f"{meta.get('n_reused', 0)} reused).", ""]
+    if t1:
+        out += ["## Table 1: AUC (%) on 2-D synthetic data, KHHM K = 5", "",
+                f"Our Gaussians: positives N({SYNTH_POS[0]}, 0.5 I), negatives N({SYNTH_NEG[0]}, I) (the paper does "
+                f"not give its own); {cfg.t1_n} points, thirds per class; mean (sd) over {cfg.t1_reps} "
+                "repetition(s); the paper's number in brackets. 'Bayes' is the optimal score (true likelihood ratio).",
+                "", "| method | " + " | ".join(f"{f:g}" for f in cfg.t1_fractions) + " |",
+                "|---|" + "---|" * len(cfg.t1_fractions)]
+        cell = {(r["fraction"], r["method"]): r for r in t1}
+        for method in TABLE1_METHODS:
+            vals = []
+            for f in cfg.t1_fractions:
+                r = cell.get((float(f), method))
+                txt = "" if r is None else f"{r['auc_mean']:.2f} ({r['auc_std']:.2f})"
+                if r is not None and r["paper_auc"] is not None:
+                    txt += f" [{r['paper_auc']:.2f}]"
+                vals.append(txt)
+            out.append(f"| {method} | " + " | ".join(vals) + " |")
+        kh = [r for r in _by(records, "table1") if r["method"] == "KHHM"]
+        if kh:
+            out += ["", f"KHHM fits: median {np.median([r['rounds'] for r in kh]):.0f} refinement round(s), "
+                        f"active hyperplanes {sorted({r['n_active'] for r in kh})}, every sub-problem certified: "
+                        f"{all(r['certified'] for r in kh)}; chosen (delta, lam): "
+                        f"{sorted({(r['params']['delta'], r['params']['lam']) for r in kh})}."]
+        out.append("")
+    if t2:
+        out += ["## Table 2: Letter, classification rate at EER (%) and time per sample (s)", "",
+                f"{len(cfg.t2_letters)} letter(s) one-vs-rest ({''.join(cfg.t2_letters)}), {cfg.t2_reps} "
+                "repetition(s); per letter 100 training / 250 validation / rest test rows; the paper's numbers "
+                "(26 letters) in the last columns.", "",
+                "| method | rate at EER | sd over letters | time / sample | paper rate | paper time |",
+                "|---|---|---|---|---|---|"]
+        for r in t2:
+            pr = "" if r["paper_rate"] is None else f"{r['paper_rate']:.2f}"
+            pt = "" if r["paper_seconds"] is None else f"{r['paper_seconds']:.1e}"
+            out.append(f"| {r['method']} | {r['rate_mean']:.2f} | {r['rate_std']:.2f} | "
+                       f"{r['seconds_per_sample']:.1e} | {pr} | {pt} |")
+        out += ["", "Times are numpy / scikit-learn on this machine (the paper: Matlab, LIBSVM); compare ratios, "
+                    "not absolute values.", ""]
+    f78 = _by(records, "fig78")
+    if f78:
+        out += ["## Figs. 7-8: latent 2-D toy", ""]
+        for r in f78:
+            out.append(f"- {r['method']}: test AUC {100 * r['auc_test']:.2f} %, rate at EER "
+                       f"{100 * r['rate_test']:.2f} %" + (f"; risk per iteration {np.round(r['risk'], 3).tolist()}"
+                                                          if "risk" in r else ""))
+        if not any(r["method"] == "LHM" for r in f78):
+            out.append("- LHM: not run (the LHM learner, lhm.fit_lhm, is not available yet)")
+        out.append("")
+    if figures:
+        out += ["Figures: " + ", ".join(figures), ""]
+    out += ["## Not run (data not available)", ""] + [f"- {v}" for v in MISSING.values()] + [""]
+    return "\n".join(out)
+
+
+def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
+    """``table.md`` (report), ``table1.csv``, ``table2.csv``, the figures and ``results.json`` under ``out``."""
+    import csv
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    records = collect(cfg, results)
+    t1, t2 = table1_rows(cfg, records), table2_rows(cfg, records)
+    paths = {"table.md": out / "table.md"}
+    for name, rows in (("table1.csv", t1), ("table2.csv", t2)):
+        if rows:
+            paths[name] = out / name
+            with open(paths[name], "w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+    figures = _figures(cfg, records, out)
+    paths.update(figures)
+    paths["table.md"].write_text(format_report(cfg, t1, t2, records, meta, list(figures)))
+    paths["results.json"] = out / "results.json"
+    paths["results.json"].write_text(json.dumps(dict(config=asdict(cfg), meta=meta, records=records), indent=1,
+                                                default=_json_default))
+    return paths
+
+
+def _json_default(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def _figures(cfg: Config, records: list, out: Path) -> dict:
+    paths = {}
+    fig5 = _by(records, "fig5")
+    f78 = _by(records, "fig78")
+    if not (fig5 or f78):
+        return paths
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import plots
+
+    if fig5:
+        r = fig5[0]
+        data = synthetic_2d(cfg.fig5_fraction, cfg.t1_n, _seed(cfg.seed, 0, float(cfg.fig5_fraction)))
+        f = plots.plot_fig5(*data["train"], np.asarray(r["steps_W"]), np.asarray(r["steps_b"]),
+                            np.asarray(r["steps_active"]).astype(bool), np.asarray(r["W"]), np.asarray(r["b"]),
+                            np.asarray(r["active"]).astype(bool), rounds=r["summary"]["rounds"])
+        paths["fig5.png"] = out / "fig5.png"
+        f.savefig(paths["fig5.png"], dpi=100)
+        plt.close(f)
+    if f78:
+        data = latent_toy(cfg.f78_n_pos, cfg.f78_n_neg, _seed(cfg.seed, "latent"))
+        f = plots.plot_fig7(*data["train"], {r["method"]: r for r in f78})
+        paths["fig7.png"] = out / "fig7.png"
+        f.savefig(paths["fig7.png"], dpi=100)
+        plt.close(f)
+        lhm = [r for r in f78 if r["method"] == "LHM"]
+        if lhm:
+            f = plots.plot_fig8(*data["train"], lhm[0])
+            paths["fig8.png"] = out / "fig8.png"
+            f.savefig(paths["fig8.png"], dpi=100)
+            plt.close(f)
+    return paths

@@ -1,0 +1,204 @@
+"""Paper 000's experiment (`certiprog reproduce hinge-minimax`): metrics, data, the paper's numbers, a tiny run on the
+runner (tables, CSV, figures, resume) and bad configurations."""
+import argparse
+import importlib.util
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certiprog.errors import InputError
+from certiprog.formulations.hinge_minimax_paper import experiment as E
+from certiprog.formulations.hinge_minimax_paper import tables
+
+REPO = Path(__file__).resolve().parents[3]
+PAPER = REPO.parent / "shared" / "papers" / "000_80a9b576a78792ed.txt"
+LETTER = REPO.parent / "shared" / "data" / "keel" / "letter.dat"
+needs_khhm = pytest.mark.skipif(
+    importlib.util.find_spec("certiprog.formulations.hinge_minimax_paper.khhm") is None,
+    reason="the KHHM learner (khhm.py) is not in this tree")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Metrics
+# ------------------------------------------------------------------------------------------------------------------
+def rates_by_threshold(y, s):
+    """Independent: FPR and FNR of the rule score >= t at every distinct score (and +inf)."""
+    y = np.asarray(y) > 0
+    ts = np.r_[np.inf, np.unique(s)[::-1]]
+    fpr = np.array([np.mean(s[~y] >= t) for t in ts])
+    fnr = np.array([np.mean(s[y] < t) for t in ts])
+    return fpr, fnr
+
+
+def test_eer_known_values():
+    assert E.eer([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]) == pytest.approx(0.5)
+    assert E.eer([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4]) == pytest.approx(0.0)
+    assert E.eer([0, 0, 1, 1], [0.4, 0.3, 0.2, 0.1]) == pytest.approx(1.0)
+    assert E.auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]) == pytest.approx(0.75)
+    with pytest.raises(InputError, match="both classes"):
+        E.eer([1, 1], [0.1, 0.2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(4, 60), ties=st.booleans())
+def test_eer_lies_between_the_roc_vertices(seed, n, ties):
+    # at the crossing FNR = FPR the interpolated EER lies between max_t min(FPR, FNR) and min_t max(FPR, FNR)
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=n)
+    y[:2] = [0, 1]
+    s = rng.integers(0, 4, size=n).astype(float) if ties else rng.normal(size=n) + y
+    fpr, fnr = rates_by_threshold(y, s)
+    e = E.eer(y, s)
+    assert np.max(np.minimum(fpr, fnr)) - 1e-12 <= e <= np.min(np.maximum(fpr, fnr)) + 1e-12
+    assert E.eer(y, 1e8 * s) == pytest.approx(e)        # invariant to a monotone rescaling
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Data
+# ------------------------------------------------------------------------------------------------------------------
+def test_synthetic_thirds_and_fraction():
+    d = E.synthetic_2d(0.1, 5000, 0)
+    sizes = {k: (int(v[1].sum()), int((v[1] == 0).sum())) for k, v in d.items()}
+    assert sum(p for p, _ in sizes.values()) == 500 and sum(n for _, n in sizes.values()) == 4500
+    assert all(abs(p - 500 / 3) <= 1 and abs(n - 1500) <= 1 for p, n in sizes.values())
+    # the same seed gives the same data; the positives' training mean is near (1.5, 1.5)
+    np.testing.assert_array_equal(E.synthetic_2d(0.1, 5000, 0)["test"][0], d["test"][0])
+    Xtr, ytr = d["train"]
+    np.testing.assert_allclose(Xtr[ytr > 0].mean(axis=0), [1.5, 1.5], atol=0.15)
+    with pytest.raises(InputError, match="positives"):
+        E.synthetic_2d(0.001, 1000, 0)
+
+
+def test_bayes_score_is_the_optimal_roc():
+    d = E.synthetic_2d(0.3, 3000, 1)
+    X, y = d["test"]
+    from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+    qda = QuadraticDiscriminantAnalysis().fit(*d["train"])
+    # the true likelihood ratio beats (or ties) a fitted QDA on fresh data, and lies near the paper's level
+    assert E.auc(y, E.bayes_score(X)) >= E.auc(y, qda.decision_function(X)) - 0.005
+    assert 0.93 < E.auc(y, E.bayes_score(X)) < 0.98
+
+
+def test_union_of_ldas_and_the_toy():
+    d = E.latent_toy(100, 500, 0)
+    X, y = d["train"]
+    assert X.shape == (600, 2) and y.sum() == 100
+    W, b, labels = E.union_of_ldas(X[y > 0], X[y == 0], 2, 0)
+    assert W.shape == (2, 2) and b.shape == (2,) and set(labels) == {0, 1}
+    # LDA direction = Sigma^-1 (mu_c - mu): check against a direct solve for cluster 0
+    mu, S = X[y == 0].mean(axis=0), np.cov(X[y == 0], rowvar=False, bias=True)
+    np.testing.assert_allclose(S @ W[0], X[y > 0][labels == 0].mean(axis=0) - mu, atol=1e-10)
+
+
+@pytest.mark.skipif(not LETTER.is_file(), reason="shared data (keel/letter.dat) not present")
+def test_letter_split():
+    X, labels = E.load_letter()
+    assert X.shape == (20000, 16) and len(set(labels)) == 26
+    sp = E.letter_split(0, 0)
+    for name, per in (("train", 100), ("val", 250)):
+        _, lab = sp[name]
+        assert all(np.sum(lab == c) == per for c in E.LETTERS)
+    assert sum(len(sp[k][1]) for k in sp) == 20000
+    np.testing.assert_allclose(sp["train"][0].mean(axis=0), 0, atol=1e-12)
+    # about 25 negatives per positive in a letter's test part, as the paper says
+    _, lab = sp["test"]
+    assert 20 < np.sum(lab != "A") / np.sum(lab == "A") < 30
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# The paper's numbers
+# ------------------------------------------------------------------------------------------------------------------
+@pytest.mark.skipif(not PAPER.is_file(), reason="paper text not present")
+def test_paper_numbers_are_in_the_text():
+    text = PAPER.read_text()
+    assert re.search(r"AUC 94\.68 94\.91 95\.07 94\.96 94\.89 95\.83", text)
+    assert tuple(tables.TABLE1_AUC.values()) == (94.68, 94.91, 95.07, 94.96, 94.89, 95.83)
+    for method, (rate, secs) in tables.TABLE2.items():
+        label = {"RBF SVM": "RBF kernel SVM"}.get(method, method.replace("=", " = "))
+        assert f"{label} {rate:.2f} {secs:.1e}" in text, method
+    for value in tables.TABLE4.values():
+        assert f"{value:.2f}%" in text
+    for method, (a, t) in tables.TABLE3.items():
+        assert f"{a:.2f}" in text
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Configuration
+# ------------------------------------------------------------------------------------------------------------------
+def parse(*argv):
+    from certiprog.experiments.runner import add_arguments
+
+    p = argparse.ArgumentParser()
+    E.add_arguments(p)
+    add_arguments(p)
+    return p.parse_args(list(argv))
+
+
+def test_config_from_args():
+    cfg = E.config_from_args(parse("--quick", "--parts", "table1", "--fractions", "0.1,0.5"))
+    assert cfg.quick and cfg.parts == ("table1",) and cfg.t1_fractions == (0.1, 0.5) and not cfg.certify
+    cfg = E.config_from_args(parse("--letters", "a,b"))
+    assert cfg.t2_letters == ("A", "B") and cfg.certify
+    with pytest.raises(InputError, match="letters"):
+        E.config_from_args(parse("--letters", "A,1"))
+    with pytest.raises(InputError, match="fractions"):
+        E.config_from_args(parse("--fractions", "0.7"))
+    with pytest.raises(InputError, match="numbers"):
+        E.config_from_args(parse("--fractions", "x"))
+    for bad in (dict(t1_reps=0), dict(delta_grid=(1.5,)), dict(lam_grid=(np.nan,)), dict(t2_K=(0,)),
+                dict(t2_methods=("SVM",)), dict(parts=("table9",))):
+        with pytest.raises(InputError):
+            E.validate_config(replace(E.Config(), **bad))
+
+
+def test_missing_data_is_named(tmp_path):
+    cfg = replace(E.Config(), parts=("table2",), data_root=str(tmp_path))
+    E.load_letter.cache_clear()
+    with pytest.raises(InputError, match="letter"):
+        E.tasks(cfg)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# A tiny run on the runner
+# ------------------------------------------------------------------------------------------------------------------
+@needs_khhm
+@pytest.mark.skipif(not LETTER.is_file(), reason="shared data (keel/letter.dat) not present")
+def test_tiny_run(tmp_path):
+    from certiprog.experiments.runner import reproduce
+
+    args = parse("--quick", "--parts", "table1", "fig5", "table2", "--fractions", "0.5", "--letters", "A",
+                 "--executor", "serial", "--out", str(tmp_path), "--no-progress")
+    cfg = E.config_from_args(args)
+    cfg_small = replace(cfg, t1_n=600, t2_K=(1,), t2_methods=("Linear SVM",))
+    E_mod = _with_config(cfg_small)
+    rep = reproduce(E_mod, args, "hinge-minimax")
+    paths = rep.paths
+    assert {"table.md", "table1.csv", "table2.csv", "fig5.png", "results.json"} <= set(paths)
+    md = paths["table.md"].read_text()
+    assert "[95.83]" in md and "| KHHM K=1 |" in md and "SUN397" in md
+    res = json.loads(paths["results.json"].read_text())
+    kh = [r for r in res["records"] if r["_part"] == "table1" and r["method"] == "KHHM"]
+    assert kh and 0.5 < kh[0]["auc_test"] <= 1 and kh[0]["history"]
+    bayes = [r for r in res["records"] if r["_part"] == "table1" and r["method"] == "Bayes"][0]
+    assert kh[0]["auc_test"] <= bayes["auc_test"] + 0.03     # nothing beats the true likelihood ratio by much
+    assert paths["fig5.png"].stat().st_size > 10_000
+    again = reproduce(E_mod, args, "hinge-minimax")          # resumes: every task read back
+    assert len(again.report.computed) == 0 and len(again.report.reused) == len(rep.report.reused) + len(
+        rep.report.computed)
+
+
+def _with_config(cfg):
+    """The experiment module with ``config_from_args`` returning ``cfg`` (a smaller run than --quick)."""
+    import types
+
+    mod = types.ModuleType("hm_small")
+    for name in ("add_arguments", "tasks", "aggregate", "default_out"):
+        setattr(mod, name, getattr(E, name))
+    mod.config_from_args = lambda args: cfg
+    return mod
