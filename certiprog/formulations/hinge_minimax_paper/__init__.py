@@ -5,12 +5,14 @@ claims.py     every formula, lemma and bound the paper states, checked (``certip
 Errata (docs/derivations/000.md): Lemma 2 refuted in both parts, Alg. 2's loop sign, the sigmoid gain of
 Sec. 4.1, steps of Thms 7, 10 and 11.
 """
-from certiprog.papers import Paper
+from certiprog.papers import Experiment, Paper
 
 from .programs import background_risk, hinge_minimax
 
 PAPER = Paper("000", "Hinge-minimax learners (K hyperplanes, latent models)", __name__,
               claims=(f"{__name__}.claims",), bounds=(f"{__name__}.bounds",),
-              estimators={"LHMNetClassifier": f"{__name__}.estimator_net"})
+              estimators={"LHMNetClassifier": f"{__name__}.estimator_net"},
+              experiments=(Experiment("hinge-minimax", f"{__name__}.experiment",
+                                      "000: Table 1 / Fig. 5 (2-D), Table 2 (Letter), Figs. 7-8 (latent toy)"),))
 
 __all__ = ["PAPER", "background_risk", "hinge_minimax"]
