@@ -9,6 +9,11 @@ class InputError(CertiprogError, ValueError):
     """Bad data handed to a public function (NaN, wrong shape, empty class, ...)."""
 
 
+class InputTypeError(InputError, TypeError):
+    """Input of the wrong type (a dict or an object where numbers are needed): an InputError that is also the
+    TypeError scikit-learn's estimator checks expect."""
+
+
 class ShapeError(CertiprogError, ValueError):
     """Expressions whose shapes cannot be combined."""
 
