@@ -24,11 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial import cKDTree
 
 from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, quad_form, sum_squares
 from certiprog import validation as validate
+
+from .graph import radius_graph
 
 __all__ = ["ErrorClumpingData", "ErrorClumpingSolution", "error_clumping", "neighbourhood_matrix",
            "neighbourhood_graph"]
@@ -48,18 +49,13 @@ def _eta(eta) -> float:
     return v
 
 
-def neighbourhood_graph(X, rho) -> sp.csr_matrix:
+def neighbourhood_graph(X, rho, method: str = "blas") -> sp.csr_matrix:
     """The symmetric 0/1 adjacency A of the closed-ball rho-graph (A_ij = 1 iff i != j, ||x_i - x_j||_2 <= rho).
 
-    Built from ``scipy.spatial.cKDTree.query_pairs`` (vectorised, no per-pair Python loop).
+    `graph.radius_graph`: blocked float32 BLAS distances with a rigorous recheck near rho (exact, bounded memory;
+    ``method='kdtree'``: scipy's cKDTree, kept for comparison).
     """
-    X = validate.matrix(X, "X", min_rows=1)
-    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
-    m = X.shape[0]
-    pairs = cKDTree(X).query_pairs(r=rho, p=2.0, output_type="ndarray").reshape(-1, 2)
-    rows = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    cols = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, m))
+    return radius_graph(X, rho, method=method)
 
 
 def neighbourhood_matrix(X, rho, eta) -> sp.csr_matrix:
