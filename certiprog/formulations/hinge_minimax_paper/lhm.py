@@ -1,0 +1,312 @@
+"""Paper 000, Alg. 2: the latent hinge-minimax learner (LHM): a union of C components, each a K-hyperplane model.
+
+The classifier accepts x when some component's intersection ``Q^i = {x : W^i x + b^i >= 0}`` contains it; its score
+is ``max_i min_k (w^i_k^T x + b^i_k)`` (`LHMFit.decision`). Training alternates, from an initial assignment phi of the
+positives to components (k-means as in the paper's experiments, random, or given):
+
+(a) **model step**: component i is Alg. 1 (`khhm.fit_khhm`) on its positives ``X_i = {x : phi(x) = i}`` against all
+    negatives;
+(b) **assignment step**, eq. (25): ``phi(x) = argmin_i P^B(Q^i_x) + lam_assign * l(W^i; x, 1)`` with the surrogate
+    regions of Sec. 3.3: if x is in Q^i, the *deflated* model (the hyperplane closest to x in Euclidean distance,
+    ``(w_k^T x + b_k)/||w_k||``, translated to pass through x); otherwise the *inflated* model (every violated
+    hyperplane translated to pass through x). ``P^B`` is Thm 1's worst-case probability under the moments of all
+    negatives (one compiled model per component, biases refilled per point, `khhm.BackgroundRiskEvaluator`);
+    ``l(W; x, 1) = max_k max{0, 1 - w_k^T x - b_k}``.
+
+The empirical latent mixed risk eq. (20) ``L = sum_i [sum_{x in X_i} l(W^i; x, 1) + L^B(W^i)]`` (eqs. (21)-(22))
+is evaluated after every model step and recorded per iteration (`LHMIteration`). ``hinge_scale="sum"`` is eq. (22)
+as printed; the default ``"mean"`` divides the hinge part by the number m of positives (Def. 2's expectation, the
+normalisation Thms 8 and 10 use). Why: with the printed sum, the classifier that accepts everything (one component,
+no active plane: hinge 0, L^B = 1) has risk 1 and beats every useful model whose hinge sum exceeds 1, so the risk
+Alg. 2 tracks -- and the best iteration it returns -- would favour it (seen on the seeded toys of the tests).
+
+Corrections and choices (``docs/derivations/000.md``):
+
+* **Loop condition** (erratum 14, claim 000-A2): the printed ``while L(t) - L(t-1) >= T`` stops at once; the loop runs
+  while ``L(t-1) - L(t) >= T`` (L(0) = inf), and also stops at a fixed point (no positive changes component: the next
+  model step would repeat this one) or after ``max_iter`` model steps.
+* **Lemma 9** (the risk decreases every iteration) is not guaranteed: Alg. 1 is a heuristic and the assignment step
+  scores a surrogate, not the retrained model. The history keeps every iteration's risk (`LHMFit.risk_decreases`,
+  claim 000-L9 checks it on real runs) and the fit returns the model of the iteration with the smallest risk.
+* **Empty components**: a component that loses all its positives (or starts without any) is *dropped*: its region
+  is empty (stored as ``w = 0, b = -1``, score -inf, L^B = 0) and eq. (25) never assigns to it again.
+* **Inactive hyperplanes** of a component (Alg. 1's constant half-spaces ``w = 0, b = 1``) are never the "closest"
+  plane of a deflation; a component whose planes are all inactive (the whole space) is not deflated.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from certiprog import validation as validate
+from certiprog.errors import InputError
+
+from .khhm import (BackgroundRiskEvaluator, KHHMFit, _int, background_moments, check_background_covariance,
+                   check_settings, fit_khhm, hinge_losses, inside, region_scores)
+
+__all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "deflate", "fit_lhm", "inflate",
+           "initial_assignment", "lemma9_runs", "surrogate"]
+
+INITS = ("kmeans", "random")
+HINGE_SCALES = ("mean", "sum")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Typed results
+# ----------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LHMIteration:
+    """One model step: ``iteration`` (1, 2, ...), ``hinge`` (eq. (22): sum over the positives of the hinge in their
+    component; divided by m with ``hinge_scale="mean"``), ``background`` (eq. (21): sum_i L^B(W^i)), ``risk`` (eq. (20) = hinge + background),
+    ``component_risk`` (eq. (23) per component; 0 for a dropped one), ``sizes`` (|X_i| the step trained on),
+    ``reassigned`` (positives the following assignment step moved; None when no assignment step followed),
+    ``seconds``."""
+
+    iteration: int
+    hinge: float
+    background: float
+    risk: float
+    component_risk: tuple
+    sizes: tuple
+    reassigned: int | None
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return dict(iteration=self.iteration, hinge=self.hinge, background=self.background, risk=self.risk,
+                    component_risk=list(self.component_risk), sizes=list(self.sizes), reassigned=self.reassigned,
+                    seconds=self.seconds)
+
+
+@dataclass(frozen=True, eq=False)
+class LHMFit:
+    """A fitted LHM: ``W`` (C, K, d), ``b`` (C, K), ``active`` (C, K) (plane not constant), ``alive`` (C,) (component
+    not dropped), ``fits`` (the `khhm.KHHMFit` of each component, None if dropped), ``assignment`` (m,) (the
+    assignment the returned model was trained on), ``history`` (an `LHMIteration` per model step), ``best_iteration``
+    (the returned one), ``assignment_subproblems`` (every certified Thm 1 solve of eq. (25)), ``stop_reason``,
+    ``settings``."""
+
+    W: np.ndarray
+    b: np.ndarray
+    active: np.ndarray
+    alive: np.ndarray
+    fits: list
+    assignment: np.ndarray
+    history: list
+    best_iteration: int
+    assignment_subproblems: list
+    stop_reason: str
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def risk(self) -> float:
+        """eq. (20) of the returned model."""
+        return self.history[self.best_iteration - 1].risk
+
+    @property
+    def worst_case_background(self) -> np.ndarray:
+        """Thm 1's worst-case background risk of each component (0 for a dropped one)."""
+        return np.array([f.worst_case_background if f is not None else 0.0 for f in self.fits])
+
+    def risk_decreases(self, tol: float = 0.0) -> bool:
+        """Lemma 9 on this run: every model step's risk is at most the previous one's (+ tol)."""
+        r = [h.risk for h in self.history]
+        return all(b <= a + tol for a, b in zip(r, r[1:]))
+
+    @property
+    def subproblems(self) -> list:
+        """Every certified sub-problem: the components' Alg. 1 solves of the returned model, then eq. (25)'s."""
+        return [s for f in self.fits if f is not None for s in f.subproblems] + list(self.assignment_subproblems)
+
+    @property
+    def certified(self) -> bool:
+        return all(s.verdict.startswith(("certified", "exact")) for s in self.subproblems)
+
+    def decision(self, X) -> np.ndarray:
+        """``max_i min_k (w^i_k^T x + b^i_k)`` over the live components (active planes; >= 0: accepted)."""
+        X = np.asarray(X, float)
+        scores = [region_scores(X, self.W[i], self.b[i], self.active[i]) for i in np.flatnonzero(self.alive)]
+        return np.max(np.vstack(scores), axis=0)
+
+    def components(self) -> list:
+        """``[(W (K, d), b (K,)), ...]`` one pair per component (inactive rows w = 0, b = 1; a dropped component
+        w = 0, b = -1: the empty region), the interface of the network mapping (Sec. 4)."""
+        return [(self.W[i].copy(), self.b[i].copy()) for i in range(self.W.shape[0])]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The pieces of eq. (25)
+# ----------------------------------------------------------------------------------------------------------------
+def deflate(W: np.ndarray, b: np.ndarray, active: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Biases of the deflated model (x in Q): the active plane closest to x translated through x (Sec. 3.3)."""
+    rows = np.flatnonzero(active)
+    out = b.copy()
+    if rows.size == 0:
+        return out
+    dist = (W[rows] @ x + b[rows]) / np.linalg.norm(W[rows], axis=1)
+    k = rows[int(np.argmin(dist))]
+    out[k] = -float(W[k] @ x)
+    return out
+
+
+def inflate(W: np.ndarray, b: np.ndarray, active: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Biases of the inflated model (x not in Q): every violated active plane translated through x (Sec. 3.3)."""
+    out = b.copy()
+    viol = active & (W @ x + b < 0)
+    out[viol] = -(W[viol] @ x)
+    return out
+
+
+def surrogate(W: np.ndarray, b: np.ndarray, active: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The biases of W^i_x: deflated if x is in Q^i, inflated otherwise (W is unchanged: planes are translated)."""
+    rows = np.flatnonzero(active)
+    inside_q = bool(np.all(W[rows] @ x + b[rows] >= 0))
+    return deflate(W, b, active, x) if inside_q else inflate(W, b, active, x)
+
+
+def assignment_scores(X: np.ndarray, fits: list, evaluators: list, lam_assign: float, subproblems: list,
+                      iteration: int) -> np.ndarray:
+    """The (m, C) matrix of eq. (25)'s scores ``P^B(Q^i_x) + lam_assign l(W^i; x, 1)``; +inf for dropped components."""
+    m, C = X.shape[0], len(fits)
+    S = np.full((m, C), np.inf)
+    for i, f in enumerate(fits):
+        if f is None:
+            continue
+        hinge = hinge_losses(X, f.W[f.active], f.b[f.active]) if f.active.any() else np.zeros(m)
+        for j in range(m):
+            bb = surrogate(f.W, f.b, f.active, X[j])
+            r, _, sp = evaluators[i].risk(f.W, bb, "assign", iteration)
+            subproblems.append(sp)
+            S[j, i] = r + lam_assign * hinge[j]
+    return S
+
+
+def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
+    """phi_0: k-means (``init="kmeans"``, sklearn, 10 restarts), uniformly random (``"random"``), or the given labels."""
+    m = X.shape[0]
+    if isinstance(init, str):
+        if init not in INITS:
+            raise InputError(f"init must be one of {INITS} or an array of m component labels; got {init!r}")
+        if init == "kmeans":
+            from sklearn.cluster import KMeans
+
+            return KMeans(n_clusters=C, n_init=10, random_state=random_state).fit_predict(X).astype(int)
+        return np.random.default_rng(random_state).integers(0, C, size=m)
+    try:
+        phi = np.asarray(init)
+    except Exception as exc:  # noqa: BLE001
+        raise InputError("init must be 'kmeans', 'random' or an array of component labels") from exc
+    if phi.shape != (m,) or not np.issubdtype(phi.dtype, np.integer) or phi.min() < 0 or phi.max() >= C:
+        raise InputError(f"a given initial assignment must be {m} integers in [0, {C}) (one per positive); got "
+                         f"shape {phi.shape}, dtype {phi.dtype}")
+    return phi.astype(int)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Alg. 2
+# ----------------------------------------------------------------------------------------------------------------
+def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, init="kmeans",
+            lam_assign: float = 1.0, hinge_scale: str = "mean", T: float = 1e-6, max_iter: int = 10, random_state=None, bias: bool = True,
+            squared_reg: bool = True, eps: float = 1e-3, max_rounds: int = 10, accept: str = "risk",
+            backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
+            progress: bool = False, **options) -> LHMFit:
+    """Alg. 2 (module docstring) for positives ``X_pos`` against negatives ``X_neg``: C components of K hyperplanes.
+
+    ``init``: "kmeans" | "random" | labels (m,); ``lam_assign``: eq. (25)'s lambda; ``hinge_scale``: "mean" | "sum"
+    (the hinge part of eq. (20), module docstring); ``T``: stop when the risk falls
+    by less than T; ``max_iter``: model steps at most. The rest are Alg. 1's (`khhm.fit_khhm`) and go to every
+    component. Raises InputError for bad input (C < 1, fewer positives than components, singular background
+    covariance, NaN, ...).
+    """
+    C = _int(C, "C (number of components)", 1)
+    K, delta, lam, eps, max_rounds, accept, cov_ridge = check_settings(K, delta, lam, eps, max_rounds, accept,
+                                                                       cov_ridge)
+    lam_assign = validate.scalar(lam_assign, "lam_assign", low=0.0)
+    T = float(T) if T == -math.inf else validate.scalar(T, "T")
+    max_iter = _int(max_iter, "max_iter", 1)
+    if hinge_scale not in HINGE_SCALES:
+        raise InputError(f"hinge_scale must be one of {HINGE_SCALES}; got {hinge_scale!r}")
+    X = validate.matrix(X_pos, "X_pos (positives)", min_rows=1)
+    d = X.shape[1]
+    Z = validate.matrix(X_neg, "X_neg (negatives)", min_rows=2, cols=d)
+    m = X.shape[0]
+    if m < C:
+        raise InputError(f"{m} positive(s) for C = {C} components: every component needs at least one positive; "
+                         "use fewer components")
+    mu, Sigma = background_moments(Z, cov_ridge)
+    check_background_covariance(Sigma)
+    phi = initial_assignment(X, C, init, random_state)
+    khhm_args = dict(K=K, delta=delta, lam=lam, bias=bias, squared_reg=squared_reg, eps=eps, max_rounds=max_rounds,
+                     accept=accept, backend=backend, solver=solver, certify=certify, cov_ridge=cov_ridge, **options)
+    scale = 1.0 / m if hinge_scale == "mean" else 1.0
+    settings = dict(C=C, init=init if isinstance(init, str) else "given", lam_assign=lam_assign,
+                    hinge_scale=hinge_scale, T=T,
+                    max_iter=max_iter, random_state=random_state, **{k: v for k, v in khhm_args.items()
+                                                                      if k not in options})
+    evaluators = [BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options) for _ in range(C)]
+    from tqdm.auto import tqdm
+
+    history, best, assign_sps = [], None, []
+    stop = f"max_iter = {max_iter} model steps"
+    prev = math.inf
+    bar = tqdm(total=max_iter, desc=f"LHM C={C} K={K}", disable=not progress, leave=False)
+    for t in range(1, max_iter + 1):
+        t0 = time.perf_counter()
+        fits = [fit_khhm(X[phi == i], Z, **khhm_args) if np.any(phi == i) else None for i in range(C)]
+        comp_risk = []
+        hinge_total = background_total = 0.0
+        for i, f in enumerate(fits):
+            if f is None:
+                comp_risk.append(0.0)
+                continue
+            Xi = X[phi == i]
+            h = scale * float(hinge_losses(Xi, f.W[f.active], f.b[f.active]).sum()) if f.active.any() else 0.0
+            hinge_total += h
+            background_total += f.worst_case_background
+            comp_risk.append(h + f.worst_case_background)
+        risk = hinge_total + background_total
+        sizes = tuple(int(np.sum(phi == i)) for i in range(C))
+        record = dict(iteration=t, hinge=hinge_total, background=background_total, risk=risk,
+                      component_risk=tuple(comp_risk), sizes=sizes)
+        if best is None or risk < best[0]:
+            best = (risk, t, fits, phi.copy())
+        bar.update()
+        if prev - risk < T:
+            history.append(LHMIteration(**record, reassigned=None, seconds=time.perf_counter() - t0))
+            stop = (f"risk fell by {prev - risk:.3g} < T = {T:g} at model step {t}" if risk <= prev else
+                    f"risk rose from {prev:.6g} to {risk:.6g} at model step {t} (Lemma 9 fails here)")
+            break
+        prev = risk
+        if t == max_iter:
+            history.append(LHMIteration(**record, reassigned=None, seconds=time.perf_counter() - t0))
+            break
+        S = assignment_scores(X, fits, evaluators, lam_assign, assign_sps, t)
+        new = np.argmin(S, axis=1)
+        moved = int(np.sum(new != phi))
+        history.append(LHMIteration(**record, reassigned=moved, seconds=time.perf_counter() - t0))
+        if moved == 0:
+            stop = f"fixed point: the assignment step after model step {t} moved no positive"
+            break
+        phi = new
+    bar.close()
+    _, t_best, fits, phi_best = best
+    W = np.zeros((C, K, d))
+    b = -np.ones((C, K))
+    active = np.zeros((C, K), dtype=bool)
+    for i, f in enumerate(fits):
+        if f is not None:
+            W[i], b[i], active[i] = f.W, f.b, f.active
+    alive = np.array([f is not None for f in fits])
+    return LHMFit(W=W, b=b, active=active, alive=alive, fits=fits, assignment=phi_best, history=history,
+                  best_iteration=t_best, assignment_subproblems=assign_sps, stop_reason=stop, settings=settings)
+
+
+def lemma9_runs(X_pos, X_neg, **kw) -> tuple[LHMFit, list]:
+    """One LHM run with the risk-based stop disabled (T = -inf: only a fixed point or max_iter stop it), and the
+    model steps where the risk rose: ``[(t, L(t-1), L(t)), ...]`` (Lemma 9 says this list is empty)."""
+    fit = fit_lhm(X_pos, X_neg, **dict(kw, T=-math.inf))
+    r = [h.risk for h in fit.history]
+    rises = [(i + 2, r[i], r[i + 1]) for i in range(len(r) - 1) if r[i + 1] > r[i]]
+    return fit, rises
