@@ -16,7 +16,7 @@ from certiprog.papers import Paper
 
 from .programs import error_clumping, neighbourhood_matrix
 
-PAPER = Paper("003", "Error clumping", __name__, claims=(f"{__name__}.claims",),
+PAPER = Paper("003", "Error clumping", __name__, claims=(f"{__name__}.claims",), bounds=(f"{__name__}.bounds",),
               estimators={"ErrorClumpingClassifier": f"{__name__}.estimator",
                           "HolePunchingClassifier": f"{__name__}.estimator"})
 
