@@ -1,6 +1,6 @@
 """`LHMNetClassifier`: paper 000's multi-class LHM network (Sec. 4.2) as a scikit-learn classifier.
 
-fit: one LHM per class (one-vs-rest, the rest as the background; `LHMClassifier` with ``C``, ``K`` and
+fit: one LHM per class (one-vs-rest, the other classes as the background; `lhm.fit_lhm` with ``C``, ``K`` and
 ``lhm_params``), or the components given in ``init_components``; map them to the network of
 `network.multiclass_network`; train it end to end with cross-entropy (`network.train_multiclass`, JAX + optax: the
 ``nn`` extra). Without the extra, fit raises `network.NetworkLibraryMissing` (a CertiprogError) saying how to
@@ -23,8 +23,8 @@ __all__ = ["LHMNetClassifier"]
 class LHMNetClassifier(ClassifierMixin, BaseEstimator):
     """Per-class LHMs mapped to one network (Sec. 4.2) and fine-tuned with cross-entropy.
 
-    Parameters: ``C``, ``K`` (components and hyperplanes per class LHM), ``lhm_params`` (other `LHMClassifier`
-    arguments, a dict), ``init_components`` (optional: per class, in the order of ``np.unique(y)``, a list of
+    Parameters: ``C``, ``K`` (components and hyperplanes per class LHM), ``lhm_params`` (other `lhm.fit_lhm`
+    arguments, a dict: delta, lam, init, random_state, certify, backend, ...), ``init_components`` (optional: per class, in the order of ``np.unique(y)``, a list of
     ``(W (K, d), b (K,))``; skips the LHM fits), ``gain`` (sigmoid gain of the hidden layers), ``off_scale`` (sd of
     the initial cross-class output weights), ``epochs``, ``learning_rate``, ``batch_size``, ``random_state``.
 
@@ -51,13 +51,12 @@ class LHMNetClassifier(ClassifierMixin, BaseEstimator):
             if len(comps) != len(self.classes_):
                 raise InputError(f"init_components has {len(comps)} entries for {len(self.classes_)} classes")
             return [as_components(c, d=X.shape[1]) for c in comps]
-        from .estimator import LHMClassifier  # the per-class learner (Alg. 2)
+        from .lhm import fit_lhm  # the per-class learner (Alg. 2)
 
         out = []
         for g in self.classes_:
-            lhm = LHMClassifier(C=self.C, K=self.K, **dict(self.lhm_params or {}))
-            lhm.fit(X, np.where(y == g, 1, -1))
-            out.append(as_components(lhm.components_, d=X.shape[1]))
+            fit = fit_lhm(X[y == g], X[y != g], C=self.C, K=self.K, **dict(self.lhm_params or {}))
+            out.append(as_components(fit.components(), d=X.shape[1]))
         return out
 
     def fit(self, X, y):
