@@ -1,6 +1,11 @@
 """Paper 003: error clumping (``shared/papers/003_*``).
 
 programs.py       eq. (1), the QP with the neighbourhood matrix Theta, and the neighbourhood graph
+graph.py          the exact rho-graph: blocked float32 BLAS distances + rigorous recheck (radius_graph), rho_for_mean_degree
+solver.py         the structured certified solver of eq. (1): ``solve_error_clumping(X, y, rho, eta, lam, graph=None, *,
+                  tol=1e-6, method='newton'|'agd', w0=None, max_iter=None, progress=False) -> ErrorClumpingFit``
+                  (w, xi proved feasible, objective, lower <= p* <= upper rigorous, rel_gap, status, certified,
+                  iterations, history, info); ``solve_error_clumping_path`` warm-starts along etas or lams
 algorithm1.py     the paper's stochastic primal-dual Algorithm 1, corrected (w-step, feasible start)
 gap.py            the rigorous duality gap of eq. (1) at any point (no Theta^-1)
 learner.py        eq. (1) by a chosen solver, certified by gap.py
