@@ -146,3 +146,18 @@ def test_bad_input_raises_certiprog_errors():
         algorithm1(Xn, y, 1.0, 0.5, 0.1, passes=1)
     with pytest.raises(InputError, match="passes"):
         algorithm1(X, y, 1.0, 0.5, 0.1, passes=0)
+
+
+def test_convergence_figure(tmp_path):
+    from certiprog.formulations.error_clumping_paper.plots import convergence_data, plot_convergence
+
+    X, y = data(6, 60)
+    d = convergence_data(X, y, 1.0, 0.5, 0.1, passes=20, seed=0, solvers=("algorithm1", "clarabel"), c=1.0)
+    a, cl = d["algorithm1"], d["clarabel"]
+    assert len(a["passes"]) == 20 and cl["certificate"]["verdict"] == "certified"
+    assert d["lower"] == max(a["certificate"]["lower"], cl["certificate"]["lower"])
+    assert all(o >= d["lower"] for o in a["objective"]) and a["objective"][-1] < a["objective"][0]
+    fig = plot_convergence(d, tmp_path / "alg1.png")
+    assert (tmp_path / "alg1.png").stat().st_size > 10_000 and len(fig.axes) == 2
+    with pytest.raises(InputError, match="solvers"):
+        convergence_data(X, y, 1.0, 0.5, 0.1, solvers=("sgd",))
