@@ -18,6 +18,10 @@ Parts (``--parts``; default all that can run):
   gamma by validation), AdaBoost
   with 100 trees (depth by validation). Score: classification rate at the EER (1 - EER, `eer`), averaged over the
   letters; time: the test set's decision function time per sample (best of 3).
+* ``table4`` (a Table 4 ANALOGUE: the VOC features are missing): Letter one-vs-rest for the first 10 letters,
+  the background moments from all training rows (every class, as the paper does on VOC); LHM (K = 2, C = 2..5,
+  k-means start), union of LDAs (C = 2..5), "NN" (Sec. 4.2's network with G = 2 from a random start, needs the
+  ``nn`` extra) and KHHM (K = 2..5); accuracy at EER averaged over letters and sizes.
 * ``fig78`` (Sec. 5.2.1, Figs. 7-8): a 2-D latent toy (`latent_toy`: positives from two long parallel bars that
   k-means splits across, negatives a broad Gaussian and a bar between the positive ones): LHM (Alg. 2) from a random assignment vs a union of LDAs after k-means
   (Hariharan et al.: w_c = Sigma^-1 (mu_c - mu), the background's moments); the risk per LHM iteration (Fig. 8).
@@ -30,7 +34,7 @@ AUC is `sklearn.metrics.roc_auc_score`; the EER is read off `sklearn.metrics.roc
 where FNR = FPR (`eer`): one definition for every method.
 
 Tasks: one per (part, scenario, method): pure functions of their JSON configuration; outputs in ``--out``:
-``table.md``, ``table1.csv``, ``table2.csv``, ``fig5.png``, ``fig7.png``, ``fig8.png``, ``results.json``.
+``table.md``, ``table1.csv``, ``table2.csv``, ``table4_analogue.csv``, ``fig5.png``, ``fig7.png``, ``fig8.png``, ``results.json``.
 """
 from __future__ import annotations
 
@@ -46,10 +50,11 @@ import numpy as np
 from certiprog.errors import InputError
 from certiprog.experiments.runner import Task
 
-from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2
+from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2, TABLE4
 
 VERSION = "1"
-PARTS = ("table1", "fig5", "table2", "fig78")
+PARTS = ("table1", "fig5", "table2", "fig78", "table4")
+TABLE4_METHODS = ("LHM", "Union of LDAs", "NN", "KHHM")
 SYNTH_POS = ((1.5, 1.5), ((0.5, 0.0), (0.0, 0.5)))
 SYNTH_NEG = ((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0)))
 LETTERS = tuple(chr(ord("A") + i) for i in range(26))
@@ -62,7 +67,8 @@ GAMMA_GRID = (0.01, 0.1, 1.0)
 ADA_DEPTHS = (1, 3)
 QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"), t2_K=(1, 2), t2_reps=1,
              delta_grid=(0.3, 0.5), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
-             f78_n_pos=200, f78_n_neg=1000, certify=False)
+             f78_n_pos=200, f78_n_neg=1000, certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
+             t4_epochs=10)
 
 
 @dataclass
@@ -97,6 +103,12 @@ class Config:
     f78_delta: float = 0.3
     f78_lam: float = 0.1
     f78_max_iter: int = 10
+    t4_letters: tuple = LETTERS[:10]
+    t4_C: tuple = (2, 3, 4, 5)
+    t4_K: tuple = (2, 3, 4, 5)
+    t4_delta: float = 0.3
+    t4_lam: float = 0.1
+    t4_epochs: int = 30
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -190,8 +202,15 @@ def validate_config(cfg: Config) -> None:
         v = getattr(cfg, key)
         if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "max_rounds" else 1):
             raise InputError(f"{key} must be a positive integer, got {v!r}")
-    if any((not isinstance(k, int)) or k < 1 for k in cfg.t2_K):
-        raise InputError(f"t2_K must hold positive integers, got {cfg.t2_K}")
+    for key in ("t2_K", "t4_C", "t4_K"):
+        v = getattr(cfg, key)
+        if not v or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in v):
+            raise InputError(f"{key} must hold positive integers, got {v}")
+    bad = [s for s in cfg.t4_letters if s not in LETTERS]
+    if bad or not cfg.t4_letters:
+        raise InputError(f"Table 4 letters must be among A..Z, got {bad or 'none'}")
+    if not 0 < cfg.t4_delta < 1 or not cfg.t4_lam > 0:
+        raise InputError(f"t4_delta must be in (0, 1) and t4_lam > 0, got {cfg.t4_delta}, {cfg.t4_lam}")
     for key in ("delta_grid", "lam_grid", "C_grid", "gamma_grid"):
         g = np.asarray(getattr(cfg, key), float)
         if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
@@ -213,6 +232,13 @@ def run(args) -> dict:
 
 def default_out(cfg: Config) -> str:
     return "results/hinge-minimax-quick" if cfg.quick else "results/hinge-minimax"
+
+
+def has_network_library() -> bool:
+    """True if JAX and optax (the ``nn`` extra) are installed."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("jax", "optax"))
 
 
 def has_lhm() -> bool:
@@ -420,6 +446,15 @@ def tasks(cfg: Config) -> list:
         out.append(Task("fig78 union of LDAs", fig78_lda_task, conf, VERSION))
         if has_lhm():
             out.append(Task("fig78 LHM", fig78_lhm_task, conf, VERSION))
+    if "table4" in cfg.parts:
+        load_letter(cfg.data_root)
+        variants = [("LHM", c) for c in cfg.t4_C if has_lhm()] + [("Union of LDAs", c) for c in cfg.t4_C]
+        variants += [("NN", c) for c in cfg.t4_C if has_network_library()] + [("KHHM", k) for k in cfg.t4_K]
+        for letter in cfg.t4_letters:
+            for method, size in variants:
+                conf = dict(common, letter=letter, rep=0, method=method, size=size, delta=cfg.t4_delta,
+                            lam=cfg.t4_lam, epochs=cfg.t4_epochs)
+                out.append(Task(f"table4 {letter} {method} {size}", table4_task, conf, VERSION, extra=extra))
     return out
 
 
@@ -551,6 +586,63 @@ def fig78_lhm_task(config: dict) -> dict:
                 history=[r.to_dict() for r in fit.history])
 
 
+def random_components(C: int, K: int, d: int, rng) -> list:
+    """C components of K hyperplanes with N(0, 1/d) weights and zero biases: the random start of "NN"."""
+    return [(rng.normal(scale=1 / np.sqrt(d), size=(K, d)), np.zeros(K)) for _ in range(C)]
+
+
+def table4_task(config: dict, data_root=None) -> dict:
+    """Table 4 analogue, one (letter, method, size): accuracy at EER (1 - EER) on Letter's test part, one letter
+    vs the rest, the background moments shared by every class (all training rows, the paper's VOC protocol)."""
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    split = letter_split(int(config["seed"]), 0, data_root)
+    (Xtr, ltr), (Xte, lte) = split["train"], split["test"]
+    letter, method, size = config["letter"], config["method"], int(config["size"])
+    pos, yte = Xtr[ltr == letter], (lte == letter).astype(int)
+    seed = int(_seed(config["seed"], letter, method, size)[1])
+    out = dict(method=method, letter=letter, size=size)
+    with threadpool_limits(1):
+        if method == "Union of LDAs":
+            W, b, _ = union_of_ldas(pos, Xtr, size, seed)
+            score = (Xte @ W.T + b).max(axis=1)
+        elif method == "KHHM":
+            from .khhm import fit_khhm
+
+            fit = fit_khhm(pos, Xtr, K=size, delta=config["delta"], lam=config["lam"], **_khhm_settings(config))
+            score = fit.decision(Xte)
+            out.update(_khhm_summary(fit))
+        elif method == "LHM":
+            from .lhm import fit_lhm
+
+            fit = fit_lhm(pos, Xtr, C=size, K=2, delta=config["delta"], lam=config["lam"], init="kmeans",
+                          random_state=seed, certify=bool(config.get("certify", True)),
+                          backend=config.get("backend"), max_rounds=int(config.get("max_rounds", 25)))
+            score = fit.decision(Xte)
+            out.update(risk=[float(r.risk) for r in fit.history], certified=bool(fit.certified),
+                       stop_reason=str(fit.stop_reason))
+        elif method == "NN":
+            from .network import multiclass_network, train_multiclass
+
+            rng = np.random.default_rng(seed)
+            d = Xtr.shape[1]
+            # Sec. 4.2's network with G = 2: the letter's C components of K = 2 random hyperplanes, the rest one
+            # (trained) unit; the paper's "NN with an architecture equivalent to LHM ... initialized at random"
+            net = multiclass_network([[(np.zeros((1, d)), np.ones(1))], random_components(size, 2, d, rng)],
+                                     gain=1.0, off_scale=0.01, random_state=seed)
+            ytr = (ltr == letter).astype(int)
+            net, hist = train_multiclass(net, Xtr, ytr, epochs=int(config["epochs"]), learning_rate=0.01,
+                                         batch_size=128, random_state=seed)
+            lg = net.forward(Xte)["logits"]
+            score = lg[:, 1] - lg[:, 0]
+            out.update(loss=list(hist.loss))
+        else:
+            raise InputError(f"unknown Table 4 method {method!r}")
+    out.update(rate_test=1 - eer(yte, score), auc_test=auc(yte, score), seconds=time.perf_counter() - t0)
+    return out
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Aggregation
 # ----------------------------------------------------------------------------------------------------------------
@@ -594,7 +686,23 @@ def table2_rows(cfg: Config, records: list) -> list:
     return rows
 
 
-def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, figures: list) -> str:
+def table4_rows(cfg: Config, records: list) -> list:
+    """Per method: accuracy at EER averaged over the letters and the sizes (C for LHM, LDAs, NN; K for KHHM), and
+    per size."""
+    rows = []
+    recs4 = _by(records, "table4")
+    for method in TABLE4_METHODS:
+        recs = [r for r in recs4 if r["method"] == method]
+        if not recs:
+            continue
+        sizes = sorted({r["size"] for r in recs})
+        per_size = {str(z): 100 * float(np.mean([r["rate_test"] for r in recs if r["size"] == z])) for z in sizes}
+        rows.append(dict(method=method, n_runs=len(recs), rate_mean=100 * float(np.mean([r["rate_test"] for r in recs])),
+                         per_size=json.dumps(per_size), paper_rate=TABLE4.get(method)))
+    return rows
+
+
+def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, figures: list, t4=()) -> str:
     out = ["# Paper 000 (hinge-minimax): our runs beside the paper's", "",
            f"Seed {cfg.seed}{', QUICK run (small grids, few repetitions)' if cfg.quick else ''}; sub-problems "
            f"{'certified (rigorous intervals)' if cfg.certify else 'checked by KKT residuals'}; grids delta "
@@ -649,6 +757,22 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
         if not any(r["method"] == "LHM" for r in f78):
             out.append("- LHM: not run (the LHM learner, lhm.fit_lhm, is not available yet)")
         out.append("")
+    if t4:
+        out += ["## Table 4 ANALOGUE: Letter instead of PASCAL VOC 2007 (accuracy at EER, %)", "",
+                f"Not the paper's data: {len(cfg.t4_letters)} letters ({''.join(cfg.t4_letters)}) one-vs-rest on "
+                "Letter's split above, the background moments from all training rows (every class), as the paper "
+                f"does on VOC; LHM K = 2 with C in {list(cfg.t4_C)} (k-means start), union of LDAs with C clusters, "
+                f"NN = Sec. 4.2's network with G = 2 from a random start (C components of K = 2, {cfg.t4_epochs} "
+                f"epochs), KHHM with K in {list(cfg.t4_K)}; delta = {cfg.t4_delta}, lam = {cfg.t4_lam}. The paper's "
+                "VOC numbers are beside ours for reference only.", "",
+                "| method | accuracy at EER (mean over letters and sizes) | per size | paper (VOC) |", "|---|---|---|---|"]
+        for r in t4:
+            paper = "" if r["paper_rate"] is None else f"{r['paper_rate']:.2f}"
+            out.append(f"| {r['method']} | {r['rate_mean']:.2f} | {r['per_size']} | {paper} |")
+        missing = [m for m in TABLE4_METHODS if m not in {r["method"] for r in t4}]
+        if missing:
+            out.append(f"\nNot run: {missing} (LHM needs lhm.py; NN needs the nn extra: pip install 'certiprog[nn]')")
+        out.append("")
     if figures:
         out += ["Figures: " + ", ".join(figures), ""]
     out += ["## Not run (data not available)", ""] + [f"- {v}" for v in MISSING.values()] + [""]
@@ -662,9 +786,9 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     records = collect(cfg, results)
-    t1, t2 = table1_rows(cfg, records), table2_rows(cfg, records)
+    t1, t2, t4 = table1_rows(cfg, records), table2_rows(cfg, records), table4_rows(cfg, records)
     paths = {"table.md": out / "table.md"}
-    for name, rows in (("table1.csv", t1), ("table2.csv", t2)):
+    for name, rows in (("table1.csv", t1), ("table2.csv", t2), ("table4_analogue.csv", t4)):
         if rows:
             paths[name] = out / name
             with open(paths[name], "w", newline="") as fh:
@@ -673,7 +797,7 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
                 w.writerows(rows)
     figures = _figures(cfg, records, out)
     paths.update(figures)
-    paths["table.md"].write_text(format_report(cfg, t1, t2, records, meta, list(figures)))
+    paths["table.md"].write_text(format_report(cfg, t1, t2, records, meta, list(figures), t4))
     paths["results.json"] = out / "results.json"
     paths["results.json"].write_text(json.dumps(dict(config=asdict(cfg), meta=meta, records=records), indent=1,
                                                 default=_json_default))

@@ -202,3 +202,23 @@ def _with_config(cfg):
         setattr(mod, name, getattr(E, name))
     mod.config_from_args = lambda args: cfg
     return mod
+
+
+@needs_khhm
+@pytest.mark.skipif(not LETTER.is_file(), reason="shared data (keel/letter.dat) not present")
+def test_table4_analogue_tasks():
+    cfg = replace(E.Config(), parts=("table4",), certify=False, t4_letters=("B",), t4_C=(2,), t4_K=(2,), t4_epochs=2)
+    tasks = E.tasks(cfg)
+    methods = {t.config["method"] for t in tasks}
+    assert {"Union of LDAs", "KHHM"} <= methods
+    results = []
+    for t in tasks:
+        if t.config["method"] in ("Union of LDAs", "KHHM"):
+            r = E.table4_task(t.config)
+            assert 0.5 < r["rate_test"] <= 1 and 0.5 < r["auc_test"] <= 1
+            results.append(dict(r, _part="table4"))
+    rows = E.table4_rows(cfg, results)
+    assert {r["method"] for r in rows} == {"Union of LDAs", "KHHM"}
+    assert all(r["paper_rate"] == tables.TABLE4[r["method"]] for r in rows)
+    md = E.format_report(cfg, [], [], results, {}, [], rows)
+    assert "ANALOGUE" in md and "Not run: ['LHM', 'NN']" in md
