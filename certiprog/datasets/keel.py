@@ -109,8 +109,9 @@ DATASETS_002: dict[str, Keel002Info] = {d.name: d for d in (
 
 #: Table 1's sets that the shared data cannot provide (listed as missing, never faked).
 MISSING_002 = {
-    "abalone": "Abalone (UCI, 4177 x 8, I.R. 8.32): not in the shared data; the KEEL Abalone files hold a binary "
-               "class only (no ring counts) and 4174 rows, so it cannot be rebuilt",
+    "abalone": "Abalone (UCI, 4177 x 8, I.R. 8.32): not in the shared data (uci/ has no abalone file, see "
+               "MANIFEST.md); the KEEL Abalone files hold a binary class only (no ring counts) and 4174 rows, and the "
+               "paper does not say which rings are positive, so it cannot be rebuilt",
 }
 
 #: Table 1's order (least to most imbalanced), with the missing set in its place.
