@@ -12,6 +12,7 @@ expression trees are ever built, so large models build in milliseconds.
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 
 import numpy as np
@@ -51,7 +52,7 @@ def _shape(shape, what: str = "shape") -> tuple:
 
 
 def _size(shape: tuple) -> int:
-    return int(np.prod(shape, dtype=object)) if shape else 1
+    return math.prod(int(k) for k in shape)
 
 
 def _check_flag(value, what: str) -> bool:
@@ -763,7 +764,7 @@ def _join_flat(exprs, total: int) -> Expression:
         variables.update(dict.fromkeys(e.terms))
     terms = {}
     for v in variables:
-        blocks = [e.terms.get(v, sp.csr_matrix((e.size, v.n_free))) for e in exprs]
+        blocks = [e.terms[v] if v in e.terms else sp.csr_matrix((e.size, v.n_free)) for e in exprs]
         terms[v] = cf.lmap(lambda *bs: sp.vstack([cf.to_csr(b) for b in bs], format="csr"), *blocks)
     const = cf.lmap(lambda *cs: np.concatenate([np.asarray(c, float).reshape(-1) for c in cs]),
                     *[e.const for e in exprs])
