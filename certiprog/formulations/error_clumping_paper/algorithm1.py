@@ -68,9 +68,11 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
     """Run the corrected Algorithm 1 on eq. (1) for ``passes`` x m stochastic steps.
 
     ``X`` (m, n), ``y`` in {+1, -1} (both classes), ``rho > 0``, ``eta`` in [0, 1], ``lam > 0`` (as
-    `programs.error_clumping`); ``c``: step-size constant (eta_t = c/sqrt(t)); None: 1/(lam + max_i ||x_i||^2), the
-    scale below which one step cannot overshoot (the u-update multiplies u's component along x_I by
-    1 - eta_t ||x_I||^2 and u itself by 1 - eta_t lam); a larger c can diverge, which raises a BackendError; ``seed``: an int or a numpy Generator
+    `programs.error_clumping`); ``c``: step-size constant (eta_t = c/sqrt(t)); None: min(1, 1/(lam + max_i ||x_i||^2)),
+    the scale below which no step overshoots: the u-update multiplies u's component along x_I by about
+    1 - eta_t ||x_I||^2 and u itself by 1 - eta_t lam, and the mu-update multiplies xi_I by about 1 - eta_t
+    (Theta_II = 1). The paper uses one step for both blocks, so the algorithm is not invariant to the scale of X
+    (standardise the features); a larger c can diverge, which raises a BackendError; ``seed``: an int or a numpy Generator
     (the index sequence); ``graph``: a precomputed `neighbourhood_graph(X, rho)`; ``progress``: tqdm bar (None: on
     a terminal only); ``tol``: the relative gap under which the final point's verdict is 'certified'; ``block``:
     iterates per exact xi-averaging product (default: about 4 MB of m x block floats).
@@ -85,7 +87,7 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
     lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
     passes = validate.scalar(passes, "passes", low=0.0, low_open=True)
     if c is None:
-        c = 1.0 / (lam + float(np.max(np.einsum("ij,ij->i", X, X))))
+        c = min(1.0, 1.0 / (lam + float(np.max(np.einsum("ij,ij->i", X, X)))))
     c = validate.scalar(c, "c", low=0.0, low_open=True)
     A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
     Theta = _theta(A, eta)
@@ -163,13 +165,13 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
             if t % m == 0:
                 if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
                     raise BackendError(f"Algorithm 1 diverged (non-finite iterate within pass {t // m}) with step "
-                                       f"constant c = {c:.3g}; use a smaller c (default 1/(lam + max ||x_i||^2))")
+                                       f"constant c = {c:.3g}; use a smaller c (default min(1, 1/(lam + max ||x_i||^2)))")
                 record(t)
                 bar.set_postfix(objective=f"{history[-1]['objective']:.6g}", gap=f"{history[-1]['gap']:.2e}")
             bar.update(1)
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
         raise BackendError(f"Algorithm 1 diverged (non-finite iterate) with step constant c = {c:.3g}; use a "
-                           "smaller c (default 1/(lam + max ||x_i||^2))")
+                           "smaller c (default min(1, 1/(lam + max ||x_i||^2)))")
     if T % m:
         record(T)
     w_bar, xi_bar = wsum / T, xisum / T

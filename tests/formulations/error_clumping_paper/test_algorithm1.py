@@ -82,17 +82,22 @@ def test_converges_and_the_gap_brackets_the_optimum():
     assert not r["feasible"]  # its average is infeasible by ~1/T (claim 003-init); ours is feasible
 
 
-def test_default_step_is_scale_aware_and_divergence_is_reported():
-    """c = None gives 1/(lam + max ||x||^2): stable on data scaled by 100, where c = 1 diverges (a BackendError)."""
+@pytest.mark.parametrize("scale", [1e-4, 1.0, 100.0, 1e4])
+def test_default_step_is_stable_at_every_scale(scale):
+    """c = None gives min(1, 1/(lam + max ||x||^2)): no step overshoots in either block, whatever the scale of X."""
     X, y = data(5, 40)
-    Xs = 100 * X
-    opt = ref_error_clumping(Xs, y, 100.0, 0.5, 0.1)["objective"]
-    res = algorithm1(Xs, y, 100.0, 0.5, 0.1, passes=30, seed=0)
-    assert res.c == pytest.approx(1 / (0.1 + np.max(np.sum(Xs**2, axis=1))))
-    assert np.isfinite(res.objective) and res.gap.lower <= opt <= res.gap.upper
+    Xs = scale * X
+    opt = ref_error_clumping(X, y, 1.0, 0.5, 0.1)["objective"]  # the same problem: w -> w/scale, lam -> lam scale^2
+    res = algorithm1(Xs, y, scale, 0.5, 0.1 * scale**2, passes=30, seed=0)
+    assert res.c == pytest.approx(min(1.0, 1 / (0.1 * scale**2 + np.max(np.sum(Xs**2, axis=1)))))
+    assert np.isfinite(res.objective) and res.gap.lower <= opt * (1 + 1e-6) and opt <= res.gap.upper * (1 + 1e-6)
     assert res.history[-1]["objective"] < res.history[0]["objective"]
+
+
+def test_divergence_is_reported():
+    X, y = data(5, 40)
     with pytest.raises(BackendError, match="diverged"):
-        algorithm1(Xs, y, 100.0, 0.5, 0.1, passes=30, c=1.0, seed=0)
+        algorithm1(100 * X, y, 100.0, 0.5, 0.1, passes=30, c=1.0, seed=0)
 
 
 def test_history_per_pass_and_seeding(capsys):

@@ -161,3 +161,20 @@ def test_bad_input_raises_certiprog_errors(cls):
         for n in (-1, 2.5, True):
             with pytest.raises(InputError, match="n_holes"):
                 cls(n_holes=n).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e8])
+def test_scaled_data_gives_the_same_classifier(scale):
+    """X -> s X with rho -> s rho and lam -> s^2 lam is the same problem (w -> w/s): same predictions, same optimum
+    (certified), same holes (radii scaled)."""
+    X, y = data(6, 100)
+    kw = dict(fit_intercept=False, eta=0.5)
+    base = ErrorClumpingClassifier(rho=0.5, lam=0.01, **kw).fit(X, y)
+    big = ErrorClumpingClassifier(rho=0.5 * scale, lam=0.01 * scale**2, **kw).fit(X * scale, y)
+    assert big.verdict_ == "certified"
+    assert big.objective_ == pytest.approx(base.objective_, rel=1e-6)
+    np.testing.assert_array_equal(big.predict(X * scale), base.predict(X))
+    h0 = HolePunchingClassifier(n_holes=2, rho=0.5, lam=0.01, **kw).fit(X, y)
+    hs = HolePunchingClassifier(n_holes=2, rho=0.5 * scale, lam=0.01 * scale**2, **kw).fit(X * scale, y)
+    np.testing.assert_allclose(hs.radii_ / scale, h0.radii_, rtol=1e-9)
+    np.testing.assert_array_equal(hs.predict(X * scale), h0.predict(X))
