@@ -668,6 +668,7 @@ class Power(_Elementwise):
         self.p = float(p)
         if self.p == 2:
             self.name = "square"
+            self.elementwise_quadratic = True  # sum_i w_i e_i^2 in an objective goes to P (a QP), see conic.py
 
     def numeric(self, vals):
         with np.errstate(over="ignore"):
@@ -682,9 +683,8 @@ class Power(_Elementwise):
         return [PowerCone3D(t, np.ones(e.size), e, 1.0 / self.p)]
 
     def quadratic(self):
-        if self.p == 2 and self.size == 1:
-            return self.args[0].flatten(), None
-        return None
+        """(e, None): e^2 entry by entry (scalar e: the objective's P; vector e: with the row weights)."""
+        return (self.args[0].flatten(), None) if self.p == 2 else None
 
     def sympy(self, args):
         import sympy

@@ -170,8 +170,12 @@ def _exp_project(V: np.ndarray) -> tuple:
     if idx.size:
         W = V[idx]
         lo, hi = _exp_bracket(W)
+        # exp(rho) must stay finite for the candidates: clip to [-745, 709] (a root outside lies on a face,
+        # where the cheap candidates are already the projection)
+        lo, hi = np.clip(lo, -745.0, 709.0), np.clip(hi, -745.0, 709.0)
         lo = np.where(np.isfinite(lo), lo, np.minimum(hi, 0.0) - 1.0)
         hi = np.where(np.isfinite(hi), hi, np.maximum(lo, 0.0) + 1.0)
+        lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
         # widen until h(lo) <= 0 <= h(hi) (h is increasing across its root inside the bracket)
         for _ in range(60):
             hl, hh = _exp_h(W, lo), _exp_h(W, hi)

@@ -207,10 +207,16 @@ class Structure:
         for S, atom in f.nonlin:
             w = float(S.toarray().reshape(-1)[0]) if atom.size == 1 else None
             quad = atom.quadratic() if w is not None else None
+            row = None
+            if quad is None and getattr(atom, "elementwise_quadratic", False):  # sum_i w_i e_i^2 (w_i >= 0)
+                row = S.toarray().reshape(-1)
+                quad = atom.quadratic() if np.all(row >= 0) else None
             if quad is None:
                 aff = aff + self._replace_atoms(Expression((), nonlin=((S, atom),)), "_objective")
                 continue
             F, Q = quad
+            if row is not None:  # sum_i w_i e_i^2 = ||sqrt(w) * e||^2
+                F, w = F * np.sqrt(row), 1.0
             if Q is None and not _is_selection(F):
                 u = self._aux(F.shape, "sq")
                 self._add_block("_objective/sum_squares", Cone("zero", F.size), (u - F).flatten(), False)
