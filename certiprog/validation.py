@@ -1,36 +1,71 @@
-"""Input checks shared by the formulations: each failure names the argument and the fix."""
+"""Input checks shared by the formulations and estimators: each failure is an `InputError` that names the argument,
+what was given and the fix.
+
+Arrays must be real and finite: complex input is refused (numpy's ``astype(float)`` would silently drop the
+imaginary part), as are strings, None and ragged lists. Scalars must be real finite numbers (bools and numeric
+strings are refused too: ``"1e-3"`` is almost always a configuration slip).
+"""
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import InputError
+from .errors import InputError, InputTypeError
 
 
-def matrix(X, name: str, *, min_rows: int = 1, cols: int | None = None) -> np.ndarray:
-    """A finite 2-D float array with at least ``min_rows`` rows (and ``cols`` columns if given)."""
+def _given(x) -> str:
+    """A short description of a given value for an error message."""
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def real_array(X, name: str) -> np.ndarray:
+    """``X`` as a float ndarray (any shape); refuses complex, non-numeric and ragged input."""
     if sp.issparse(X):
         X = X.toarray()
+    if X is None or isinstance(X, (str, bytes)):
+        raise InputError(f"{name} must be a numeric array; got {_given(X)}")
     try:
-        A = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric array") from exc
+        raw = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise InputError(f"{name} must be a numeric array (a rectangular list or ndarray); got {_given(X)}") from exc
+    if np.iscomplexobj(raw):
+        raise InputError(f"{name} is complex ({_given(raw)}); certiprog works on real data: pass X.real if the "
+                         "imaginary part is meant to be dropped")
+    if raw.dtype.kind not in "biuf":
+        try:
+            raw = raw.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{name} must be numeric; got {_given(raw)} (strings, None or objects inside?)") from exc
+        if np.iscomplexobj(raw):  # pragma: no cover - astype(float) of complex objects raises
+            raise InputError(f"{name} is complex; pass its real part")
+    return np.asarray(raw, dtype=float)
+
+
+def matrix(X, name: str, *, min_rows: int = 1, cols: int | None = None, min_cols: int = 0) -> np.ndarray:
+    """A finite real 2-D float array with at least ``min_rows`` rows (and ``cols`` columns if given, at least
+    ``min_cols`` otherwise)."""
+    A = real_array(X, name)
     if A.ndim != 2:
         raise InputError(f"{name} must be 2-D (samples x features); got shape {A.shape}. Use X.reshape(-1, 1) for one feature")
     if A.shape[0] < min_rows:
         raise InputError(f"{name} has {A.shape[0]} rows; at least {min_rows} needed (is a class empty?)")
     if cols is not None and A.shape[1] != cols:
         raise InputError(f"{name} has {A.shape[1]} columns; expected {cols} to match the other inputs")
+    if A.shape[1] < min_cols:
+        raise InputError(f"{name} has {A.shape[1]} columns; at least {min_cols} needed (one feature per column)")
     if not np.all(np.isfinite(A)):
         raise InputError(f"{name} contains NaN or inf: drop or impute those entries first")
     return A
 
 
 def vector(v, name: str, *, size: int | None = None) -> np.ndarray:
-    try:
-        a = np.asarray(v, dtype=float).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric vector") from exc
+    """A finite real 1-D float array (any input shape is flattened), of ``size`` entries if given."""
+    a = real_array(v, name).reshape(-1)
     if size is not None and a.size != size:
         raise InputError(f"{name} has {a.size} entries; expected {size}")
     if not np.all(np.isfinite(a)):
@@ -40,12 +75,18 @@ def vector(v, name: str, *, size: int | None = None) -> np.ndarray:
 
 def scalar(x, name: str, *, low: float | None = None, high: float | None = None,
            low_open: bool = False, high_open: bool = False) -> float:
-    """A finite float in the stated interval (open ends where asked)."""
+    """A finite real float in the stated interval (open ends where asked)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)) or not isinstance(x, (numbers.Real, np.ndarray, np.generic)):
+        raise InputError(f"{name} must be a real number; got {_given(x)}")
+    if np.iscomplexobj(x):
+        raise InputError(f"{name} must be a real number; got the complex {_given(x)}")
     try:
         v = float(x)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a number; got {x!r}") from exc
-    bad = not np.isfinite(v)
+        raise InputError(f"{name} must be a real number; got {_given(x)}") from exc
+    if not np.isfinite(v):
+        raise InputError(f"{name} must be a finite real number; got {v}")
+    bad = False
     if low is not None:
         bad |= v <= low if low_open else v < low
     if high is not None:
@@ -58,6 +99,58 @@ def scalar(x, name: str, *, low: float | None = None, high: float | None = None,
     return v
 
 
+def positive(x, name: str) -> float:
+    """A finite real number > 0."""
+    return scalar(x, name, low=0.0, low_open=True)
+
+
+def integer(x, name: str, *, low: int | None = None, high: int | None = None) -> int:
+    """An integer (a Python or numpy int, or a float with an integral value) in [low, high]."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.generic)) or np.iscomplexobj(x):
+        raise InputError(f"{name} must be an integer; got {_given(x)}")
+    v = float(x)
+    if not np.isfinite(v) or v != int(v):
+        raise InputError(f"{name} must be an integer; got {_given(x)}")
+    n = int(v)
+    if (low is not None and n < low) or (high is not None and n > high):
+        raise InputError(f"{name} must be an integer in [{low if low is not None else '-inf'}, "
+                         f"{high if high is not None else 'inf'}]; got {n}")
+    return n
+
+
+def choice(x, name: str, options) -> object:
+    """``x`` if it is one of ``options`` (compared with ==, hashable values only), else an InputError listing them."""
+    options = tuple(options)
+    try:
+        ok = any(x is o or (type(x) is type(o) and x == o) for o in options)
+    except Exception:  # noqa: BLE001 - arrays and odd objects compare badly: not a choice
+        ok = False
+    if not ok:
+        raise InputError(f"{name} must be one of {list(options)}; got {_given(x)}")
+    return x
+
+
+def backend(name, argument: str = "backend") -> str | None:
+    """None (automatic choice) or the name of a registered, installed backend; checked before any work is done."""
+    if name is None:
+        return None
+    from .solvers.registry import available_backends, registered_backends
+
+    if not isinstance(name, str) or name not in registered_backends():
+        raise InputError(f"{argument} must be None (automatic) or one of {sorted(registered_backends())}; got "
+                         f"{_given(name)}. Installed here: {available_backends()}")
+    return name
+
+
+def optional_name(x, name: str) -> str | None:
+    """None or a non-empty string (a solver name, a label)."""
+    if x is None:
+        return None
+    if not isinstance(x, str) or not x:
+        raise InputError(f"{name} must be None or a non-empty string; got {_given(x)}")
+    return x
+
+
 def covariance(S, name: str, d: int, *, tol: float = 1e-9, factor: bool = False):
     """A symmetric PSD d x d matrix (symmetry and PSD checked relative to its scale).
 
@@ -67,12 +160,15 @@ def covariance(S, name: str, d: int, *, tol: float = 1e-9, factor: bool = False)
     S = matrix(S, name, cols=d)
     if S.shape[0] != d:
         raise InputError(f"{name} must be {d} x {d}; got {S.shape}")
-    scale = max(1.0, float(np.max(np.abs(S))))
+    scale = max(1.0, float(np.max(np.abs(S)))) if S.size else 1.0
     if not np.allclose(S, S.T, atol=tol * scale, rtol=0):
         raise InputError(f"{name} is not symmetric: pass (S + S.T) / 2")
     S = (S + S.T) / 2
-    w, V = np.linalg.eigh(S)
-    if w[0] < -1e-8 * scale * d:
+    try:
+        w, V = np.linalg.eigh(S)
+    except np.linalg.LinAlgError as exc:  # pragma: no cover - finite symmetric input converges
+        raise InputError(f"{name}: the eigendecomposition failed ({exc}); check its scale") from exc
+    if d and w[0] < -1e-8 * scale * d:
         raise InputError(f"{name} is indefinite (smallest eigenvalue {w[0]:.3g}); a covariance must be PSD")
     return (S, V * np.sqrt(np.clip(w, 0.0, None))) if factor else S
 
@@ -85,3 +181,36 @@ def labels(y, name: str = "labels", *, size: int | None = None) -> np.ndarray:
     if np.unique(a).size < 2:
         raise InputError(f"{name} contain one class only; both +1 and -1 are needed")
     return a
+
+
+def _is_complex(value) -> bool:
+    if value is None or isinstance(value, (str, bytes)):
+        return False
+    if sp.issparse(value):
+        return np.issubdtype(value.dtype, np.complexfloating)
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    if a.dtype == object:
+        return any(isinstance(e, (complex, np.complexfloating)) for e in a.ravel())
+    return np.iscomplexobj(a)
+
+
+def sklearn_data(estimator, X, y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data`` with certiprog's rules: complex X or y refused, and every ValueError it
+    raises (NaN, 0 samples, wrong n_features, ...) re-raised as an `InputError` (still a ValueError, with sklearn's
+    own wording kept, which scikit-learn's estimator checks match)."""
+    from sklearn.utils.validation import validate_data
+
+    for arg, value in (("X", X), ("y", None if isinstance(y, str) else y)):
+        if _is_complex(value):
+            raise InputError(f"Complex data not supported: {arg} is complex; pass its real part (.real) if the "
+                             "imaginary part is meant to be dropped")
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except InputError:
+        raise
+    except (TypeError, ValueError, IndexError) as exc:
+        kind = InputTypeError if isinstance(exc, TypeError) else InputError
+        raise kind(f"{exc} (fix the {'X' if isinstance(y, str) else 'X, y'} passed to {type(estimator).__name__})") from exc

@@ -24,13 +24,13 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from certiprog.errors import BackendError, InputError
 from certiprog import validation as validate
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel
-from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments
+from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors
 
 __all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
 
@@ -38,6 +38,13 @@ __all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
 # optimality interval (interval arithmetic: seconds at ~1000 coordinates); above it, the KKT residuals only. The
 # HP-MPM's kappa bracket is certified either way.
 FULL_CERTIFICATE_MAX = 300
+
+# Kernel fits: relative eigenvalue cuts tried in turn (`kernel_class_moments` ``rank_tol``) until the reported bound
+# holds on the training scores as `decision_function` computes them (see `_MPMBase._fit_honestly`).
+RANK_TOLS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-2)
+# Relative excess of the training scores' own worst-case bound over the reported one (equal in exact arithmetic)
+# above which a kernel fit is redone with a larger cut; a smaller excess is the solver's tolerance.
+REFIT_GAP = 1e-3
 
 
 class NoMeaningfulSolutionWarning(UserWarning):
@@ -54,8 +61,11 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
 
     # ---- fit helpers ------------------------------------------------------------------------------------------------
     def _split(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        X, y = validate.sklearn_data(self, X, y, dtype=np.float64)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            raise InputError(f"{exc}: y must hold class labels (two distinct values)") from exc
         self.classes_, idx = np.unique(y, return_inverse=True)
         if self.classes_.size > 2:
             raise InputError(f"Only binary classification is supported. {type(self).__name__} got "
@@ -73,12 +83,61 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
             raise InputError("every feature is constant on the training data: there is nothing to learn from X")
         return X1, X0
 
-    def _moments(self, X1, X0):
-        if self.kernel == "linear":
+    def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0]):
+        if isinstance(self.kernel, str) and self.kernel == "linear":
             self._kernel_fn = None
             return class_moments(X1, X0)
         self._kernel_fn = make_kernel(self.kernel, self.gamma, X1.shape[1])
-        return kernel_class_moments(X1, X0, self._kernel_fn)
+        return kernel_class_moments(X1, X0, self._kernel_fn, rank_tol=rank_tol)
+
+    def _training_bound(self, X1, X0) -> float:
+        """The worst-case error bound the training data give for the fitted rule: per class, the Marshall-Olkin
+        (Cantelli) bound of the empirical moments of the scores `decision_function` computes (`worst_case_errors`
+        on the scores), which bounds that class's training error. In exact arithmetic both classes give the MPM's
+        1/(1+kappa^2) (and at most the HP-MPM's)."""
+        s1, s0 = self.decision_function(X1), self.decision_function(X0)
+        e1, e0 = worst_case_errors(np.ones(1), 0.0, [s1.mean()], [[s1.var()]], [s0.mean()], [[s0.var()]])
+        return max(e1, e0)
+
+    def fit(self, X, y):
+        """Fit on ``X`` (n x d) and binary labels ``y``; see the class docstring for the fitted attributes."""
+        self._check_params()
+        X1, X0 = self._split(X, y)
+        return self._fit_honestly(X1, X0)
+
+    def _fit_honestly(self, X1, X0):
+        """Fit, then check the reported bound against the training scores (`_training_bound`).
+
+        A kernel fit whose bound the training scores refute by more than `REFIT_GAP` (relative) has kept
+        directions of the Gram matrix so weakly resolved that rounding in ``K @ dual_coef`` swamps them (a
+        numerically rank-deficient kernel matrix): it is refitted with the next, larger relative cut of
+        `RANK_TOLS` (fewer, better resolved directions). Whatever remains, the reported ``worst_case_error_`` is
+        never below the training bound: a residual excess (solver tolerance) is absorbed quietly, a material one
+        with a RuntimeWarning. ``solution_`` records ``rank_tol``, ``training_bound`` and the solver's
+        ``solver_worst_case_error``.
+        """
+        tols = (RANK_TOLS[0],) if isinstance(self.kernel, str) and self.kernel == "linear" else RANK_TOLS
+        rank = used = None
+        for tol in tols:
+            mom = self._moments(X1, X0, tol)
+            if mom.rank == rank:
+                continue  # the cut removed nothing more: the same fit
+            rank, used = mom.rank, tol
+            self._fit_moments(mom)
+            reported, observed = self.worst_case_error_, self._training_bound(X1, X0)
+            if observed <= reported * (1 + REFIT_GAP) + 1e-12:
+                break
+        self.solution_.update(rank_tol=used, training_bound=float(observed), solver_worst_case_error=reported)
+        if observed > reported:
+            if observed > reported * (1 + REFIT_GAP) + 1e-12:
+                warnings.warn(f"{type(self).__name__}: the bound 1/(1+kappa^2) = {reported:.4g} does not hold on "
+                              f"the training scores (their own worst-case bound is {observed:.4g}): the computation "
+                              "lost accuracy (a numerically rank-deficient kernel matrix?); reporting the training "
+                              "bound instead. Rescale the features or change gamma", RuntimeWarning, stacklevel=3)
+            self.worst_case_error_ = float(observed)
+            self.alpha_ = 1.0 - self.worst_case_error_
+            self.kappa_ = float(np.sqrt(max(1.0 / observed - 1.0, 0.0))) if observed > 0 else np.inf
+        return self
 
     def _set_classifier(self, mom, weights, b: float, kappa: float, status: str, solution: dict):
         """Store the hyperplane and its bound as plain arrays (no solver objects: the estimator pickles/clones)."""
@@ -105,17 +164,21 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
                           RuntimeWarning, stacklevel=3)
         return self
 
-    def _check_common(self):
-        if not (self.kernel == "linear" or self.kernel in ("rbf", "gaussian") or callable(self.kernel)):
-            raise InputError(f"kernel must be 'linear', 'rbf' or a callable k(X, Y); got {self.kernel!r}")
+    def _check_params(self):
+        """The parameters shared by both classifiers, checked before any work (scikit-learn sets them unchecked)."""
+        if not (callable(self.kernel) or (isinstance(self.kernel, str) and self.kernel in ("linear", "rbf",
+                                                                                          "gaussian"))):
+            raise InputError(f"kernel must be 'linear', 'rbf' or a callable k(X, Y); got {self.kernel!r:.60}")
         if self.gamma is not None:
-            validate.scalar(self.gamma, "gamma", low=0.0, low_open=True)
+            validate.scalar(self.gamma, "gamma (rbf width; None for 1/n_features)", low=0.0, low_open=True)
+        validate.backend(self.backend)
+        validate.optional_name(self.solver, "solver")
 
     # ---- prediction -------------------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
         """``w*^T phi(x) - b*`` (> 0 predicts ``classes_[1]``)."""
         check_is_fitted(self, "b_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate.sklearn_data(self, X, dtype=np.float64, reset=False)
         if hasattr(self, "coef_"):
             return X @ self.coef_[0] + self.intercept_[0]
         return gram(self._kernel_fn, X, self.X_fit_) @ self.dual_coef_[0] + self.intercept_[0]
@@ -138,10 +201,7 @@ class MPMClassifier(_MPMBase):
         self.backend = backend
         self.solver = solver
 
-    def fit(self, X, y):
-        self._check_common()
-        X1, X0 = self._split(X, y)
-        mom = self._moments(X1, X0)
+    def _fit_moments(self, mom):
         dmu = mom.dmu
         if float(np.linalg.norm(dmu)) <= 1e-12 * max(1.0, float(np.abs(mom.mu1).max())):
             weights = np.zeros(mom.basis.shape[0])
@@ -186,18 +246,16 @@ class HPMPMClassifier(_MPMBase):
         self.solver = solver
         self.uncertainty = uncertainty
 
-    def fit(self, X, y):
-        self._check_common()
+    def _check_params(self):
+        super()._check_params()
         validate.scalar(self.delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
         validate.scalar(self.nu, "nu", low=0.0, low_open=True)
         if self.R is not None:
             validate.scalar(self.R, "R", low=0.0, low_open=True)
-        if self.method not in METHODS:
-            raise InputError(f"method must be one of {METHODS}; got {self.method!r}")
-        if self.uncertainty not in UNCERTAINTY_FORMS:
-            raise InputError(f"uncertainty must be one of {sorted(UNCERTAINTY_FORMS)}; got {self.uncertainty!r}")
-        X1, X0 = self._split(X, y)
-        mom = self._moments(X1, X0)
+        validate.choice(self.method, "method", METHODS)
+        validate.choice(self.uncertainty, "uncertainty", sorted(UNCERTAINTY_FORMS))
+
+    def _fit_moments(self, mom):
         prob = HPMPMProblem(mom, self.delta, self.nu, self.R, self.uncertainty)
         res = prob.solve(self.method, self.backend, self.solver,
                          certify=True if mom.p <= FULL_CERTIFICATE_MAX else "kkt")

@@ -59,8 +59,7 @@ def uncertainty_terms(n1: int, n0: int, R: float, delta: float, nu: float = 1.0,
 
     ``nu > 0`` scales both (Sec. 6); ``form`` picks the logarithm (see the module docstring).
     """
-    if form not in UNCERTAINTY_FORMS:
-        raise InputError(f"form must be one of {sorted(UNCERTAINTY_FORMS)}; got {form!r}")
+    validate.choice(form, "form (the uncertainty terms' form)", sorted(UNCERTAINTY_FORMS))
     delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     nu = validate.scalar(nu, "nu", low=0.0, low_open=True)
     R = validate.scalar(R, "R", low=0.0, low_open=True)
@@ -382,8 +381,9 @@ class HPMPMProblem:
         'full': KKT residuals and the rigorous optimality interval; 'kkt': residuals only; False: none);
         ``progress``: a tqdm bar over the iterations. Extra ``options`` go to the backend.
         """
-        if method not in METHODS:
-            raise InputError(f"method must be one of {METHODS}; got {method!r}")
+        validate.choice(method, "method", METHODS)
+        validate.backend(backend)
+        validate.optional_name(solver, "solver")
         if method == "alternating":
             return algorithm1(self, backend, solver, max_iter=max_iter, eps_kappa=eps_kappa, eps_w=eps_w,
                               kappa_step=kappa_step, certify=certify, progress=progress, **options)

@@ -13,10 +13,12 @@ gamma||^2 + A_1)) + sqrt(2A_0 + kappa^2(||L_0 gamma||^2 + A_0))``; predict class
 
 Coordinates (how the Gram matrix is regularised, honestly): gamma is written ``gamma = B beta`` with
 ``B = H V_r diag(lambda_r)^{-1/2}`` from the eigendecomposition of the centred Gram matrix ``H K H`` (H = I - 11^T/m),
-keeping the r eigenvalues above ``rank_tol * lambda_max``. Then ``gamma^T K gamma = ||beta||^2`` exactly and the
+keeping the r eigenvalues above the rank tolerance (`rank_tolerance`: ``max(rank_tol * lambda_max, m * eps *
+max|K_ij|)``, the second term the rounding level of the computed Gram matrix, so rounding noise is never kept as
+signal). Then ``gamma^T K gamma = ||beta||^2`` exactly and the
 program is the linear one in beta (`ClassMoments`, shared with the linear solvers). The centring removes the one
 direction (the common mean of the phi) that changes no moment; the truncation restricts w to the feature directions
-in which the data have spread above ``rank_tol`` of the largest. l_j and L_j are built from the FULL K, so every
+in which the data have spread above both ``rank_tol`` of the largest and the rounding level. l_j and L_j are built from the FULL K, so every
 returned (gamma, b, kappa) is a feasible point of the untruncated program and its bound 1/(1+kappa^2) is exact for
 the returned classifier; `ClassMoments` ``dropped`` says how many directions were cut.
 
@@ -38,7 +40,7 @@ from certiprog.formulations.hp_mpm_paper.hp_mpm import HPMPMProblem, HPMPMResult
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, _class, mpm_from_moments
 
 __all__ = ["gram", "kernel_class_moments", "kernel_hp_mpm", "kernel_hp_mpm_problem", "kernel_mpm", "kernel_parts",
-           "linear_kernel", "make_kernel", "polynomial_kernel", "rbf_kernel"]
+           "linear_kernel", "make_kernel", "polynomial_kernel", "rank_tolerance", "rbf_kernel"]
 
 
 def linear_kernel(X, Y) -> np.ndarray:
@@ -63,17 +65,30 @@ def make_kernel(kernel="rbf", gamma: float | None = None, n_features: int | None
     """
     if callable(kernel):
         return kernel
+    if not isinstance(kernel, str):
+        raise InputError(f"kernel must be 'linear', 'rbf' (or 'gaussian'), 'poly' or a callable k(X, Y); got "
+                         f"{type(kernel).__name__} {kernel!r:.60}")
     if kernel == "linear":
         return linear_kernel
     if kernel in ("rbf", "gaussian"):
         if gamma is None:
-            if not n_features:
+            if n_features is None or isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) \
+                    or n_features < 1:
                 raise InputError("rbf kernel with gamma=None needs n_features (gamma = 1/n_features)")
             gamma = 1.0 / n_features
         gamma = validate.scalar(gamma, "gamma (rbf kernel width 1/(2 sigma^2))", low=0.0, low_open=True)
         return partial(rbf_kernel, gamma=gamma)
     if kernel in ("poly", "polynomial"):
-        return partial(polynomial_kernel, **params)
+        unknown = set(params) - {"degree", "coef0", "scale"}
+        if unknown:
+            raise InputError(f"the 'poly' kernel takes degree, coef0 and scale; got {sorted(unknown)}")
+        checked = {}
+        if "degree" in params:
+            checked["degree"] = validate.integer(params["degree"], "degree (poly kernel)", low=1)
+        for name in ("coef0", "scale"):
+            if name in params:
+                checked[name] = validate.scalar(params[name], f"{name} (poly kernel)")
+        return partial(polynomial_kernel, **checked)
     raise InputError(f"kernel must be 'linear', 'rbf' (or 'gaussian'), 'poly' or a callable k(X, Y); got {kernel!r}")
 
 
@@ -83,7 +98,7 @@ def gram(kernel, X, Y=None, *, psd_tol: float = 1e-8) -> np.ndarray:
     Ya = Xa if Y is None else np.asarray(Y, float)
     try:
         K = np.asarray(kernel(Xa, Ya), dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, IndexError, ArithmeticError, np.linalg.LinAlgError) as exc:
         raise InputError(f"the kernel failed on inputs of shape {Xa.shape}, {Ya.shape}: {exc}") from exc
     if K.shape != (Xa.shape[0], Ya.shape[0]):
         raise InputError(f"the kernel returned shape {K.shape}; expected ({Xa.shape[0]}, {Ya.shape[0]}) "
@@ -116,6 +131,9 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
     """
     X1 = _class(X1, "X1")
     X0 = _class(X0, "X0", cols=X1.shape[1])
+    rank_tol = validate.scalar(rank_tol, "rank_tol (relative eigenvalue cut, e.g. 1e-10)", low=0.0, high=1.0,
+                               high_open=True)
+    psd_tol = validate.scalar(psd_tol, "psd_tol", low=0.0)
     n1, n0 = X1.shape[0], X0.shape[0]
     m = n1 + n0
     k = make_kernel(kernel, gamma, X1.shape[1])
@@ -125,7 +143,15 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
     lam, V = np.linalg.eigh(0.5 * (Kc + Kc.T))
     lam_max = max(float(lam[-1]), 0.0)
     _check_psd(K, lam[0], lam_max, psd_tol)
-    keep = lam > rank_tol * lam_max if lam_max > 0 else np.zeros(m, bool)
+    tol = rank_tolerance(K, lam_max, rank_tol)
+    keep = lam > tol
+    if not keep.any():
+        raise InputError(
+            f"the kernel matrix is numerically constant on the training data: its centred spread (largest "
+            f"eigenvalue {lam_max:.3g}) is below the rounding level {tol:.3g} of a Gram matrix with entries up to "
+            f"{float(np.max(np.abs(K))):.3g}, so no direction carries signal. For the rbf kernel gamma is too small "
+            "for the data's distances: increase gamma (e.g. gamma = 1 / (n_features * X.var()), scikit-learn's "
+            "'scale'); otherwise check that the features vary")
     U = V[:, keep] / np.sqrt(lam[keep])
     B = U - U.mean(axis=0)  # H U: gamma = B beta, gamma^T K gamma = ||beta||^2
     l1, l0, L1, L0 = kernel_parts(K, n1)
@@ -137,6 +163,24 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
     spread = float(np.clip(lam[~keep], 0, None).sum() / max(lam.clip(0).sum(), 1e-300))
     return ClassMoments(B.T @ l1, B.T @ l0, F1, F0, n1, n0, radius, B, "kernel", rank=r, dropped=int(m - r),
                         dropped_spread=spread, kernel=k, X_train=np.vstack([X1, X0]))
+
+
+def rank_tolerance(K, lam_max: float, rank_tol: float = 1e-10) -> float:
+    """The eigenvalue level below which a direction of the centred Gram matrix ``H K H`` is rounding, not signal.
+
+    ``max(rank_tol * lam_max, m * eps * max_ij |K_ij|)``. The second (absolute) term is derived as numpy's
+    ``matrix_rank`` and scipy's ``pinvh`` choose theirs: each computed entry of K carries a relative rounding error
+    of a few eps (the kernel evaluation, then the centring subtracts row means of size max|K|), so the computed
+    ``H K H`` is the exact one plus E with ``||E||_2 <= ||E||_F <= m * eps * max|K_ij|`` (to a small factor); by
+    Weyl's inequality every eigenvalue below ||E||_2 is indistinguishable from 0. The scale is that of the
+    UNcentred K, not of ``H K H``: for an rbf kernel with tiny gamma, K is ~ all ones while ``H K H`` is ~ gamma, so
+    a tolerance relative to ``lam_max`` alone keeps rounding noise of size eps as signal; its 1/sqrt(lambda)
+    coordinates then turn the noise into huge expansion coefficients and a bound the training data refute. The
+    first (relative) term is the user's choice of how much weak spread to drop (``rank_tol`` in [0, 1)).
+    """
+    K = np.asarray(K, float)
+    m = K.shape[0]
+    return max(float(rank_tol) * max(float(lam_max), 0.0), m * np.finfo(float).eps * float(np.max(np.abs(K))))
 
 
 def _check_psd(K, lam_min_centred: float, lam_max: float, psd_tol: float) -> None:

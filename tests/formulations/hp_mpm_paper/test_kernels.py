@@ -249,3 +249,110 @@ def test_kernel_bad_inputs():
     with pytest.raises(InputError, match="smaller than the largest"):
         kernel_hp_mpm_problem(X1, X0, "rbf", gamma=1.0, R=0.5)  # feature-space radius is 1
     assert isinstance(kernel_hp_mpm_problem(X1, X0, "rbf", gamma=1.0), HPMPMProblem)
+    for bad_tol in (None, "x", -1.0, 1.0, np.nan, 1e-3 + 1j):
+        with pytest.raises(InputError, match="rank_tol"):
+            kernel_mpm(X1, X0, rank_tol=bad_tol)
+    with pytest.raises(InputError, match="kernel must be"):
+        kernel_mpm(X1, X0, kernel=np.eye(2))
+
+
+# ----------------------------------------------------------------------------------------------
+# rank decisions: rounding is not signal (issue 13, item 9)
+# ----------------------------------------------------------------------------------------------
+def _noisy_labels(seed, n=60, d=2, scale=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * scale
+    y = (X[:, 0] + 0.8 * scale * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_rank_tolerance_is_the_gram_matrix_rounding_level():
+    """rank_tolerance = max(rank_tol * lam_max, m eps max|K|): for an rbf kernel with tiny gamma the centred Gram
+    matrix is ~ 2 gamma H X X^T H (rank d) plus gamma^2 terms (the d(d+1)/2 quadratic features) plus rounding of
+    size eps; only the resolved directions are kept, never the m - 1 a relative cut alone keeps."""
+    from certiprog.formulations.hp_mpm_paper.kernels import rank_tolerance
+
+    K = np.ones((50, 50))
+    assert rank_tolerance(K, 0.0) == pytest.approx(50 * np.finfo(float).eps)
+    assert rank_tolerance(K, 1.0, rank_tol=1e-3) == 1e-3
+    X, y = _noisy_labels(0)
+    for gamma, most in ((1e-8, 2 + 3), (1e-4, 2 + 3 + 4 + 5)):  # linear, quadratic, ... features resolved
+        mom = kernel_class_moments(X[y == 1], X[y == 0], "rbf", gamma)
+        assert 2 <= mom.rank <= most, (gamma, mom.rank)
+    # at gamma = 1e-8 a cut relative to lam_max alone keeps rounding noise as directions
+    Kc = rbf_kernel(X, X, 1e-8)
+    Kc = Kc - Kc.mean(0) - Kc.mean(1)[:, None] + Kc.mean()
+    lam = np.linalg.eigvalsh(Kc)
+    assert np.sum(lam > 1e-10 * lam[-1]) > 5
+
+
+def test_tiny_gamma_bound_is_not_refuted_by_the_training_data():
+    """Issue 13's reproducer: MPMClassifier(kernel='rbf', gamma=1e-8) reported a worst-case error of 0.0037 while
+    its training error on class +1 was 100 % (rounding noise in the centred Gram matrix kept as signal)."""
+    from certiprog.estimators import MPMClassifier
+
+    X, y = _noisy_labels(1)
+    clf = MPMClassifier(kernel="rbf", gamma=1e-8).fit(X, y)
+    pred = clf.predict(X)
+    for label in (0, 1):
+        assert np.mean(pred[y == label] != label) <= clf.worst_case_error_
+    assert clf.worst_case_error_ > 0.1 and clf.solution_["kernel_rank"] <= 5
+    # the tiny-gamma rbf fit is (numerically) the linear MPM: its bound is close to the linear one
+    lin = MPMClassifier().fit(X, y)
+    assert clf.worst_case_error_ == pytest.approx(lin.worst_case_error_, abs=0.05)
+
+
+def test_gamma_too_small_is_a_clear_error():
+    from certiprog.estimators import HPMPMClassifier, MPMClassifier
+
+    X, y = _noisy_labels(2)
+    for est in (MPMClassifier(kernel="rbf", gamma=1e-30), HPMPMClassifier(kernel="rbf", gamma=1e-30)):
+        with pytest.raises(InputError, match="numerically constant.*increase gamma"):
+            est.fit(X, y)
+    with pytest.raises(InputError, match="numerically constant"):
+        kernel_mpm(X[y == 1], X[y == 0], "rbf", gamma=1e-30)
+
+
+def _training_errors(clf, X, y):
+    s = clf.decision_function(X)
+    return np.mean(s[y == clf.classes_[1]] <= 0), np.mean(s[y == clf.classes_[0]] > 0)
+
+
+@settings(derandomize=True, deadline=None, max_examples=30, database=None)
+@given(seed=st.integers(0, 10**6), log_gamma=st.floats(-10, 3), log_scale=st.floats(-3, 3),
+       n=st.integers(12, 50), d=st.integers(1, 4), kernel=st.sampled_from(["rbf", "linear"]))
+def test_mpm_bound_is_never_refuted_by_its_training_error(seed, log_gamma, log_scale, n, d, kernel):
+    """The MPM's worst-case error 1/(1+kappa^2) holds for every law with the empirical moments, the training
+    sample's own included: each class's training error is at most the reported bound (no sampling slack is
+    needed; 1e-9 for the solver). Either the fit is honest (rank reduced) or it raises a clear InputError."""
+    from certiprog.estimators import MPMClassifier
+
+    X, y = _noisy_labels(seed, n, d, 10.0**log_scale)
+    if min(y.sum(), n - y.sum()) < 2:
+        return
+    try:
+        clf = MPMClassifier(kernel=kernel, gamma=10.0**log_gamma / 10.0 ** (2 * log_scale)).fit(X, y)
+    except InputError as exc:
+        assert "gamma" in str(exc) or "constant" in str(exc)
+        return
+    e1, e0 = _training_errors(clf, X, y)
+    assert max(e1, e0) <= clf.worst_case_error_ + 1e-9, (e1, e0, clf.worst_case_error_, clf.solution_["kernel_rank"])
+
+
+@settings(derandomize=True, deadline=None, max_examples=8, database=None)
+@given(seed=st.integers(0, 10**6), log_gamma=st.floats(-10, 3), n=st.integers(12, 40))
+def test_hp_mpm_bound_is_never_refuted_by_its_training_error(seed, log_gamma, n):
+    """The HP-MPM's b* leaves each class a margin of at least kappa* times its empirical spread, so (Cantelli on
+    the training sample) its training error is at most 1/(1+kappa*^2) too (nu small so that kappa* > 0)."""
+    from certiprog.estimators import HPMPMClassifier
+
+    X, y = _noisy_labels(seed, n, 2)
+    if min(y.sum(), n - y.sum()) < 2:
+        return
+    try:
+        clf = HPMPMClassifier(kernel="rbf", gamma=10.0**log_gamma, nu=0.005).fit(X, y)
+    except InputError as exc:
+        assert "gamma" in str(exc)
+        return
+    e1, e0 = _training_errors(clf, X, y)
+    assert max(e1, e0) <= clf.worst_case_error_ + 1e-9
