@@ -16,8 +16,8 @@ printed start xi_1 = 0 violates every constraint (g_i(0) = 1; 003-init): we star
 = 1 (the xi-step formula at t = 1), so every iterate, and hence their average, is feasible.
 
 The output is the average (w_bar, xi_bar) of the iterates (as the paper's R(T) statement needs), a per-pass history
-(objective of the averaged point and its floating-point duality gap) and the rigorous gap of the final point
-(`gap.certified_gap`). Cost per step O((deg_I + 1) n) (the margins of I and its neighbours only); the average of
+(objective of the averaged point and its rigorous duality gap) and the rigorous gap of the final point
+(`gap.certified_gap`, i.e. the structured solver's certificate). Cost per step O((deg_I + 1) n) (the margins of I and its neighbours only); the average of
 xi is accumulated exactly in blocks of iterates with one BLAS product per block (O(m n) per step amortised).
 """
 from __future__ import annotations
@@ -30,8 +30,8 @@ import numpy as np
 from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 
-from .gap import DualityGap, certified_gap, float_gap
-from .programs import _check_graph, _eta, _theta, neighbourhood_graph
+from .gap import DualityGap, certified_gap
+from .programs import _check_graph, _eta, neighbourhood_graph
 
 __all__ = ["Algorithm1Result", "algorithm1"]
 
@@ -40,8 +40,8 @@ __all__ = ["Algorithm1Result", "algorithm1"]
 class Algorithm1Result:
     """``w``, ``xi``: the averaged iterates (xi_bar; feasible); ``objective`` at them (with xi repaired to
     max(xi_bar, g(w_bar), 0), which equals xi_bar up to rounding); ``gap``: the rigorous `DualityGap` of the final
-    point; ``history``: one dict per pass (``pass``, ``steps``, ``objective``, ``dual`` (a floating-point lower bound),
-    ``gap``); ``steps``, ``passes``, ``c``, ``seed``; ``w_last``, ``xi_last``: the last iterate."""
+    point; ``history``: one dict per pass (``pass``, ``steps``, ``objective``, and the rigorous ``lower``, ``upper``,
+    ``gap`` of the averaged point); ``steps``, ``passes``, ``c``, ``seed``; ``w_last``, ``xi_last``: the last iterate."""
 
     w: np.ndarray
     xi: np.ndarray
@@ -90,7 +90,6 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
         c = min(1.0, 1.0 / (lam + float(np.max(np.einsum("ij,ij->i", X, X)))))
     c = validate.scalar(c, "c", low=0.0, low_open=True)
     A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
-    Theta = _theta(A, eta)
     coef = eta / (m - 1)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     T = max(1, int(round(passes * m)))
@@ -129,9 +128,9 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
 
     def record(t):
         flush()
-        wb, xb = wsum / t, xisum / t
-        p, d = float_gap(X, yv, A, Theta, eta, lam, wb, xb)
-        history.append({"pass": t / m, "steps": t, "objective": p, "dual": d, "gap": p - d})
+        G = certified_gap(X, yv, A, eta, lam, wsum / t, xisum / t, tol=tol)
+        history.append({"pass": t / m, "steps": t, "objective": G.objective, "lower": G.lower, "upper": G.upper,
+                        "gap": G.gap})
 
     idx = rng.integers(m, size=T)
     with _progress(progress, T, "Algorithm 1") as bar, np.errstate(over="ignore", invalid="ignore"):
@@ -177,7 +176,7 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
     w_bar, xi_bar = wsum / T, xisum / T
     w_last = -scale * u
     xi_last = np.maximum(np.maximum(-scale * mu, 1.0 - Z @ w_last), 0.0)
-    gap = certified_gap(X, yv, A, Theta, eta, lam, w_bar, xi_bar, tol=tol)
+    gap = certified_gap(X, yv, A, eta, lam, w_bar, xi_bar, tol=tol)
     return Algorithm1Result(w_bar, xi_bar, gap.objective, gap, history, T, T / m, c,
                             seed if not isinstance(seed, np.random.Generator) else None, w_last, xi_last)
 

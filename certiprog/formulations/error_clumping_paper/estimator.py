@@ -137,7 +137,7 @@ class ErrorClumpingClassifier(_Base):
 
     _FORMAT = "certiprog.error_clumping_classifier/1"
 
-    def __init__(self, rho=1.0, eta=0.5, lam=0.01, solver="clarabel", fit_intercept=True, intercept_scaling=1.0,
+    def __init__(self, rho=1.0, eta=0.5, lam=0.01, solver="auto", fit_intercept=True, intercept_scaling=1.0,
                  passes=50, c=None, random_state=None, tol=1e-6, progress=None):
         self.rho = rho
         self.eta = eta
@@ -212,7 +212,7 @@ class HolePunchingClassifier(_Base):
 
     _FORMAT = "certiprog.hole_punching_classifier/1"
 
-    def __init__(self, n_holes=5, rho=1.0, eta=0.5, lam=0.01, solver="clarabel", fit_intercept=True,
+    def __init__(self, n_holes=5, rho=1.0, eta=0.5, lam=0.01, solver="auto", fit_intercept=True,
                  intercept_scaling=1.0, passes=50, c=None, random_state=None, tol=1e-6, progress=None,
                  min_hole_size=1, max_center_tries=50):
         self.n_holes = n_holes

@@ -178,7 +178,7 @@ def _fit_summary(fit) -> dict:
             "status": fit.status, "history": fit.history}
 
 
-def hole_punching(X, y, n_holes, rho, eta, lam, solver="clarabel", augment=None, min_hole_size=1, max_center_tries=50,
+def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min_hole_size=1, max_center_tries=50,
                   graph=None, **fit_kwargs) -> HolePunchingResult:
     """Sec. 5.2's loop (module docstring) on X (m, n), y in {+1, -1}; at most ``n_holes`` holes.
 

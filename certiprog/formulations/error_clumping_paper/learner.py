@@ -2,18 +2,18 @@
 
 ``solver``:
 
-* ``'auto'``: the structure-exploiting solver of ``error_clumping_paper/solver.py`` when it is installed in this
-  tree, else ``'clarabel'``;
+* ``'auto'`` (default) or ``'structured'``: the structure-exploiting certified solver of ``solver.py``
+  (`solver.solve_error_clumping`: generalised Newton on w with the closed-form xi);
 * ``'algorithm1'``: the paper's stochastic primal-dual Algorithm 1, corrected (`algorithm1.algorithm1`);
 * ``'<backend>'`` or ``'<backend>:<solver>'``: the Model of `programs.error_clumping` on a certiprog backend
   (``'clarabel'``, ``'cvxpy'``, ``'cvxpy:OSQP'``, ...).
 
-Whatever solved it, the answer is certified the same way: the rigorous duality gap of `gap.certified_gap`
-(never the solver's status).
+Whatever solved it, the answer is certified the same way: the rigorous duality interval of
+`solver.certify_error_clumping` (`gap.certified_gap`; the structured solver returns it itself), never the solver's
+status.
 """
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,18 +22,16 @@ from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 
 from .algorithm1 import algorithm1
-from .gap import certified_gap
-from .programs import _check_graph, _eta, _theta, error_clumping, neighbourhood_graph
+from .gap import certified_gap, from_interval
+from .programs import _check_graph, _eta, error_clumping, neighbourhood_graph
+from .solver import solve_error_clumping
 
 __all__ = ["ErrorClumpingFit", "fit_error_clumping", "resolve_solver"]
-
-SPECIAL = ("auto", "algorithm1")
-
 
 @dataclass
 class ErrorClumpingFit:
     """``w`` (n,), ``xi`` (m,), ``objective``, ``certificate`` (a `gap.DualityGap`), ``solver`` (what ran),
-    ``history`` (Algorithm 1's per-pass dicts, or the fast solver's, else []), ``status`` (the solver's own)."""
+    ``history`` (Algorithm 1's per-pass dicts, or the structured solver's, else []), ``status`` (the solver's own)."""
 
     w: np.ndarray
     xi: np.ndarray
@@ -44,26 +42,15 @@ class ErrorClumpingFit:
     history: list = field(default_factory=list)
 
 
-def _fast_solver():
-    """The structured solver module when it exists in this tree (another part of paper 003), else None."""
-    name = f"{__package__}.solver"
-    if importlib.util.find_spec(name) is None:
-        return None
-    module = importlib.import_module(name)
-    return module if hasattr(module, "solve_error_clumping") else None
-
-
 def resolve_solver(solver) -> str:
-    """The solver that ``solver`` names here (``'auto'`` resolved)."""
+    """The solver that ``solver`` names here (``'auto'`` resolved to ``'structured'``)."""
     if not isinstance(solver, str) or not solver:
-        raise InputError(f"solver must be 'auto', 'algorithm1', or a backend name such as 'clarabel' "
+        raise InputError(f"solver must be 'auto', 'structured', 'algorithm1', or a backend name such as 'clarabel' "
                          f"(optionally 'backend:solver'); got {solver!r}")
-    if solver == "auto":
-        return "fast" if _fast_solver() is not None else "clarabel"
-    return solver
+    return "structured" if solver == "auto" else solver
 
 
-def fit_error_clumping(X, y, rho, eta, lam, solver="clarabel", graph=None, passes=50, c=None, random_state=None,
+def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50, c=None, random_state=None,
                        tol=1e-6, progress=None) -> ErrorClumpingFit:
     """Solve eq. (1) on (X, y in {+1, -1}) with ``solver`` (module docstring) and certify the answer.
 
@@ -76,27 +63,24 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="clarabel", graph=None, passe
                          tol=tol)
         return ErrorClumpingFit(res.w, res.xi, res.objective, res.gap, "algorithm1", "iteration_limit",
                                 res.history)
-    if name == "fast":
+    if name == "structured":
         X, y, rho, eta, lam, A = _validated(X, y, rho, eta, lam, graph)
-        out = _fast_solver().solve_error_clumping(X, y, rho, eta, lam, graph=A, tol=tol)
-        w, xi = np.asarray(out.w, float), np.asarray(out.xi, float)
-        status, history, used = str(getattr(out, "status", "")), list(getattr(out, "history", []) or []), "fast"
-        Theta = _theta(A, eta)
-    else:
-        model = error_clumping(X, y, rho, eta, lam, graph=graph)
-        d = model.data
-        X, y, A, Theta = d.X, d.y, d.A, d.Theta
-        backend, _, sub = name.partition(":")
-        try:
-            sol = model.solve(backend=backend, solver=sub or None)
-        except InputError as exc:
-            raise InputError(f"solver {solver!r}: {exc}") from exc
-        if sol.x is None or not np.all(np.isfinite(sol.value("w"))):
-            raise BackendError(f"eq. (1) on {name!r} ended with status {sol.status!r} and no point")
-        w, xi = np.asarray(sol.value("w"), float), np.asarray(sol.value("xi"), float)
-        status, history, used = str(sol.status), [], f"{sol.backend}:{sol.solver}"
-    cert = certified_gap(X, y, A, Theta, eta, lam, w, xi, tol=tol)
-    return ErrorClumpingFit(w, xi, cert.objective, cert, used, status, history)
+        out = solve_error_clumping(X, y, rho, eta, lam, graph=A, tol=tol, progress=bool(progress))
+        cert = from_interval(out.lower, out.upper, out.objective, tol)  # its own certificate: the same definition
+        return ErrorClumpingFit(np.asarray(out.w, float), np.asarray(out.xi, float), cert.objective, cert,
+                                f"structured:{out.info.get('method', '')}", str(out.status), list(out.history))
+    model = error_clumping(X, y, rho, eta, lam, graph=graph)
+    d = model.data
+    backend, _, sub = name.partition(":")
+    try:
+        sol = model.solve(backend=backend, solver=sub or None)
+    except InputError as exc:
+        raise InputError(f"solver {solver!r}: {exc}") from exc
+    if sol.x is None or not np.all(np.isfinite(sol.value("w"))):
+        raise BackendError(f"eq. (1) on {name!r} ended with status {sol.status!r} and no point")
+    w, xi = np.asarray(sol.value("w"), float), np.asarray(sol.value("xi"), float)
+    cert = certified_gap(d.X, d.y, d.A, d.eta, d.lam, w, xi, tol=tol)
+    return ErrorClumpingFit(w, xi, cert.objective, cert, f"{sol.backend}:{sol.solver}", str(sol.status), [])
 
 
 def _validated(X, y, rho, eta, lam, graph):

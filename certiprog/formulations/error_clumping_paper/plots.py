@@ -17,20 +17,20 @@ import numpy as np
 from certiprog.errors import InputError
 
 from .algorithm1 import algorithm1
-from .learner import _fast_solver, fit_error_clumping
+from .learner import fit_error_clumping
 from .programs import neighbourhood_graph
 
 __all__ = ["convergence_data", "plot_convergence"]
 
-SOLVERS = ("algorithm1", "fast", "clarabel")
+SOLVERS = ("algorithm1", "structured", "clarabel")
 
 
 def convergence_data(X, y, rho, eta, lam, passes: float = 50, seed=0, solvers=SOLVERS, c=None) -> dict:
-    """Run the ``solvers`` (a subset of 'algorithm1', 'fast', 'clarabel'; 'fast' is skipped with a note when the
-    structured solver is not installed) on eq. (1) and collect per-pass curves and certificates.
+    """Run the ``solvers`` (a subset of 'algorithm1', 'structured', 'clarabel') on eq. (1) and collect per-pass
+    curves and certificates.
 
-    Returns {'algorithm1': {passes, objective, gap, certificate, seconds}, 'fast': {iterations, objective,
-    certificate, seconds} | {'skipped': why}, 'clarabel': {objective, certificate, seconds}, 'lower': the best
+    Returns {'algorithm1': {passes, objective, gap, certificate, c, seconds}, 'structured': {iterations, objective,
+    certificate, seconds}, 'clarabel': {objective, certificate, seconds}, 'lower': the best
     certified lower bound, 'm', 'n'}.
     """
     unknown = set(solvers) - set(SOLVERS)
@@ -45,17 +45,13 @@ def convergence_data(X, y, rho, eta, lam, passes: float = 50, seed=0, solvers=SO
         out["algorithm1"] = dict(passes=[h["pass"] for h in r.history], objective=[h["objective"] for h in r.history],
                                  gap=[h["gap"] for h in r.history], certificate=r.gap.to_json(), c=r.c,
                                  seconds=time.perf_counter() - t0)
-    if "fast" in solvers:
-        mod = _fast_solver()
-        if mod is None:
-            out["fast"] = {"skipped": "the structured solver (error_clumping_paper/solver.py) is not installed"}
-        else:
-            t0 = time.perf_counter()
-            f = fit_error_clumping(X, y, rho, eta, lam, "fast", graph=A)
-            curve = [h.get("f", h.get("objective")) for h in f.history if isinstance(h, dict)]
-            out["fast"] = dict(iterations=list(range(1, len(curve) + 1)), objective=[float(v) for v in curve
-                                                                                      if v is not None],
-                               certificate=f.certificate.to_json(), seconds=time.perf_counter() - t0)
+    if "structured" in solvers:
+        t0 = time.perf_counter()
+        f = fit_error_clumping(X, y, rho, eta, lam, "structured", graph=A)
+        curve = [h.get("f", h.get("objective")) for h in f.history if isinstance(h, dict)]
+        out["structured"] = dict(iterations=list(range(1, len(curve) + 1)),
+                                 objective=[float(v) for v in curve if v is not None],
+                                 certificate=f.certificate.to_json(), seconds=time.perf_counter() - t0)
     if "clarabel" in solvers:
         t0 = time.perf_counter()
         f = fit_error_clumping(X, y, rho, eta, lam, "clarabel", graph=A)
@@ -81,7 +77,7 @@ def plot_convergence(data: dict, path=None, title: str | None = None):
         ax2.semilogy(a["passes"], np.maximum(np.asarray(a["objective"]) - low, 1e-16), color="C0", label="Alg. 1: objective - "
                      "certified lower bound")
         ax2.semilogy(a["passes"], np.maximum(a["gap"], 1e-16), "--", color="C0", label="Alg. 1: its own duality gap")
-    fast = data.get("fast", {})
+    fast = data.get("structured", {})
     if "objective" in fast and fast["objective"]:
         ax1.plot(fast["iterations"], fast["objective"], color="C2", label="structured solver (per iteration)")
         ax2.semilogy(fast["iterations"], np.maximum(np.asarray(fast["objective"]) - low, 1e-16), color="C2",
@@ -98,8 +94,7 @@ def plot_convergence(data: dict, path=None, title: str | None = None):
     ax2.set_ylabel("certified suboptimality")
     ax1.legend(fontsize=7)
     ax2.legend(fontsize=7)
-    note = f" ({fast['skipped']})" if "skipped" in fast else ""
-    fig.suptitle((title or f"eq. (1), m = {data['m']}, n = {data['n']}") + note, fontsize=9)
+    fig.suptitle(title or f"eq. (1), m = {data['m']}, n = {data['n']}", fontsize=9)
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120)
