@@ -118,9 +118,12 @@ class _Base(ClassifierMixin, BaseEstimator):
         for k, a in arrays.items():
             if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
                 raise SavedFileError(f"{path_stem}.npz: array {k!r} holds NaN or inf")
-        est = cls(**meta["params"])
-        est.classes_ = np.array(meta["classes"])
-        est.n_features_in_ = int(meta["n_features_in"])
+        try:
+            est = cls(**meta["params"])
+            est.classes_ = np.array(meta["classes"])
+            est.n_features_in_ = int(meta["n_features_in"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SavedFileError(f"{path_stem}.json: invalid saved {cls.__name__} ({type(exc).__name__}: {exc})") from exc
         if est.classes_.size != 2:
             raise SavedFileError(f"{path_stem}.json: expected 2 classes, got {meta['classes']!r}")
         return est, meta, arrays
@@ -194,8 +197,11 @@ class ErrorClumpingClassifier(_Base):
         expected = est.n_features_in_ + (1 if est.fit_intercept else 0)
         if w is None or w.ndim != 1 or w.size != expected:
             raise SavedFileError(f"{path_stem}.npz holds no weight vector of length {expected}")
-        est._set(w, arrays.get("xi"), meta["objective"], meta["certificate"], meta["solver"], meta["status"],
-                 meta["history"])
+        try:
+            est._set(w, arrays.get("xi"), meta["objective"], meta["certificate"], meta["solver"], meta["status"],
+                     meta["history"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SavedFileError(f"{path_stem}.json: invalid saved {cls.__name__} ({type(exc).__name__}: {exc})") from exc
         return est
 
 

@@ -130,6 +130,11 @@ def test_save_and_load_round_trip(tmp_path):
         ErrorClumpingClassifier.load(stem2)
     with pytest.raises(SavedFileError):
         ErrorClumpingClassifier.load(str(tmp_path / "missing"))
+    meta = json.load(open(f"{stem2}.json"))
+    meta["params"]["no_such_parameter"] = 1
+    json.dump(meta, open(f"{stem2}.json", "w"))
+    with pytest.raises(SavedFileError, match="invalid"):
+        ErrorClumpingClassifier.load(stem2)
 
 
 @pytest.mark.parametrize("cls", [ErrorClumpingClassifier, HolePunchingClassifier])
