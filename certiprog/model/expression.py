@@ -525,9 +525,16 @@ def _bounds(bounds, shape: tuple, name: str, symmetric: bool) -> tuple:
     """(lb, ub) validated: a pair of None / scalars / arrays broadcastable to ``shape``, lb <= ub."""
     if bounds is None:
         return None, None
-    if isinstance(bounds, (str, bytes, Expression)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+    try:
+        if isinstance(bounds, (str, bytes, dict, Expression)) or sp.issparse(bounds):
+            raise TypeError(bounds)
+        pair = tuple(bounds)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
         raise InputError(f"bounds of variable {name!r} must be a pair (lb, ub), each None, a number or an array "
                          f"(e.g. bounds=(0, 1) or bounds=(None, ub)); got {bounds!r}")
+    bounds = pair
     lb = _bound_side(bounds[0], "lower", shape, name)
     ub = _bound_side(bounds[1], "upper", shape, name)
     if lb is not None and ub is not None and np.any(lb > ub):

@@ -2,12 +2,16 @@
 duals, and the finite box the certificates derive from them."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from certiprog.certificates import check
 from certiprog.certificates.duality import variable_box
 from certiprog.certificates.symbolic import kkt_conditions
 from certiprog.errors import CertiprogError, InputError, ShapeError
-from certiprog.model import Model, Variable, maximize, minimize, sum_squares
+from certiprog.model import SOC, Model, Variable, concatenate, hstack, maximize, minimize, stack, sum_squares, vstack
 from certiprog.solvers import available_backends
 
 
@@ -145,3 +149,42 @@ def test_symbolic_kkt_sees_the_bounds():
     point.update(k.lagrangian.duals_from(sol))
     res = k.residuals(point)
     assert all(v <= 1e-6 for v in res.values()), res
+
+
+# ------------------------------------------------------------------ fuzz: only certiprog errors
+ODD = st.one_of(
+    st.sampled_from([None, "a", b"x", 1j, np.nan, np.inf, -np.inf, True, [1, "a"], [[1, 2], [3]], {}, object(),
+                     10**400, (2, -1), (None, None), (np.inf, None), (None, -np.inf), (1, 0), ([0, 1], [1, 0]),
+                     (np.zeros((2, 2, 2)), None), (sp.csr_matrix(np.eye(3)), 1.0), ([1, 2, 3], [4, 5, 6])]),
+    st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.complex_numbers(max_magnitude=3),
+    st.tuples(st.one_of(st.none(), st.floats(allow_nan=True), hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (2,)]))),
+              st.one_of(st.none(), st.floats(allow_nan=True), hnp.arrays(np.float64, st.sampled_from([(3,), (3, 1)])))),
+    hnp.arrays(st.sampled_from([np.float64, np.complex128, np.int64]), hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)),
+)
+
+
+def _fuzz_targets():
+    x, X = Variable(3, "x"), Variable((2, 3), "X")
+
+    def bounded(b):
+        v = Variable(3, "v", bounds=b)
+        Model(minimize(v.sum()), [v <= 1]).compile().assemble()
+
+    return {
+        "Variable(bounds=b)": bounded,
+        "Variable(2x2, symmetric, bounds=b)": lambda b: Variable((2, 2), symmetric=True, bounds=b).domain(),
+        "SOC(axis=b)": lambda b: SOC(np.ones(3), X, axis=b),
+        "SOC(b, X, axis=0)": lambda b: SOC(b, X, axis=0),
+        "stack(axis=b)": lambda b: stack([x, x], axis=b), "concatenate(axis=b)": lambda b: concatenate([X, X], axis=b),
+        "vstack([x, b])": lambda b: vstack([x, b]), "hstack([x, b])": lambda b: hstack([x, b]),
+        "stack([x, b])": lambda b: stack([x, b]), "concatenate([X, b])": lambda b: concatenate([X, b], axis=1),
+    }
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(sorted(_fuzz_targets())), ODD)
+def test_fuzz_new_arguments_raise_only_certiprog_errors(target, bad):
+    try:
+        _fuzz_targets()[target](bad)
+    except CertiprogError:
+        pass
