@@ -42,7 +42,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from certiprog import validation as validate
-from certiprog.certificates.rigorous import U, Ball, matvec
+from certiprog.certificates.rigorous import U, Ball, gamma
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import accelerated_gradient, variable_metric_descent
 
@@ -135,27 +135,35 @@ class _Oracle:
 
 
 class _NewtonDirection:
-    """d = -H^{-1} g with H = lam I + Z_S' Z_S / m (S: margin active), H kept up to date row-wise."""
+    """d = -H^{-1} g with H = lam I + Z_S' Z_S / m (S: margin active), H kept up to date row-wise.
+
+    H only chooses the direction (the line search and the certificate do not rely on it), so its Gram matrix is
+    accumulated from float32 products, and rebuilt from scratch when S changes a lot or every 10 updates."""
 
     def __init__(self, oracle: _Oracle):
         self.o = oracle
         self.S = np.zeros(oracle.m, bool)
         self.G = np.zeros((oracle.n, oracle.n))  # Z_S' Z_S (= X_S' X_S)
+        self.X32 = oracle.X.astype(np.float32)
+        self.updates = 0
+
+    def _gram(self, rows):
+        Xr = self.X32[rows]
+        return (Xr.T @ Xr).astype(np.float64)
 
     def __call__(self, w, grad):
         o = self.o
         S = o.margins(w) > 0
         add, rem = S & ~self.S, self.S & ~S
-        if add.sum() + rem.sum() > S.sum() // 2:
-            XS = o.X[S]
-            self.G = XS.T @ XS
+        if add.sum() + rem.sum() > S.sum() // 2 or self.updates >= 10:
+            self.G = self._gram(S)
+            self.updates = 0
         else:
             if add.any():
-                Xa = o.X[add]
-                self.G += Xa.T @ Xa
+                self.G += self._gram(add)
             if rem.any():
-                Xr = o.X[rem]
-                self.G -= Xr.T @ Xr
+                self.G -= self._gram(rem)
+            self.updates += 1
         self.S = S
         H = self.G / o.m
         H[np.diag_indices_from(H)] += o.lam
@@ -166,18 +174,35 @@ class _NewtonDirection:
 
 
 # ----------------------------------------------------------------------------------------------- certificate
-def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi=None) -> dict:
+def _enclose(M, absM, v, k: int) -> Ball:
+    """Ball enclosure of ``M @ v`` for an exact float matrix M (dense or sparse) with ``absM = |M|`` given (so
+    that a nonnegative M, such as the 0/1 graph or pixel data, is not copied): the bound of
+    `certiprog.certificates.rigorous.matvec`, ``|fl(M v) - M v| <= gamma_{k+1} |M| |v| + u |fl(M v)|`` for rows
+    of at most k terms, made an upper bound of itself by the factor ``1 + 4(k + 4)u`` (plus underflow)."""
+    v = Ball.of(v)
+    mid = np.asarray(M @ v.mid, float).reshape(-1)
+    r = np.asarray(absM @ (gamma(k + 1) * np.abs(v.mid) + v.rad), float).reshape(-1) + U * np.abs(mid)
+    return Ball(mid, r * (1 + 4 * (k + 4) * U) + 1e-290)
+
+
+def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi=None, absX=None) -> dict:
     """A rigorous interval ``lower <= p* <= upper`` for eq. (1) from any w (and optionally an approximate xi):
-    see the module docstring. Returns dict(lower, upper, xi (the proved-feasible slack), objective, mu_theta)."""
-    m = X.shape[0]
+    see the module docstring. ``absX``: |X| when already at hand (X itself when X >= 0). Returns dict(lower,
+    upper, xi (the proved-feasible slack), objective, mu_theta)."""
+    m, n = X.shape
     w = np.asarray(w, float)
-    Xw = matvec(X, w)
+    if absX is None:
+        absX = X if X.min() >= 0 else np.abs(X)
+    if A.nnz and not np.all(A.data == 1.0):
+        raise InputError("the graph must have 0/1 entries (see graph.radius_graph)")
+    kA = int(np.diff(A.indptr).max()) if A.nnz else 1
+    Xw = _enclose(X, absX, w, n)
     g = Ball(1.0) - Ball(y) * Xw  # y in {+1, -1}: the product is exact, kept as a Ball for uniformity
     g_hi = g.hi()
     xi = np.zeros(m) if xi is None else np.asarray(xi, float)
     xi = np.maximum(np.maximum(xi, g_hi), 0.0)  # exactly feasible: xi_i >= upper end of g_i and >= 0
     c = Ball(eta) * Ball.recip(m - 1) if m > 1 else Ball(0.0)
-    Axi = matvec(A, xi)
+    Axi = _enclose(A, A, xi, kA)
     theta_xi = Ball(xi) - Axi * Ball(np.full(m, float(c.mid)), np.full(m, float(c.rad)))
     inv2m = Ball.recip(2.0 * m)
     quad = Ball(xi).dot(theta_xi)  # xi' Theta xi
@@ -189,7 +214,7 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
     alpha = np.where(gpos, s, 0.0)
     dmax = int(np.diff(A.indptr).max()) if A.nnz else 0
     mu = (Ball(1.0) - c * Ball(float(dmax))).lo()
-    Zt_alpha = matvec(X, y * alpha, transpose=True)
+    Zt_alpha = _enclose(X.T, absX.T, y * alpha, m)
     dual = Ball(alpha).sum() - Zt_alpha.sqr().sum() * Ball.recip(2.0 * lam) - quad * inv2m
     lower = 0.0
     if mu > 0:
@@ -235,6 +260,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
     if max_iter is None:
         max_iter = 200 if method == "newton" else 20000
     oracle = _Oracle(X, yv, A, eta, lam, inner_tol, max_inner)
+    absX = X if X.min() >= 0 else np.abs(X)
     state = dict(cert=None, certify_seconds=0.0, certifications=0)
 
     def check(wk, k):
@@ -244,7 +270,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
         if float(grad @ grad) / (2.0 * lam) > 0.5 * tol * max(abs(f), 1e-300):
             return False
         t0 = time.perf_counter()
-        cert = certify_error_clumping(X, yv, A, eta, lam, wk, oracle.xi)
+        cert = certify_error_clumping(X, yv, A, eta, lam, wk, oracle.xi, absX=absX)
         state["certify_seconds"] += time.perf_counter() - t0
         state["certifications"] += 1
         state["cert"] = (wk.copy(), cert)
@@ -260,7 +286,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
     if state["cert"] is None or not np.array_equal(state["cert"][0], res.x):
         oracle(res.x)
         t0 = time.perf_counter()
-        state["cert"] = (res.x.copy(), certify_error_clumping(X, yv, A, eta, lam, res.x, oracle.xi))
+        state["cert"] = (res.x.copy(), certify_error_clumping(X, yv, A, eta, lam, res.x, oracle.xi, absX=absX))
         state["certify_seconds"] += time.perf_counter() - t0
     wf, cert = state["cert"]
     gap = cert["upper"] - cert["lower"]
