@@ -10,7 +10,8 @@ positives to components (k-means as in the paper's experiments, random, or given
     regions of Sec. 3.3: if x is in Q^i, the *deflated* model (the hyperplane closest to x in Euclidean distance,
     ``(w_k^T x + b_k)/||w_k||``, translated to pass through x); otherwise the *inflated* model (every violated
     hyperplane translated to pass through x). ``P^B`` is Thm 1's worst-case probability under the moments of all
-    negatives (one compiled model per component, biases refilled per point, `khhm.BackgroundRiskEvaluator`);
+    negatives (per component, the m surrogate regions are ONE separable certified QP, `programs.background_risks`;
+    regions containing mu have P^B = 1 exactly);
     ``l(W; x, 1) = max_k max{0, 1 - w_k^T x - b_k}``.
 
 The empirical latent mixed risk eq. (20) ``L = sum_i [sum_{x in X_i} l(W^i; x, 1) + L^B(W^i)]`` (eqs. (21)-(22))
@@ -42,13 +43,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
-from certiprog.errors import InputError
+from certiprog.errors import BackendError, InputError
 
-from .khhm import (BackgroundRiskEvaluator, KHHMFit, _int, background_moments, check_background_covariance,
-                   check_settings, fit_khhm, hinge_losses, inside, region_scores)
+from .khhm import (SubProblem, _certify, _int, background_moments, check_background_covariance, check_settings,
+                   fit_khhm, hinge_losses, region_scores)
+from .programs import background_risks
 
 __all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "deflate", "fit_lhm", "inflate",
-           "initial_assignment", "lemma9_runs", "surrogate"]
+           "initial_assignment", "lemma9_runs", "surrogate", "surrogate_risks"]
 
 INITS = ("kmeans", "random")
 HINGE_SCALES = ("mean", "sum")
@@ -166,20 +168,44 @@ def surrogate(W: np.ndarray, b: np.ndarray, active: np.ndarray, x: np.ndarray) -
     return deflate(W, b, active, x) if inside_q else inflate(W, b, active, x)
 
 
-def assignment_scores(X: np.ndarray, fits: list, evaluators: list, lam_assign: float, subproblems: list,
-                      iteration: int) -> np.ndarray:
-    """The (m, C) matrix of eq. (25)'s scores ``P^B(Q^i_x) + lam_assign l(W^i; x, 1)``; +inf for dropped components."""
+def surrogate_risks(W: np.ndarray, B: np.ndarray, mu: np.ndarray, Sigma: np.ndarray, *, backend=None, solver=None,
+                    certify: bool = True, iteration: int = 0, options=None):
+    """Thm 1's worst-case risk of the n regions ``W z + B[j] >= 0`` (non-empty): ``(risk (n,), SubProblem)``.
+
+    Regions that contain mu have risk 1 exactly (no solve); the others are ONE certified separable QP
+    (`programs.background_risks`), whose interval on the sum bounds every block (its docstring)."""
+    n = B.shape[0]
+    risk = np.ones(n)
+    t0 = time.perf_counter()
+    need = ~np.all(W @ mu + B >= 0, axis=1)
+    if not need.any():
+        return risk, SubProblem("thm1", "assign", -1, iteration, 0, "skipped", "exact (mu in every region: d^2 = 0)",
+                                0.0, (0.0, 0.0), time.perf_counter() - t0)
+    model = background_risks(W, B[need], mu, Sigma)
+    sol = model.solve(backend=backend, solver=solver, **dict(options or {}))
+    verdict, interval = _certify(model, sol, certify)
+    if not sol.ok:
+        raise BackendError(f"eq. (25)'s stacked Thm 1 QP returned {sol.status} with verdict {verdict!r}; try another "
+                           "backend")
+    risk[need] = model.derived(sol).risk
+    return risk, SubProblem("thm1", "assign", -1, iteration, int(need.sum()), str(sol.status), verdict,
+                            float(np.sum(model.derived(sol).d2)), interval, time.perf_counter() - t0)
+
+
+def assignment_scores(X: np.ndarray, fits: list, lam_assign: float, mu: np.ndarray, Sigma: np.ndarray,
+                      subproblems: list, iteration: int, **solve_kw) -> np.ndarray:
+    """The (m, C) matrix of eq. (25)'s scores ``P^B(Q^i_x) + lam_assign l(W^i; x, 1)``; +inf for dropped components.
+    One stacked Thm 1 QP per live component (`surrogate_risks`)."""
     m, C = X.shape[0], len(fits)
     S = np.full((m, C), np.inf)
     for i, f in enumerate(fits):
         if f is None:
             continue
         hinge = hinge_losses(X, f.W[f.active], f.b[f.active]) if f.active.any() else np.zeros(m)
-        for j in range(m):
-            bb = surrogate(f.W, f.b, f.active, X[j])
-            r, _, sp = evaluators[i].risk(f.W, bb, "assign", iteration)
-            subproblems.append(sp)
-            S[j, i] = r + lam_assign * hinge[j]
+        B = np.vstack([surrogate(f.W, f.b, f.active, x) for x in X])
+        risk, sp = surrogate_risks(f.W, B, mu, Sigma, iteration=iteration, **solve_kw)
+        subproblems.append(sp)
+        S[:, i] = risk + lam_assign * hinge
     return S
 
 
@@ -245,7 +271,6 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
                     hinge_scale=hinge_scale, T=T,
                     max_iter=max_iter, random_state=random_state, **{k: v for k, v in khhm_args.items()
                                                                       if k not in options})
-    evaluators = [BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options) for _ in range(C)]
     from tqdm.auto import tqdm
 
     history, best, assign_sps = [], None, []
@@ -282,7 +307,8 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
         if t == max_iter:
             history.append(LHMIteration(**record, reassigned=None, seconds=time.perf_counter() - t0))
             break
-        S = assignment_scores(X, fits, evaluators, lam_assign, assign_sps, t)
+        S = assignment_scores(X, fits, lam_assign, mu, Sigma, assign_sps, t, backend=backend, solver=solver,
+                              certify=certify, options=options)
         new = np.argmin(S, axis=1)
         moved = int(np.sum(new != phi))
         history.append(LHMIteration(**record, reassigned=moved, seconds=time.perf_counter() - t0))

@@ -26,13 +26,15 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sps
 
 from certiprog.errors import InputError
 from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize, norm2, sum_squares
 from certiprog import validation as validate
 
-__all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "HingeMinimaxData", "HingeMinimaxSolution",
-           "background_risk", "hinge_minimax", "set_halfspaces", "set_moments", "worst_case_fp"]
+__all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "BackgroundRisksData", "BackgroundRisksSolution",
+           "HingeMinimaxData", "HingeMinimaxSolution", "background_risk", "background_risks", "hinge_minimax",
+           "set_halfspaces", "set_moments", "worst_case_fp"]
 
 
 def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
@@ -264,4 +266,61 @@ def set_halfspaces(model: Model, W, b=None) -> Model:
     data.params[0].value = Wm
     data.params[1].value = bb
     model.data = replace(data, W=Wm, b=bb)
+    return model
+
+
+@dataclass(frozen=True, eq=False)
+class BackgroundRisksSolution(Record):
+    """Theorem 1 for n regions at once (`background_risks`' ``model.derived(sol)``): ``d2`` (n,) (recomputed from
+    ``z_star``), ``risk`` (n,) = 1/(1+d2), ``z_star`` (n, d)."""
+
+    d2: np.ndarray
+    risk: np.ndarray
+    z_star: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class BackgroundRisksData:
+    """The data of `background_risks`: ``W`` (K, d), ``B`` (n, K), ``mu``, ``Sigma``, its factor ``L`` and ``Sinv``."""
+
+    W: np.ndarray
+    B: np.ndarray
+    mu: np.ndarray
+    Sigma: np.ndarray
+    L: np.ndarray
+    Sinv: np.ndarray
+
+    def derive(self, sol) -> BackgroundRisksSolution:
+        n, d = self.B.shape[0], self.mu.size
+        U = np.asarray(sol.value("u"), float).reshape(n, d)
+        Z = self.mu + U @ self.L.T
+        R = Z - self.mu
+        d2 = np.maximum(np.einsum("ij,jk,ik->i", R, self.Sinv, R), 0.0)
+        return BackgroundRisksSolution(d2=d2, risk=1.0 / (1.0 + d2), z_star=Z)
+
+
+def background_risks(W, B, mu, Sigma) -> Model:
+    """Theorem 1's QP for n regions ``{z : W z + B[j] >= 0}`` sharing the normals ``W`` (K, d) (eq. (25) scores one
+    translated region per positive), as ONE separable QP in ``z_j = mu + L u_j`` (``Sigma = L L^T``, Cholesky)::
+
+        min sum_j ||u_j||^2   s.t.  W L u_j + W mu + B[j] >= 0,  j = 1..n        ('halfspaces', n*K rows)
+
+    The blocks share no variable, so block j's optimum is region j's ``d^2`` (`background_risk`), and a certified
+    interval [lo, hi] on the sum bounds each block: ``d2_j in [v_j - (V - lo), v_j]`` for block values v_j summing to
+    V. ``model.data`` is a `BackgroundRisksData`, ``model.derived(sol)`` a `BackgroundRisksSolution`. Every region
+    must be non-empty (an empty one makes the whole QP infeasible).
+    """
+    Wm = validate.matrix(W, "W", min_rows=1)
+    K, d = Wm.shape
+    Bm = validate.matrix(B, "B", min_rows=1, cols=K)
+    n = Bm.shape[0]
+    mu = validate.vector(mu, "mu", size=d)
+    Sigma = validate.covariance(Sigma, "Sigma", d)
+    L = _cholesky_pd(Sigma)
+    Linv = sla.solve_triangular(L, np.eye(d), lower=True)
+    u = Variable(n * d, "u")
+    model = Model(minimize(sum_squares(u)), name="background_risks")
+    G = sps.kron(sps.identity(n, format="csr"), sps.csr_matrix(Wm @ L), format="csr")
+    model.add(G @ u + (Bm + Wm @ mu).reshape(-1) >= 0.0, name="halfspaces")
+    model.data = BackgroundRisksData(Wm, Bm, mu, Sigma, L, Linv.T @ Linv)
     return model

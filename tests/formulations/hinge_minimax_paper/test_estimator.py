@@ -1,0 +1,128 @@
+"""KHHMClassifier and LHMClassifier (paper 000) under scikit-learn conventions: check_estimator, labels and the
+positive class, decision_function = max over components of min over hyperplanes, fitted attributes (hyperplanes on
+the raw features, history, worst-case risk, certificates), the components accessor, scale invariance, bad input.
+
+check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
+estimators (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
+needs pandas, not installed). It runs with ``certify=False`` (the KKT verdict of every solve instead of the rigorous
+interval): the checks are about the API, and the certified path is tested below.
+"""
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import check_estimator
+
+from certiprog.errors import CertiprogError, InputError
+from certiprog.estimators import KHHMClassifier, LHMClassifier
+from certiprog.formulations.hinge_minimax_paper.claims import latent_toy
+from certiprog.formulations.hinge_minimax_paper.khhm import fit_khhm
+
+ENV_SKIPS = {"check_array_api_input", "check_classifier_data_not_an_array"}
+
+
+def two_clusters(seed=0, n_pos=40, n_neg=300):
+    rng = np.random.default_rng(seed)
+    Xp = rng.normal(size=(n_pos, 2)) * 0.5 + [2.0, 0.0]
+    centres = np.array([[-3.0, 0.0], [2.0, 4.0]])
+    Xn = centres[rng.integers(0, 2, n_neg)] + rng.normal(size=(n_neg, 2)) * 0.9
+    return np.vstack([Xp, Xn]), np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+
+
+@pytest.mark.parametrize("est", [KHHMClassifier(certify=False), LHMClassifier(certify=False)],
+                         ids=["KHHM", "LHM"])
+def test_check_estimator(est):
+    results = check_estimator(est, on_fail=None, on_skip=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
+    assert not failed, failed
+    assert skipped <= ENV_SKIPS, skipped
+    assert len(results) >= 50
+
+
+def test_khhm_minority_positive_any_labels_and_signs():
+    X, y = two_clusters()
+    lab = np.where(y == 1, "rare", "common")
+    est = KHHMClassifier(K=2, delta=0.3, backend="clarabel").fit(X, lab)
+    assert est.pos_label_ == "rare" and list(est.classes_) == ["common", "rare"]
+    dec = est.decision_function(X)
+    assert np.array_equal(np.where(dec >= 0, "rare", "common"), est.predict(X))
+    assert np.mean(est.predict(X) == lab) > 0.9
+    # positive = classes_[0]: the score is negated (sklearn: > 0 predicts classes_[1])
+    lab2 = np.where(y == 1, "a", "b")
+    est2 = KHHMClassifier(K=2, delta=0.3, backend="clarabel").fit(X, lab2)
+    assert est2.pos_label_ == "a"
+    assert np.allclose(est2.decision_function(X), -dec, atol=1e-6)
+    assert np.array_equal(est2.predict(X) == "a", est.predict(X) == "rare")
+    flipped = KHHMClassifier(K=1, delta=0.3, pos_label="common", backend="clarabel").fit(X, lab)
+    assert flipped.pos_label_ == "common"
+
+
+def test_khhm_fitted_attributes_match_alg1_on_raw_features():
+    X, y = two_clusters(1)
+    est = KHHMClassifier(K=3, delta=0.3, lam=0.1, standardize=False, backend="clarabel").fit(X, y)
+    ref = fit_khhm(X[y == 1], X[y == 0], K=3, delta=0.3, lam=0.1, backend="clarabel")
+    assert np.allclose(est.W_, ref.W, atol=1e-6) and np.allclose(est.b_, ref.b, atol=1e-6)
+    assert est.worst_case_background_risk_ == pytest.approx(ref.worst_case_background, abs=1e-8)
+    assert est.history_[-1]["risk"] == pytest.approx(ref.risk) and est.certified_
+    assert sum(est.verdicts_.values()) == len(est.subproblems_) > 0
+    assert est.W_.shape == (3, 2) and est.b_.shape == (3,) and est.active_.shape == (3,)
+    (W, b), = est.components()
+    assert np.array_equal(W, est.W_) and np.array_equal(b, est.b_)
+
+
+def test_standardized_fit_acts_on_raw_features_and_is_scale_invariant():
+    X, y = two_clusters(2)
+    a = KHHMClassifier(K=2, delta=0.3, backend="clarabel").fit(X, y)
+    for scale in (1e8, 1e-8):
+        b = KHHMClassifier(K=2, delta=0.3, backend="clarabel").fit(X * scale, y)
+        assert np.array_equal(a.predict(X), b.predict(X * scale))
+        assert b.worst_case_background_risk_ == pytest.approx(a.worst_case_background_risk_, rel=1e-5)
+    # W_, b_ act on raw features: min over active planes recomputed by hand
+    act = a.active_
+    assert np.allclose(a.decision_function(X), np.min(X @ a.W_[act].T + a.b_[act], axis=1))
+
+
+def test_lhm_attributes_components_and_decision():
+    Xp, Xn = latent_toy(2)
+    X = np.vstack([Xp, Xn])
+    y = np.r_[np.ones(len(Xp), int), np.zeros(len(Xn), int)]
+    est = LHMClassifier(C=2, K=2, delta=0.1, random_state=2, backend="clarabel").fit(X, y)
+    assert est.W_.shape == (2, 2, 2) and est.b_.shape == (2, 2) and est.assignment_.shape == (len(Xp),)
+    assert set(est.assignment_) <= {0, 1} and est.alive_.all()
+    assert len(est.history_) == est.n_iter_ and 1 <= est.best_iteration_ <= est.n_iter_
+    assert est.worst_case_background_risk_.shape == (2,) and est.certified_, est.verdicts_
+    comps = est.components()
+    ref = np.max([np.min(X @ W[est.active_[i]].T + b[est.active_[i]], axis=1) for i, (W, b) in enumerate(comps)],
+                 axis=0)
+    assert np.allclose(est.decision_function(X), ref)
+    assert np.mean(est.predict(X) == y) > 0.9
+    assert clone(est).get_params() == est.get_params()
+
+
+@pytest.mark.parametrize("cls, params, match", [
+    (KHHMClassifier, dict(K=0), "K"), (KHHMClassifier, dict(delta=0.0), "delta"),
+    (KHHMClassifier, dict(accept="never"), "accept"), (KHHMClassifier, dict(pos_label=7), "pos_label"),
+    (LHMClassifier, dict(C=0), "C"), (LHMClassifier, dict(K=0), "K"), (LHMClassifier, dict(init="spectral"), "init"),
+    (LHMClassifier, dict(C=50), "fewer components")])
+def test_bad_parameters(cls, params, match):
+    X, y = two_clusters(3, n_pos=20, n_neg=60)
+    with pytest.raises(InputError, match=match):
+        cls(certify=False, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [KHHMClassifier, LHMClassifier])
+def test_bad_data(cls):
+    X, y = two_clusters(3, n_pos=20, n_neg=60)
+    with pytest.raises(InputError, match="two classes"):
+        cls().fit(X, np.zeros(len(y)))
+    Xn = X.copy()
+    Xn[4, 1] = np.nan
+    with pytest.raises(InputError, match="NaN"):
+        cls().fit(Xn, y)
+    with pytest.raises(InputError, match="Only binary"):
+        cls().fit(X, np.arange(len(y)) % 3)
+    Xs = np.c_[X, X[:, 0] + X[:, 1]]  # a linearly dependent feature: singular background covariance
+    with pytest.raises(CertiprogError, match="singular"):
+        cls().fit(Xs, y)
+    est = cls(certify=False, cov_ridge=1e-3).fit(Xs, y)  # the documented remedy
+    assert est.predict(Xs).shape == y.shape
