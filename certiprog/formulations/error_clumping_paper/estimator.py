@@ -8,12 +8,14 @@ neighbourhoods (distances ignore a constant column).
 Fitted attributes of `ErrorClumpingClassifier`: ``w_`` (the weights of eq. (1), with the constant feature last),
 ``coef_`` (1, n_features), ``intercept_`` (1,), ``xi_`` (training slacks), ``objective_``, ``certificate_`` (the
 rigorous duality gap of the answer as a dict: lower, upper, gap, rel_gap, verdict), ``verdict_``, ``solver_`` (what
-ran), ``status_`` (the solver's own status, not trusted), ``history_`` (Algorithm 1's per pass, else []).
+ran; default 'auto' = the structured solver of ``solver.py``), ``status_`` (the solver's own status, not trusted),
+``history_`` (Algorithm 1's per pass, the structured solver's per iteration, [] for a backend).
 
-`HolePunchingClassifier` adds ``holes_`` (a list of dicts: centre, radius, classifier kind, weights or constant,
-training points routed to it, errors before/after), ``centers_`` (k, n), ``radii_`` (k,), ``base_`` (the ambient
-classifier's fitted attributes), ``history_`` (training error per round) and ``stop_reason_``; routing and the stall
-rule are in `hole_punching`.
+`HolePunchingClassifier`: ``w_``, ``certificate_``, ``verdict_`` of the ambient classifier, ``base_`` (its fit as a
+dict), ``holes_`` (a list of dicts: centre index, radius, classifier kind and constant, training points routed to it,
+errors before/after, the hole's certificate), ``centers_`` (k, n), ``radii_`` (k,), ``n_holes_``, ``history_``
+(training errors per round) and ``stop_reason_``; ``route(X)`` gives each point's piece. Routing and the stall rule
+are in `hole_punching`; Thm 1 on the fitted predictor in `bounds.thm1_on_predictor`.
 
 Saved models: ``save(stem)`` writes ``stem.json`` (parameters, labels, scalars, certificates) and ``stem.npz``
 (arrays), validated by ``load(stem)`` (no pickle).
