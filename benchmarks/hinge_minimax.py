@@ -1,0 +1,296 @@
+"""Paper 000 (KHHM / LHM) on Letter: compiled-structure reuse, one LHM fit, all 26 one-vs-rest fits, against
+scikit-learn's RBF SVC on the same splits, measured in one run (issue 16, item 6).
+
+Data: UCI Letter (`certiprog.datasets.letter`), the paper's split (per letter 100 training / 250 validation / rest
+test, seed ``--seed``), features z-scored with the training part's statistics. Problem "L vs rest": 100 positives
+and 2,500 negatives for training, ~420 positives and ~10,500 negatives for testing.
+
+1. SUB-PROBLEMS (letter ``--letter``): Alg. 1 solves eq. (8) against many conditional moments and eq. (25) scores
+   every positive by Thm 1. Timed: eq. (8) moved by `programs.set_moments` (Parameters, compiled once) vs rebuilt per
+   solve; Thm 1 for the positives' surrogate regions as one separable QP (`programs.background_risks`) vs one QP per
+   region. No backend takes a warm start (every backend declares ``warm_start=False``), so none is used.
+2. ONE LHM FIT (C = ``--C``, K = ``--K``, delta 0.1, lam 0.1, Clarabel), certified (rigorous interval of every
+   sub-problem) and KKT-checked only, against ``SVC(kernel="rbf")`` (C = 1, gamma = "scale") on the same data.
+3. ALL 26 LETTERS through the shared runner (`certiprog.experiments.runner.run_tasks`, ``--executor``, ``--jobs``):
+   the LHM fits (KKT-checked; ``--certify`` for the rigorous intervals) and the 26 SVC fits as tasks.
+
+Hyper-parameters are fixed, not tuned on the validation part: this measures cost; the classification rates at EER
+on the test part are printed for orientation only (the paper's Table 2 is `certiprog reproduce hinge-minimax`).
+Every measurement runs in its own spawned process: "peak RSS" is its maximum resident set size minus that of a
+process that only imported the same modules; "peak heap" is tracemalloc's peak (Python and numpy allocations; the
+solvers' native memory is only in the RSS column). BLAS is single-threaded.
+
+    python benchmarks/hinge_minimax.py [--letter A] [--C 2] [--K 2] [--seed 0] [--executor serial] [--jobs 1]
+                                       [--certify] [--skip-all] [--out results.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+BENCH_DIR = str(Path(__file__).resolve().parent)
+LHM_ARGS = dict(delta=0.1, lam=0.1, backend="clarabel", random_state=0)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Data and the two task functions (module level: the runner imports them as "hinge_minimax:<name>")
+# ----------------------------------------------------------------------------------------------------------------
+def letter_problem(letter: str, seed: int):
+    """Standardised (X_train, y_train, X_test, y_test) of "letter vs rest", y in {0, 1}."""
+    import numpy as np
+
+    from certiprog.datasets.letter import letter_split, load_letter
+
+    X, y = load_letter()
+    tr, _, te = letter_split(y, seed=seed)
+    mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
+    Xs = (X - mu) / np.where(sd > 0, sd, 1.0)
+    return Xs[tr], (y[tr] == letter).astype(int), Xs[te], (y[te] == letter).astype(int)
+
+
+def rate_at_eer(y, score) -> float:
+    """1 - (FPR + FNR)/2 at the ROC point where FPR and FNR are closest (the paper's 'classification rate at EER')."""
+    import numpy as np
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, _ = roc_curve(y, score)
+    i = int(np.argmin(np.abs(fpr - (1 - tpr))))
+    return float(1 - (fpr[i] + 1 - tpr[i]) / 2)
+
+
+def lhm_task(config: dict) -> dict:
+    """One LHM fit on "letter vs rest": time, iterations, sub-problem count and verdicts, test rate at EER."""
+    import numpy as np
+
+    from certiprog.formulations.hinge_minimax_paper.lhm import fit_lhm
+
+    Xtr, ytr, Xte, yte = letter_problem(config["letter"], config["seed"])
+    t0 = time.perf_counter()
+    fit = fit_lhm(Xtr[ytr == 1], Xtr[ytr == 0], C=config["C"], K=config["K"], certify=config["certify"],
+                  **LHM_ARGS)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    score = fit.decision(Xte)
+    pred_s = (time.perf_counter() - t0) / len(Xte)
+    verdicts: dict = {}
+    for s in fit.subproblems:
+        verdicts[s.verdict] = verdicts.get(s.verdict, 0) + 1
+    return dict(fit_s=fit_s, predict_s_per_sample=pred_s, iterations=len(fit.history), risk=fit.risk,
+                n_subproblems=len(fit.subproblems), verdicts=verdicts, rate_eer=rate_at_eer(yte, score),
+                n_pos=int(ytr.sum()), n_neg=int((ytr == 0).sum()), n_test=len(yte),
+                worst_case_background=np.asarray(fit.worst_case_background).tolist())
+
+
+def svc_task(config: dict) -> dict:
+    """scikit-learn's RBF SVC on the same problem: time, support vectors, test rate at EER."""
+    from sklearn.svm import SVC
+
+    Xtr, ytr, Xte, yte = letter_problem(config["letter"], config["seed"])
+    t0 = time.perf_counter()
+    clf = SVC(kernel="rbf", C=1.0, gamma="scale").fit(Xtr, ytr)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    score = clf.decision_function(Xte)
+    pred_s = (time.perf_counter() - t0) / len(Xte)
+    return dict(fit_s=fit_s, predict_s_per_sample=pred_s, n_support=int(clf.n_support_.sum()),
+                rate_eer=rate_at_eer(yte, score))
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Part 1: sub-problem reuse
+# ----------------------------------------------------------------------------------------------------------------
+def reuse(letter: str, seed: int, n_moments: int = 20) -> dict:
+    import numpy as np
+
+    from certiprog.formulations.hinge_minimax_paper.khhm import background_moments, fit_khhm
+    from certiprog.formulations.hinge_minimax_paper.lhm import surrogate
+    from certiprog.formulations.hinge_minimax_paper.programs import (background_risk, background_risks,
+                                                                     hinge_minimax, set_halfspaces, set_moments)
+
+    Xtr, ytr, _, _ = letter_problem(letter, seed)
+    P, N = Xtr[ytr == 1], Xtr[ytr == 0]
+    rng = np.random.default_rng(seed)
+    subsets = [N[rng.random(len(N)) < 0.5] for _ in range(n_moments)]
+    moments = [background_moments(S) for S in subsets]
+    out = {}
+    model = hinge_minimax(P, *background_moments(N), 0.1, 0.1, bias=True)
+    model.solve(backend="clarabel")  # compile once
+    t0 = time.perf_counter()
+    reused = []
+    for mu, S in moments:
+        reused.append(model.derived(set_moments(model, mu, S).solve(backend="clarabel")).objective)
+    out["eq8_reuse_s"] = (time.perf_counter() - t0) / n_moments
+    t0 = time.perf_counter()
+    rebuilt = []
+    for mu, S in moments:
+        m = hinge_minimax(P, mu, S, 0.1, 0.1, bias=True)
+        rebuilt.append(m.derived(m.solve(backend="clarabel")).objective)
+    out["eq8_rebuild_s"] = (time.perf_counter() - t0) / n_moments
+    out["eq8_max_rel_diff"] = float(np.max(np.abs(np.subtract(reused, rebuilt)) / np.maximum(1, np.abs(rebuilt))))
+    fit = fit_khhm(P, N, K=2, delta=0.1, lam=0.1, max_rounds=1, backend="clarabel", certify=False)
+    mu, S = background_moments(N)
+    B = np.vstack([surrogate(fit.W, fit.b, fit.active, x) for x in P])
+    need = ~np.all(fit.W @ mu + B >= 0, axis=1)
+    B = B[need]
+    out["regions"] = int(len(B))
+    t0 = time.perf_counter()
+    stacked_model = background_risks(fit.W, B, mu, S)
+    stacked = stacked_model.derived(stacked_model.solve(backend="clarabel")).d2
+    out["thm1_stacked_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    one = background_risk(fit.W, mu, S, B[0])
+    single = []
+    for bb in B:
+        single.append(one.derived(set_halfspaces(one, fit.W, bb).solve(backend="clarabel")).d2)
+    out["thm1_per_region_s"] = time.perf_counter() - t0
+    out["thm1_max_abs_diff"] = float(np.max(np.abs(np.asarray(single) - stacked))) if len(B) else 0.0
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Part 3: all 26 letters through the runner
+# ----------------------------------------------------------------------------------------------------------------
+def all_letters(job: dict) -> dict:
+    sys.path.insert(0, BENCH_DIR)
+    import hinge_minimax as bench  # this file, under an importable name
+
+    from certiprog.datasets.letter import LETTERS
+    from certiprog.experiments.runner import Task, run_tasks
+
+    fn = bench.lhm_task if job["method"] == "lhm" else bench.svc_task
+    tasks = [Task(f"{job['method']} {L}", fn, dict(letter=L, seed=job["seed"], C=job["C"], K=job["K"],
+                                                   certify=job["certify"]))
+             for L in LETTERS]
+    report = run_tasks(tasks, store=None, executor=job["executor"], jobs=job["jobs"], progress=False)
+    return dict(results=report.results, wall_s=report.wall_time_s)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Isolation and printing
+# ----------------------------------------------------------------------------------------------------------------
+def _measure(job: dict) -> dict:
+    import resource
+    import tracemalloc
+
+    import numpy as np  # noqa: F401
+    import sklearn.svm  # noqa: F401
+
+    import certiprog.formulations.hinge_minimax_paper.lhm  # noqa: F401
+    from certiprog.datasets.letter import load_letter
+
+    if job["kind"] == "baseline":
+        return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    load_letter()  # the data's own memory is not the method's
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    if job["kind"] == "reuse":
+        out = reuse(job["letter"], job["seed"])
+    elif job["kind"] == "all":
+        out = all_letters(job)
+    else:
+        out = (lhm_task if job["kind"] == "lhm" else svc_task)(job)
+    out["seconds"] = time.perf_counter() - t0
+    out["heap_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return out
+
+
+def run_isolated(job: dict) -> dict:
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1, maxtasksperchild=1) as pool:
+        return pool.apply(_measure, (job,))
+
+
+def _t(s: float) -> str:
+    return f"{s * 1e6:.1f} us" if s < 1e-3 else f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--letter", default="A")
+    ap.add_argument("--C", type=int, default=2)
+    ap.add_argument("--K", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--executor", default="serial", help="runner executor for the 26 letters (serial, loky, ...)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--certify", action="store_true", help="rigorous intervals in the 26-letter LHM fits too")
+    ap.add_argument("--skip-all", action="store_true", help="skip the 26-letter part")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    base = run_isolated(dict(kind="baseline"))["rss_kb"]
+    mem = lambda r: f"{max(r['rss_kb'] - base, 0) / 1024:.1f} MB RSS, {r['heap_mb']:.1f} MB heap"  # noqa: E731
+    print(f"# KHHM / LHM on Letter (paper 000) vs RBF SVC (BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"cpu count {os.cpu_count()}, load {os.getloadavg()[0]:.1f})\n")
+    report = dict(baseline_rss_kb=base, args=vars(args))
+    common = dict(letter=args.letter, seed=args.seed, C=args.C, K=args.K)
+
+    r = run_isolated(dict(common, kind="reuse"))
+    report["reuse"] = r
+    print(f"## 1. Sub-problems, letter {args.letter} (100 positives, 2,500 negatives, d = 16), Clarabel\n")
+    print("| sub-problem | reused structure | rebuilt each time | ratio | agreement |")
+    print("|---|---|---|---|---|")
+    print(f"| eq. (8), one conditional moment set (mean of 20) | {_t(r['eq8_reuse_s'])} | {_t(r['eq8_rebuild_s'])} | "
+          f"{r['eq8_rebuild_s'] / r['eq8_reuse_s']:.2f}x | max rel. objective diff {r['eq8_max_rel_diff']:.1e} |")
+    print(f"| Thm 1 for {r['regions']} surrogate regions (eq. (25), one component) | {_t(r['thm1_stacked_s'])} "
+          f"(one stacked QP) | {_t(r['thm1_per_region_s'])} (one QP each, Parameters) | "
+          f"{r['thm1_per_region_s'] / max(r['thm1_stacked_s'], 1e-12):.1f}x | max |d2 diff| "
+          f"{r['thm1_max_abs_diff']:.1e} |\n")
+
+    print(f"## 2. One LHM fit, letter {args.letter}, C = {args.C}, K = {args.K} (train 100 + 2,500, test ~10,900)\n")
+    rows = {}
+    for label, job in (("LHM, every sub-problem certified", dict(common, kind="lhm", certify=True)),
+                       ("LHM, KKT-checked", dict(common, kind="lhm", certify=False)),
+                       ("RBF SVC (sklearn)", dict(common, kind="svc", certify=False))):
+        rows[label] = run_isolated(job)
+    report["one_fit"] = rows
+    svc = rows["RBF SVC (sklearn)"]
+    print("| method | fit time | vs SVC | decision time / sample | iterations | sub-problems (verdicts) | "
+          "rate at EER (test) | peak memory |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, x in rows.items():
+        extra = (f"{x['iterations']} | {x['n_subproblems']} ({', '.join(f'{k}: {v}' for k, v in x['verdicts'].items())})"
+                 if "iterations" in x else f"- | {x['n_support']} support vectors")
+        print(f"| {label} | {_t(x['fit_s'])} | {x['fit_s'] / svc['fit_s']:.2f}x | {_t(x['predict_s_per_sample'])} | "
+              f"{extra} | {100 * x['rate_eer']:.2f} % | {mem(x)} |")
+    print()
+    if not args.skip_all:
+        print(f"## 3. All 26 letters through the runner (executor {args.executor}, jobs {args.jobs})\n")
+        all_rows = {}
+        for method in ("lhm", "svc"):
+            all_rows[method] = run_isolated(dict(common, kind="all", method=method, certify=args.certify,
+                                                 executor=args.executor, jobs=args.jobs))
+        report["all_letters"] = all_rows
+        lhm, sv = all_rows["lhm"], all_rows["svc"]
+        fit_l = sum(x["fit_s"] for x in lhm["results"])
+        fit_s = sum(x["fit_s"] for x in sv["results"])
+        rate_l = sum(x["rate_eer"] for x in lhm["results"]) / 26
+        rate_s = sum(x["rate_eer"] for x in sv["results"]) / 26
+        pred_l = sum(x["predict_s_per_sample"] for x in lhm["results"]) / 26
+        pred_s = sum(x["predict_s_per_sample"] for x in sv["results"]) / 26
+        verd: dict = {}
+        for x in lhm["results"]:
+            for k, v in x["verdicts"].items():
+                verd[k] = verd.get(k, 0) + v
+        print("| method | wall time (26 fits) | sum of fit times | vs SVC | mean decision time / sample | "
+              "mean rate at EER | peak memory |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| LHM C={args.C} K={args.K} ({'certified' if args.certify else 'KKT-checked'}) | {_t(lhm['wall_s'])} | "
+              f"{_t(fit_l)} | {fit_l / fit_s:.2f}x | {_t(pred_l)} | {100 * rate_l:.2f} % | {mem(lhm)} |")
+        print(f"| RBF SVC | {_t(sv['wall_s'])} | {_t(fit_s)} | 1x | {_t(pred_s)} | {100 * rate_s:.2f} % | {mem(sv)} |")
+        print(f"\nLHM sub-problem verdicts over the 26 fits: {verd}; iterations per fit: "
+              f"{[x['iterations'] for x in lhm['results']]}")
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+    return report
+
+
+if __name__ == "__main__":
+    main()
