@@ -22,6 +22,10 @@ Parts (``--parts``; default all that can run):
   the background moments from all training rows (every class, as the paper does on VOC); LHM (K = 2, C = 2..5,
   k-means start), union of LDAs (C = 2..5), "NN" (Sec. 4.2's network with G = 2 from a random start, needs the
   ``nn`` extra) and KHHM (K = 2..5); accuracy at EER averaged over letters and sizes.
+* ``transfer`` (a Figs. 10-11 ANALOGUE on MNIST: CIFAR is missing; needs the ``nn`` extra): a small CNN trained
+  on digits 0-4 is the source feature extractor; best case = targets built from digits it saw, worst case = digits
+  5-9; binary imbalanced (1 - EER vs positives: LHM, NN linear, NN matching) and multi-class (accuracy vs training
+  images per class: LHM-NN fine-tuned end to end, NN linear, NN matching, a CNN from scratch).
 * ``fig78`` (Sec. 5.2.1, Figs. 7-8): a 2-D latent toy (`latent_toy`: positives from two long parallel bars that
   k-means splits across, negatives a broad Gaussian and a bar between the positive ones): LHM (Alg. 2) from a random assignment vs a union of LDAs after k-means
   (Hariharan et al.: w_c = Sigma^-1 (mu_c - mu), the background's moments); the risk per LHM iteration (Fig. 8).
@@ -34,7 +38,7 @@ AUC is `sklearn.metrics.roc_auc_score`; the EER is read off `sklearn.metrics.roc
 where FNR = FPR (`eer`): one definition for every method.
 
 Tasks: one per (part, scenario, method): pure functions of their JSON configuration; outputs in ``--out``:
-``table.md``, ``table1.csv``, ``table2.csv``, ``table4_analogue.csv``, ``fig5.png``, ``fig7.png``, ``fig8.png``, ``results.json``.
+``table.md``, ``table1.csv``, ``table2.csv``, ``table4_analogue.csv``, ``transfer_analogue.csv``, ``fig5.png``, ``fig7.png``, ``fig8.png``, ``results.json``.
 """
 from __future__ import annotations
 
@@ -53,7 +57,9 @@ from certiprog.experiments.runner import Task
 from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2, TABLE4
 
 VERSION = "1"
-PARTS = ("table1", "fig5", "table2", "fig78", "table4")
+PARTS = ("table1", "fig5", "table2", "fig78", "table4", "transfer")
+TRANSFER_BINARY = ("LHM", "NN linear", "NN matching")
+TRANSFER_MULTI = ("LHM-NN", "NN linear", "NN matching", "CNN scratch")
 TABLE4_METHODS = ("LHM", "Union of LDAs", "NN", "KHHM")
 SYNTH_POS = ((1.5, 1.5), ((0.5, 0.0), (0.0, 0.5)))
 SYNTH_NEG = ((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0)))
@@ -68,7 +74,8 @@ ADA_DEPTHS = (1, 3)
 QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"), t2_K=(1, 2), t2_reps=1,
              delta_grid=(0.3, 0.5), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
              f78_n_pos=200, f78_n_neg=1000, certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
-             t4_epochs=10)
+             t4_epochs=10, tr_n_source=2000, tr_source_epochs=1, tr_pos_sizes=(50,), tr_class_sizes=(20,),
+             tr_problems=1, tr_n_neg=500, tr_epochs=5, tr_cnn_epochs=5, tr_finetune_epochs=2)
 
 
 @dataclass
@@ -109,6 +116,18 @@ class Config:
     t4_delta: float = 0.3
     t4_lam: float = 0.1
     t4_epochs: int = 30
+    tr_n_source: int = 10000
+    tr_source_epochs: int = 3
+    tr_pos_sizes: tuple = (20, 50, 100, 250)
+    tr_n_neg: int = 2000
+    tr_class_sizes: tuple = (20, 50, 100)
+    tr_problems: int = 5
+    tr_reps: int = 1
+    tr_delta: float = 0.3
+    tr_lam: float = 0.1
+    tr_epochs: int = 30
+    tr_finetune_epochs: int = 5
+    tr_cnn_epochs: int = 30
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -159,6 +178,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--letters", default=None, help="Table 2's letters, e.g. 'A,B,C' (default all 26)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions of Table 1 (3; --quick 1)")
     parser.add_argument("--fractions", default=None, help="Table 1's positive fractions, e.g. '0.01,0.5'")
+    parser.add_argument("--delta-grid", default=None,
+                        help=f"KHHM's delta values tried on validation (default {','.join(map(str, DELTA_GRID))})")
+    parser.add_argument("--lam-grid", default=None,
+                        help=f"KHHM's lam values tried on validation (default {','.join(map(str, LAM_GRID))})")
     parser.add_argument("--no-certify", action="store_true",
                         help="check every sub-problem by its KKT residuals only (default: rigorous intervals)")
     parser.add_argument("--backend", default=None, help="backend of every sub-problem (default: certiprog chooses)")
@@ -178,6 +201,9 @@ def config_from_args(args) -> Config:
         q["t1_fractions"] = _floats(args.fractions)
     if getattr(args, "no_certify", False):
         q["certify"] = False
+    for key in ("delta_grid", "lam_grid"):
+        if getattr(args, key, None):
+            q[key] = _floats(getattr(args, key))
     cfg = Config(parts=tuple(args.parts) if getattr(args, "parts", None) else PARTS, seed=int(args.seed),
                  quick=quick, data_root=getattr(args, "data", None), backend=getattr(args, "backend", None), **q)
     validate_config(cfg)
@@ -198,11 +224,14 @@ def validate_config(cfg: Config) -> None:
     if bad or not cfg.t2_letters:
         raise InputError(f"letters must be among A..Z, got {bad or 'none'}")
     for key in ("t1_reps", "t2_reps", "t1_n", "t1_K", "max_rounds", "f78_n_pos", "f78_n_neg", "f78_C", "f78_K",
-                "f78_max_iter"):
+                "f78_max_iter", "tr_n_source", "tr_source_epochs", "tr_n_neg", "tr_problems", "tr_reps", "tr_epochs",
+                "tr_finetune_epochs", "tr_cnn_epochs"):
         v = getattr(cfg, key)
         if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "max_rounds" else 1):
             raise InputError(f"{key} must be a positive integer, got {v!r}")
-    for key in ("t2_K", "t4_C", "t4_K"):
+    if cfg.tr_problems > 5:
+        raise InputError(f"tr_problems is at most 5 (five target problems per setting), got {cfg.tr_problems}")
+    for key in ("t2_K", "t4_C", "t4_K", "tr_pos_sizes", "tr_class_sizes"):
         v = getattr(cfg, key)
         if not v or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in v):
             raise InputError(f"{key} must hold positive integers, got {v}")
@@ -455,6 +484,29 @@ def tasks(cfg: Config) -> list:
                 conf = dict(common, letter=letter, rep=0, method=method, size=size, delta=cfg.t4_delta,
                             lam=cfg.t4_lam, epochs=cfg.t4_epochs)
                 out.append(Task(f"table4 {letter} {method} {size}", table4_task, conf, VERSION, extra=extra))
+    if "transfer" in cfg.parts:
+        if not has_network_library():
+            raise InputError("the transfer part needs JAX and optax: pip install 'certiprog[nn]' (or drop "
+                             "'transfer' from --parts)")
+        from certiprog.datasets import data_path
+
+        data_path("mnist/train-images.idx3-ubyte.gz", cfg.data_root)  # InputError naming the file
+        base = dict(common, **{k: getattr(cfg, k) for k in ("tr_n_source", "tr_source_epochs", "tr_n_neg",
+                                                              "tr_delta", "tr_lam", "tr_epochs",
+                                                              "tr_finetune_epochs", "tr_cnn_epochs")})
+        for rep in range(cfg.tr_reps):
+            for setting in ("best", "worst"):
+                for problem in range(cfg.tr_problems):
+                    for n_pos in cfg.tr_pos_sizes:
+                        for method in TRANSFER_BINARY if has_lhm() else TRANSFER_BINARY[1:]:
+                            conf = dict(base, setting=setting, problem=problem, n_pos=n_pos, rep=rep, method=method)
+                            out.append(Task(f"transfer binary {setting} {problem} n={n_pos} rep {rep} {method}",
+                                            transfer_binary_task, conf, VERSION, extra=extra))
+                for size in cfg.tr_class_sizes:
+                    for method in TRANSFER_MULTI if has_lhm() else TRANSFER_MULTI[1:]:
+                        conf = dict(base, setting=setting, size=size, rep=rep, method=method)
+                        out.append(Task(f"transfer multi {setting} n={size} rep {rep} {method}",
+                                        transfer_multi_task, conf, VERSION, extra=extra))
     return out
 
 
@@ -644,6 +696,188 @@ def table4_task(config: dict, data_root=None) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Transfer learning on MNIST (an analogue of Sec. 5.3, Figs. 10-11)
+# ----------------------------------------------------------------------------------------------------------------
+BEST_MULTI_CLASSES = ((0, 1), (2, 3), (4,))
+WORST_MULTI_CLASSES = ((5,), (6,), (7,), (8,), (9,))
+
+
+@functools.lru_cache(maxsize=2)
+def mnist_pools(seed: int, n_source: int, root=None) -> dict:
+    """MNIST split for the transfer analogue: ``source`` = the first ``n_source`` of the (seeded) shuffled training
+    images of digits 0-4; ``target`` = every other training image (the target tasks draw from it); ``test`` = the
+    test set. Each ``(images in [0, 1] float32, labels int)``."""
+    from certiprog.datasets.mnist import load_mnist
+
+    X, y = load_mnist("train", root=root)
+    Xt, yt = load_mnist("test", root=root)
+    rng = np.random.default_rng(_seed(seed, "mnist-source"))
+    seen = rng.permutation(np.flatnonzero(y < 5))
+    src = np.sort(seen[:n_source])
+    rest = np.setdiff1d(np.arange(len(y)), src)
+    f = np.float32(1 / 255)
+    return dict(source=(X[src] * f, y[src].astype(int)), target=(X[rest] * f, y[rest].astype(int)),
+                test=(Xt * f, yt.astype(int)))
+
+
+@functools.lru_cache(maxsize=2)
+def source_cnn(seed: int, n_source: int, epochs: int, root=None) -> dict:
+    """The source feature extractor: `network.small_cnn` trained on digits 0-4 (deterministic in its arguments)."""
+    from .network import small_cnn, train_cnn
+
+    X, y = mnist_pools(seed, n_source, root)["source"]
+    params, _ = train_cnn(small_cnn(5, random_state=_seed(seed, "cnn")), X, y, epochs=epochs,
+                          random_state=_seed(seed, "cnn-batches"))
+    return params
+
+
+def _features(params, images, chunk: int = 4096) -> np.ndarray:
+    from .network import cnn_features
+
+    return np.vstack([np.asarray(cnn_features(params, images[i:i + chunk]), dtype=np.float64)
+                      for i in range(0, len(images), chunk)])
+
+
+def _draw(rng, labels, digits, n) -> np.ndarray:
+    rows = np.flatnonzero(np.isin(labels, digits))
+    if n > len(rows):
+        raise InputError(f"{n} images of digits {digits} requested, {len(rows)} available")
+    return np.sort(rng.choice(rows, size=n, replace=False))
+
+
+def binary_problem(setting: str, problem: int) -> tuple:
+    """``(positive digits, negative digits)``: best case = a pair of digits the source saw vs the other seen ones;
+    worst case = one unseen digit (5-9) vs the other unseen ones."""
+    if setting == "best":
+        pos = (problem % 5, (problem + 1) % 5)
+        return pos, tuple(d for d in range(5) if d not in pos)
+    pos = (5 + problem,)
+    return pos, tuple(d for d in range(5, 10) if d not in pos)
+
+
+def _fit_lhm(Fpos, Fneg, config, seed):
+    """LHM (C = 2, K = 2, the paper's Sec. 5.3 shape) on features; a tiny ridge keeps dead feature directions from
+    making the background covariance singular."""
+    from .lhm import fit_lhm
+
+    fit = fit_lhm(Fpos, Fneg, C=2, K=2, delta=config["tr_delta"], lam=config["tr_lam"], init="kmeans",
+                  random_state=seed, certify=bool(config.get("certify", True)), backend=config.get("backend"),
+                  cov_ridge=1e-6, max_rounds=int(config.get("max_rounds", 25)))
+    return fit
+
+
+def transfer_binary_task(config: dict, data_root=None) -> dict:
+    """Fig. 10 analogue, one (setting, problem, positives, repetition, method): 1 - EER on the test digits of the
+    setting, features from the source CNN (frozen)."""
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    from .network import multiclass_network, train_multiclass
+
+    t0 = time.perf_counter()
+    seed = int(config["seed"])
+    pools = mnist_pools(seed, config["tr_n_source"], data_root)
+    params = source_cnn(seed, config["tr_n_source"], config["tr_source_epochs"], data_root)
+    pos_d, neg_d = binary_problem(config["setting"], int(config["problem"]))
+    rng = np.random.default_rng(_seed(seed, config["setting"], config["problem"], config["n_pos"], config["rep"]))
+    Xp, lp = pools["target"]
+    ip, ineg = _draw(rng, lp, pos_d, int(config["n_pos"])), _draw(rng, lp, neg_d, int(config["tr_n_neg"]))
+    Xt, lt = pools["test"]
+    keep = np.isin(lt, pos_d + neg_d)
+    yte = np.isin(lt[keep], pos_d).astype(int)
+    with threadpool_limits(1):
+        Fpos, Fneg, Fte = _features(params, Xp[ip]), _features(params, Xp[ineg]), _features(params, Xt[keep])
+        method = config["method"]
+        out = dict(method=method, setting=config["setting"], problem=int(config["problem"]),
+                   n_pos=int(config["n_pos"]), rep=int(config["rep"]))
+        if method == "LHM":
+            fit = _fit_lhm(Fpos, Fneg, config, int(rng.integers(2**31)))
+            score = fit.decision(Fte)
+            out.update(certified=bool(fit.certified), iterations=len(fit.history))
+        elif method == "NN linear":
+            X = np.vstack([Fpos, Fneg])
+            y = np.r_[np.ones(len(Fpos)), np.zeros(len(Fneg))]
+            score = LogisticRegression(max_iter=1000).fit(X, y).decision_function(Fte)
+        else:  # NN matching: Sec. 4.2's network (G = 2) of the LHM's shape, random start, trained on the features
+            d = Fpos.shape[1]
+            net = multiclass_network([[(np.zeros((1, d)), np.ones(1))], random_components(2, 2, d, rng)], gain=1.0,
+                                     random_state=int(rng.integers(2**31)))
+            X = np.vstack([Fpos, Fneg])
+            y = np.r_[np.ones(len(Fpos), int), np.zeros(len(Fneg), int)]
+            net, _ = train_multiclass(net, X, y, epochs=int(config["tr_epochs"]), learning_rate=0.01,
+                                      batch_size=64, random_state=int(rng.integers(2**31)))
+            lg = net.forward(Fte)["logits"]
+            score = lg[:, 1] - lg[:, 0]
+    out.update(rate_test=1 - eer(yte, score), seconds=time.perf_counter() - t0)
+    return out
+
+
+def transfer_multi_task(config: dict, data_root=None) -> dict:
+    """Fig. 11 analogue, one (setting, training images per class, repetition, method): test accuracy.
+    LHM-NN: per-class LHMs on the source features mapped to Sec. 4.2's network and fine-tuned end to end with the
+    feature extractor (a few epochs); NN linear: softmax regression on the features; NN matching: the same network
+    from a random start on the features; CNN scratch: `network.small_cnn` trained on the target images only."""
+    import jax.numpy as jnp
+    from sklearn.linear_model import LogisticRegression
+    from threadpoolctl import threadpool_limits
+
+    from .network import (cnn_features, cnn_logits, multiclass_network, small_cnn, train_cnn,
+                          train_multiclass)
+
+    t0 = time.perf_counter()
+    seed = int(config["seed"])
+    pools = mnist_pools(seed, config["tr_n_source"], data_root)
+    params = source_cnn(seed, config["tr_n_source"], config["tr_source_epochs"], data_root)
+    classes = BEST_MULTI_CLASSES if config["setting"] == "best" else WORST_MULTI_CLASSES
+    rng = np.random.default_rng(_seed(seed, config["setting"], "multi", config["size"], config["rep"]))
+    Xp, lp = pools["target"]
+    idx = [_draw(rng, lp, digits, int(config["size"])) for digits in classes]
+    Ximg = np.concatenate([Xp[i] for i in idx])
+    y = np.repeat(np.arange(len(classes)), [len(i) for i in idx])
+    Xt, lt = pools["test"]
+    keep = np.isin(lt, sum(classes, ()))
+    yte = np.zeros(int(keep.sum()), int)
+    for g, digits in enumerate(classes):
+        yte[np.isin(lt[keep], digits)] = g
+    method = config["method"]
+    out = dict(method=method, setting=config["setting"], size=int(config["size"]), rep=int(config["rep"]))
+    with threadpool_limits(1):
+        if method == "CNN scratch":
+            p, _ = train_cnn(small_cnn(len(classes), random_state=int(rng.integers(2**31))), Ximg, y,
+                             epochs=int(config["tr_cnn_epochs"]), batch_size=32,
+                             random_state=int(rng.integers(2**31)))
+            pred = np.argmax(np.asarray(cnn_logits(p, Xt[keep])), axis=1)
+        else:
+            F, Fte = _features(params, Ximg), _features(params, Xt[keep])
+            if method == "NN linear":
+                pred = LogisticRegression(max_iter=1000).fit(F, y).predict(Fte)
+            elif method == "NN matching":
+                d = F.shape[1]
+                net = multiclass_network([random_components(2, 2, d, rng) for _ in classes], gain=1.0,
+                                         random_state=int(rng.integers(2**31)))
+                net, _ = train_multiclass(net, F, y, epochs=int(config["tr_epochs"]), learning_rate=0.01,
+                                          batch_size=32, random_state=int(rng.integers(2**31)))
+                pred = net.predict(Fte)
+            else:  # LHM-NN
+                comps = []
+                for g in range(len(classes)):
+                    fit = _fit_lhm(F[y == g], F[y != g], config, int(rng.integers(2**31)))
+                    comps.append(fit.components())
+                net = multiclass_network(comps, gain=1.0, random_state=int(rng.integers(2**31)))
+                out["accuracy_before_finetune"] = float(np.mean(net.predict(Fte) == yte))
+                fparams = {k: jnp.asarray(v, jnp.float32) for k, v in params.items()}
+                net, fparams, _ = train_multiclass(net, Ximg, y, epochs=int(config["tr_finetune_epochs"]),
+                                                   learning_rate=1e-3, batch_size=32,
+                                                   random_state=int(rng.integers(2**31)),
+                                                   features=(cnn_features, fparams))
+                Fte2 = np.vstack([np.asarray(cnn_features(fparams, Xt[keep][i:i + 4096]), dtype=np.float64)
+                                  for i in range(0, int(keep.sum()), 4096)])
+                pred = net.predict(Fte2)
+    out.update(accuracy=float(np.mean(pred == yte)), seconds=time.perf_counter() - t0)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Aggregation
 # ----------------------------------------------------------------------------------------------------------------
 def _by(results: list, part: str) -> list:
@@ -702,7 +936,28 @@ def table4_rows(cfg: Config, records: list) -> list:
     return rows
 
 
-def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, figures: list, t4=()) -> str:
+def transfer_rows(cfg: Config, records: list) -> list:
+    """Fig. 10 (binary: 1 - EER vs positives) and Fig. 11 (multi-class: accuracy vs images per class) analogue
+    rows: mean over the problems and repetitions."""
+    rows = []
+    recs = _by(records, "transfer")
+    for kind, methods, size_key, value_key, sizes in (
+            ("binary", TRANSFER_BINARY, "n_pos", "rate_test", cfg.tr_pos_sizes),
+            ("multi", TRANSFER_MULTI, "size", "accuracy", cfg.tr_class_sizes)):
+        for setting in ("best", "worst"):
+            for method in methods:
+                for size in sizes:
+                    v = [r[value_key] for r in recs if r.get(size_key) == size and r["method"] == method
+                         and r["setting"] == setting and (value_key in r)]
+                    if v:
+                        rows.append(dict(kind=kind, setting=setting, method=method, size=int(size), n=len(v),
+                                         value=100 * float(np.mean(v)),
+                                         std=100 * float(np.std(v, ddof=1)) if len(v) > 1 else 0.0))
+    return rows
+
+
+def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, figures: list, t4=(),
+                  tr=()) -> str:
     out = ["# Paper 000 (hinge-minimax): our runs beside the paper's", "",
            f"Seed {cfg.seed}{', QUICK run (small grids, few repetitions)' if cfg.quick else ''}; sub-problems "
            f"{'certified (rigorous intervals)' if cfg.certify else 'checked by KKT residuals'}; grids delta "
@@ -773,6 +1028,24 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
         if missing:
             out.append(f"\nNot run: {missing} (LHM needs lhm.py; NN needs the nn extra: pip install 'certiprog[nn]')")
         out.append("")
+    if tr:
+        out += ["## Figs. 10-11 ANALOGUE: transfer from a CNN trained on MNIST digits 0-4", "",
+                f"Not the paper's data (CIFAR is missing): a small CNN (`network.small_cnn`) trained on "
+                f"{cfg.tr_n_source} images of digits 0-4 ({cfg.tr_source_epochs} epochs) gives 32 tanh features. "
+                "Best case: targets the source saw (binary: a pair of digits vs the other three of 0-4; multi-class: "
+                "{0,1}, {2,3}, {4}); worst case: digits 5-9 it never saw (binary: one digit vs the other four; "
+                f"multi-class: the five digits). Binary: {cfg.tr_n_neg} negatives, 1 - EER (%) vs positives; "
+                "multi-class: test accuracy (%) vs training images per class. LHM: C = 2, K = 2, delta = "
+                f"{cfg.tr_delta}, lam = {cfg.tr_lam}; NN linear: logistic / softmax regression on the features; NN "
+                "matching: Sec. 4.2's network of the same shape from a random start on the features; LHM-NN: the "
+                "per-class LHMs mapped to Sec. 4.2's network and fine-tuned end to end with the CNN "
+                f"({cfg.tr_finetune_epochs} epochs); CNN scratch: the same CNN trained on the target images only.",
+                "", "| kind | setting | method | " + " | ".join(["size", "value", "sd", "n"]) + " |",
+                "|---|---|---|---|---|---|---|"]
+        for r in tr:
+            out.append(f"| {r['kind']} | {r['setting']} | {r['method']} | {r['size']} | {r['value']:.2f} | "
+                       f"{r['std']:.2f} | {r['n']} |")
+        out.append("")
     if figures:
         out += ["Figures: " + ", ".join(figures), ""]
     out += ["## Not run (data not available)", ""] + [f"- {v}" for v in MISSING.values()] + [""]
@@ -787,8 +1060,10 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     records = collect(cfg, results)
     t1, t2, t4 = table1_rows(cfg, records), table2_rows(cfg, records), table4_rows(cfg, records)
+    tr = transfer_rows(cfg, records)
     paths = {"table.md": out / "table.md"}
-    for name, rows in (("table1.csv", t1), ("table2.csv", t2), ("table4_analogue.csv", t4)):
+    for name, rows in (("table1.csv", t1), ("table2.csv", t2), ("table4_analogue.csv", t4),
+                       ("transfer_analogue.csv", tr)):
         if rows:
             paths[name] = out / name
             with open(paths[name], "w", newline="") as fh:
@@ -796,8 +1071,24 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
                 w.writeheader()
                 w.writerows(rows)
     figures = _figures(cfg, records, out)
+    if tr:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from .plots import plot_transfer
+
+        for kind, name in (("binary", "fig10_analogue.png"), ("multi", "fig11_analogue.png")):
+            rows = [r for r in tr if r["kind"] == kind]
+            if rows:
+                f = plot_transfer(rows, "1 - EER (%)" if kind == "binary" else "accuracy (%)",
+                                  "positive training images" if kind == "binary" else "training images per class")
+                figures[name] = out / name
+                f.savefig(figures[name], dpi=100)
+                plt.close(f)
     paths.update(figures)
-    paths["table.md"].write_text(format_report(cfg, t1, t2, records, meta, list(figures), t4))
+    paths["table.md"].write_text(format_report(cfg, t1, t2, records, meta, list(figures), t4, tr))
     paths["results.json"] = out / "results.json"
     paths["results.json"].write_text(json.dumps(dict(config=asdict(cfg), meta=meta, records=records), indent=1,
                                                 default=_json_default))

@@ -38,8 +38,8 @@ from scipy.special import expit
 from certiprog.errors import BackendError, InputError
 
 __all__ = ["BinaryNetwork", "MultiClassNetwork", "NetworkLibraryMissing", "TrainingHistory", "as_components",
-           "binary_network", "lhm_decisions", "lhm_scores", "min_margin", "multiclass_network", "require_jax",
-           "sufficient_gain", "train_multiclass"]
+           "binary_network", "cnn_features", "cnn_logits", "lhm_decisions", "lhm_scores", "min_margin",
+           "multiclass_network", "require_jax", "small_cnn", "sufficient_gain", "train_cnn", "train_multiclass"]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -405,3 +405,82 @@ def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_ra
     if apply_f is not None:
         return trained, params["features"], history
     return trained, history
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A small CNN (the source feature extractor of the transfer experiment, Sec. 5.3 analogue)
+# ----------------------------------------------------------------------------------------------------------------
+def small_cnn(n_out: int, random_state=None, channels: tuple = (8, 16), hidden: int = 32) -> dict:
+    """Parameters of a LeNet-like CNN for (n, 28, 28) images: two 5x5 convolutions with stride 2 and ReLU, a dense
+    layer of ``hidden`` tanh units (the features), a dense output of ``n_out`` logits. Numpy arrays (He / Glorot
+    scaled normal), usable by `cnn_features`, `cnn_logits` and `train_cnn`. Needs the ``nn`` extra to run."""
+    if isinstance(n_out, bool) or not isinstance(n_out, (int, np.integer)) or n_out < 2:
+        raise InputError(f"n_out must be an integer >= 2, got {n_out!r}")
+    rng = np.random.default_rng(random_state)
+    c1, c2 = channels
+    return dict(c1=rng.normal(scale=np.sqrt(2 / 25), size=(c1, 1, 5, 5)), c1b=np.zeros(c1),
+                c2=rng.normal(scale=np.sqrt(2 / (25 * c1)), size=(c2, c1, 5, 5)), c2b=np.zeros(c2),
+                d1=rng.normal(scale=np.sqrt(1 / (49 * c2)), size=(49 * c2, hidden)), d1b=np.zeros(hidden),
+                d2=rng.normal(scale=np.sqrt(1 / hidden), size=(hidden, n_out)), d2b=np.zeros(n_out))
+
+
+def cnn_features(params, images):
+    """The CNN's feature layer (n, hidden) for images (n, 28, 28) in [0, 1]; a JAX function (jit-able, used as the
+    ``features`` of `train_multiclass`)."""
+    jax, jnp, _ = require_jax()
+    x = jnp.asarray(images, dtype=jnp.float32)[:, None, :, :]
+    for w, b in (("c1", "c1b"), ("c2", "c2b")):
+        x = jax.lax.conv_general_dilated(x, jnp.asarray(params[w], jnp.float32), (2, 2), "SAME")
+        x = jax.nn.relu(x + jnp.asarray(params[b], jnp.float32)[None, :, None, None])
+    x = x.reshape(x.shape[0], -1)
+    return jnp.tanh(x @ params["d1"] + params["d1b"])
+
+
+def cnn_logits(params, images):
+    """The CNN's output logits (n, n_out)."""
+    return cnn_features(params, images) @ params["d2"] + params["d2b"]
+
+
+def _check_images(images, labels, n_out):
+    X = np.asarray(images, dtype=np.float32)
+    if X.ndim != 3 or X.shape[1:] != (28, 28) or X.shape[0] < 1 or not np.all(np.isfinite(X)):
+        raise InputError(f"images must be a finite (n, 28, 28) array, got shape {X.shape}")
+    return X, _labels_index(labels, X.shape[0], n_out)
+
+
+def train_cnn(params, images, labels, epochs: int = 2, learning_rate: float = 1e-3, batch_size: int = 128,
+              random_state=None) -> tuple:
+    """Train every layer of `small_cnn` with softmax cross-entropy (Adam). Returns ``(params, losses per epoch)``
+    with numpy parameters. Needs the ``nn`` extra."""
+    jax, jnp, optax = require_jax()
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"{name} must be a positive integer, got {v!r}")
+    X, y = _check_images(images, labels, params["d2"].shape[1])
+    p = {k: jnp.asarray(v, jnp.float32) for k, v in params.items()}
+    opt = optax.adam(learning_rate)
+    state = opt.init(p)
+
+    def loss_fn(p, xb, yb):
+        return optax.softmax_cross_entropy_with_integer_labels(cnn_logits(p, xb), yb).mean()
+
+    @jax.jit
+    def step(p, state, xb, yb):
+        loss, g = jax.value_and_grad(loss_fn)(p, xb, yb)
+        updates, state = opt.update(g, state, p)
+        return optax.apply_updates(p, updates), state, loss
+
+    rng = np.random.default_rng(random_state)
+    bs = min(int(batch_size), len(y))
+    losses = []
+    for _ in range(int(epochs)):
+        order = rng.permutation(len(y))
+        batch = []
+        for start in range(0, len(y) - bs + 1, bs):
+            idx = order[start:start + bs]
+            p, state, loss = step(p, state, X[idx], y[idx])
+            batch.append(float(loss))
+        if not np.all(np.isfinite(batch)):
+            raise InputError("CNN training diverged (non-finite loss); lower learning_rate")
+        losses.append(float(np.mean(batch)))
+    return {k: np.asarray(v, dtype=np.float64) for k, v in p.items()}, losses

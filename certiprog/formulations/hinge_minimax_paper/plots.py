@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["covariance_ellipse", "draw_halfplane", "plot_fig5", "plot_fig7", "plot_fig8"]
+__all__ = ["covariance_ellipse", "draw_halfplane", "plot_fig5", "plot_fig7", "plot_fig8", "plot_transfer"]
 
 
 def covariance_ellipse(mean, cov, radius: float = 1.0, k: int = 100) -> np.ndarray:
@@ -138,5 +138,28 @@ def plot_fig8(X, y, lhm: dict, n_iterations: int = 4):
     axes[-1].set_xlabel("iteration")
     axes[-1].set_ylabel("empirical latent risk (eq. 20)")
     axes[-1].grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_transfer(rows, ylabel: str, xlabel: str):
+    """Figs. 10-11 analogue: one panel per setting (best / worst case), a line per method, ``value`` vs ``size``
+    (rows of `experiment.transfer_rows`)."""
+    import matplotlib.pyplot as plt
+
+    settings = [s for s in ("best", "worst") if any(r["setting"] == s for r in rows)]
+    fig, axes = plt.subplots(1, len(settings), figsize=(5 * len(settings), 3.8), squeeze=False)
+    for ax, setting in zip(axes[0], settings):
+        sub = [r for r in rows if r["setting"] == setting]
+        for method in dict.fromkeys(r["method"] for r in sub):
+            rs = sorted((r for r in sub if r["method"] == method), key=lambda r: r["size"])
+            ax.plot([r["size"] for r in rs], [r["value"] for r in rs], marker="o",
+                    lw=2.5 if method.startswith("LHM") else 1.2, label=method)
+        ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"{setting} case", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -143,8 +143,10 @@ def parse(*argv):
 def test_config_from_args():
     cfg = E.config_from_args(parse("--quick", "--parts", "table1", "--fractions", "0.1,0.5"))
     assert cfg.quick and cfg.parts == ("table1",) and cfg.t1_fractions == (0.1, 0.5) and not cfg.certify
-    cfg = E.config_from_args(parse("--letters", "a,b"))
-    assert cfg.t2_letters == ("A", "B") and cfg.certify
+    cfg = E.config_from_args(parse("--letters", "a,b", "--delta-grid", "0.2,0.4", "--lam-grid", "1"))
+    assert cfg.t2_letters == ("A", "B") and cfg.certify and cfg.delta_grid == (0.2, 0.4) and cfg.lam_grid == (1.0,)
+    with pytest.raises(InputError, match="delta_grid"):
+        E.config_from_args(parse("--delta-grid", "0.2,1.5"))
     with pytest.raises(InputError, match="letters"):
         E.config_from_args(parse("--letters", "A,1"))
     with pytest.raises(InputError, match="fractions"):
@@ -222,3 +224,55 @@ def test_table4_analogue_tasks():
     assert all(r["paper_rate"] == tables.TABLE4[r["method"]] for r in rows)
     md = E.format_report(cfg, [], [], results, {}, [], rows)
     assert "ANALOGUE" in md and "Not run: ['LHM', 'NN']" in md
+
+
+MNIST = REPO.parent / "shared" / "data" / "mnist" / "train-images.idx3-ubyte.gz"
+
+
+def test_binary_problems_are_disjoint():
+    for setting in ("best", "worst"):
+        for k in range(5):
+            pos, neg = E.binary_problem(setting, k)
+            assert not set(pos) & set(neg)
+            assert set(pos) | set(neg) == (set(range(5)) if setting == "best" else set(range(5, 10)))
+    assert sum(E.BEST_MULTI_CLASSES, ()) == (0, 1, 2, 3, 4)
+
+
+@pytest.mark.slow  # ~30-50 s: MNIST read, a CNN trained and JAX compiles, even at this size
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="the nn extra (jax, optax) is not installed")
+@pytest.mark.skipif(not MNIST.is_file(), reason="shared data (mnist) not present")
+def test_transfer_tasks_tiny():
+    from certiprog.experiments.runner import resolve
+
+    cfg = replace(E.Config(), parts=("transfer",), certify=False, tr_n_source=300, tr_source_epochs=1,
+                  tr_pos_sizes=(20,), tr_class_sizes=(10,), tr_problems=1, tr_n_neg=100, tr_epochs=1,
+                  tr_cnn_epochs=1, tr_finetune_epochs=1)
+    tasks = E.tasks(cfg)
+    assert {t.config["method"] for t in tasks} >= {"NN linear", "NN matching", "CNN scratch"}
+    # the source pool holds only digits 0-4 and is disjoint from the target pool
+    pools = E.mnist_pools(cfg.seed, cfg.tr_n_source)
+    assert set(pools["source"][1]) == set(range(5)) and len(pools["source"][1]) == 300
+    assert len(pools["source"][1]) + len(pools["target"][1]) == 60000
+    results = []
+    for t in tasks:
+        if t.config["method"] in ("NN linear", "CNN scratch"):
+            r = resolve(t.function)(t.config)
+            value = r.get("rate_test", r.get("accuracy"))
+            assert 0.0 <= value <= 1.0
+            results.append(dict(r, _part="transfer"))
+    rows = E.transfer_rows(cfg, results)
+    assert {(r["kind"], r["method"]) for r in rows} >= {("binary", "NN linear"), ("multi", "CNN scratch")}
+
+
+def test_transfer_rows_average_problems():
+    cfg = replace(E.Config(), tr_pos_sizes=(20, 50), tr_class_sizes=(10,))
+    recs = [dict(_part="transfer", method="LHM", setting="best", problem=p, n_pos=20, rep=0, rate_test=v)
+            for p, v in enumerate((0.8, 0.9))]
+    recs += [dict(_part="transfer", method="CNN scratch", setting="worst", size=10, rep=0, accuracy=0.5)]
+    rows = E.transfer_rows(cfg, recs)
+    lhm = [r for r in rows if r["method"] == "LHM"][0]
+    assert lhm["value"] == pytest.approx(85.0) and lhm["n"] == 2 and lhm["size"] == 20
+    cnn = [r for r in rows if r["method"] == "CNN scratch"][0]
+    assert cnn["kind"] == "multi" and cnn["value"] == pytest.approx(50.0)
+    md = E.format_report(cfg, [], [], recs, {}, [], (), rows)
+    assert "ANALOGUE" in md and "| binary | best | LHM | 20 | 85.00 |" in md
