@@ -298,3 +298,22 @@ def test_lhm_net_classifier_from_lhm_fits():
         np.testing.assert_array_equal(binary_network(comps, s).predict(X), lhm_decisions(comps, X))
     assert clf.history_.accuracy[-1] >= clf.history_.initial_accuracy - 0.02
     assert np.mean(clf.predict(X) == y) > 0.6
+
+
+@needs_jax
+def test_small_cnn_shapes_and_bad_input():
+    from certiprog.formulations.hinge_minimax_paper.network import cnn_features, cnn_logits, small_cnn, train_cnn
+
+    p = small_cnn(3, random_state=0)
+    imgs = np.random.default_rng(0).uniform(size=(4, 28, 28))
+    assert np.asarray(cnn_features(p, imgs)).shape == (4, 32)
+    assert np.asarray(cnn_logits(p, imgs)).shape == (4, 3)
+    assert np.all(np.abs(np.asarray(cnn_features(p, imgs))) <= 1)     # tanh features
+    with pytest.raises(InputError, match="n_out"):
+        small_cnn(1)
+    with pytest.raises(InputError, match="28, 28"):
+        train_cnn(p, np.ones((4, 27, 28)), np.zeros(4, int), epochs=1)
+    with pytest.raises(InputError, match="class indices"):
+        train_cnn(p, imgs, np.array([0, 1, 2, 3]), epochs=1)
+    with pytest.raises(InputError, match="epochs"):
+        train_cnn(p, imgs, np.zeros(4, int), epochs=0)
