@@ -161,3 +161,32 @@ def test_bad_data():
         fit_khhm(Xp, line)
     fit = fit_khhm(Xp, line, cov_ridge=1e-3, max_rounds=0, backend="clarabel")  # the ridge makes it usable
     assert fit.W.shape == (2, 2)
+
+
+def test_set_moments_and_set_halfspaces_reuse_the_compiled_model():
+    """eq. (8) moved to new moments equals a fresh build; Thm 1 moved to a new region equals a fresh build; the
+    compiled structure is kept (no recompilation)."""
+    from certiprog.formulations.hinge_minimax_paper.programs import set_halfspaces, set_moments
+
+    Xp, Xn = two_clusters(7)
+    m = hinge_minimax(Xp, *background_moments(Xn), 0.1, 0.3, bias=True)
+    m.solve(backend="clarabel")
+    compiled = m.compile()
+    sub = Xn[Xn[:, 1] > 1.0]
+    moved = m.derived(set_moments(m, *background_moments(sub)).solve(backend="clarabel"))
+    assert m.compile() is compiled
+    fresh = eq8(Xp, sub)
+    assert moved.objective == pytest.approx(fresh.objective, rel=1e-7) and np.allclose(moved.w, fresh.w, atol=1e-5)
+    mu, S = background_moments(Xn)
+    W = np.array([[1.0, 0.0], [0.0, -1.0]])
+    q = background_risk(W, mu, S, np.array([-2.0, 1.0]))
+    q.solve(backend="clarabel")
+    got = q.derived(set_halfspaces(q, W, np.array([-1.0, 3.0])).solve(backend="clarabel")).d2
+    ref = background_risk(W, mu, S, np.array([-1.0, 3.0]))
+    assert got == pytest.approx(ref.derived(ref.solve(backend="cvxpy")).d2, rel=1e-6)
+    with pytest.raises(InputError, match="K = 2"):
+        set_halfspaces(q, W[:1], np.zeros(1))
+    with pytest.raises(InputError, match="hinge_minimax"):
+        set_moments(q, mu, S)
+    with pytest.raises(InputError, match="indefinite"):
+        set_moments(m, mu, -S)

@@ -159,3 +159,30 @@ def test_bad_input():
         fit_lhm(Xp, bad)
     with pytest.raises(CertiprogError, match="singular"):
         fit_lhm(Xp, np.c_[Xn[:, 0], 2 * Xn[:, 0]])
+
+
+def test_stacked_thm1_equals_one_qp_per_region_with_certified_blocks():
+    """`programs.background_risks` (eq. (25)'s n regions as one separable QP) against `background_risk` per region;
+    the certified interval on the sum bounds every block."""
+    from certiprog.certificates import check
+    from certiprog.formulations.hinge_minimax_paper.programs import background_risks
+
+    rng = np.random.default_rng(8)
+    W = rng.normal(size=(3, 4))
+    mu = rng.normal(size=4)
+    A = rng.normal(size=(4, 4))
+    S = A @ A.T / 4 + 0.5 * np.eye(4)
+    B = -(W @ mu)[None, :] - rng.uniform(0.5, 3.0, size=(12, 3))  # mu outside every region
+    model = background_risks(W, B, mu, S)
+    sol = model.solve(backend="clarabel")
+    cert = check(model, sol)
+    der = model.derived(sol)
+    assert cert.verdict == "certified"
+    lo, hi = cert.interval
+    slack = der.d2.sum() - lo
+    for j in range(len(B)):
+        q = background_risk(W, mu, S, B[j])
+        ref = q.derived(q.solve(backend="cvxpy")).d2
+        assert ref == pytest.approx(der.d2[j], rel=1e-6, abs=1e-8)
+        assert der.d2[j] - slack - 1e-7 <= ref <= der.d2[j] + 1e-7
+    assert np.allclose(der.risk, 1 / (1 + der.d2)) and np.all(W @ der.z_star.T + B.T >= -1e-7)
