@@ -14,7 +14,7 @@ ran; default 'auto' = the structured solver of ``solver.py``), ``status_`` (the 
 `HolePunchingClassifier`: ``w_``, ``certificate_``, ``verdict_`` of the ambient classifier, ``base_`` (its fit as a
 dict), ``holes_`` (a list of dicts: centre index, radius, classifier kind and constant, training points routed to it,
 errors before/after, the hole's certificate), ``centers_`` (k, n), ``radii_`` (k,), ``n_holes_``, ``history_``
-(training errors per round) and ``stop_reason_``; ``route(X)`` gives each point's piece. Routing and the stall rule
+(training errors per round) and ``stop_reason_``; ``route(X)`` gives each point's piece, ``staged_predict(X)`` the predictions after each round. Routing and the stall rule
 are in `hole_punching`; Thm 1 on the fitted predictor in `bounds.thm1_on_predictor`.
 
 Saved models: ``save(stem)`` writes ``stem.json`` (parameters, labels, scalars, certificates) and ``stem.npz``
@@ -268,6 +268,14 @@ class HolePunchingClassifier(_Base):
         check_is_fitted(self, "result_")
         X = _finite_data(self, X, reset=False)
         return self.result_.decision(self._augment(X))
+
+    def staged_predict(self, X):
+        """The predictions after 0, 1, ..., ``n_holes_`` holes (a generator, as sklearn's boosting estimators):
+        test error against the hole-punching round (the paper's Fig. 2)."""
+        check_is_fitted(self, "result_")
+        Xa = self._augment(_finite_data(self, X, reset=False))
+        for r in range(self.n_holes_ + 1):
+            yield self.classes_[(self.result_.truncated(r).decision(Xa) > 0).astype(int)]
 
     def route(self, X):
         """The piece of each point: -1 ambient, j >= 0 hole j (the innermost containing ball)."""

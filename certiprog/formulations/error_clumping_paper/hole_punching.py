@@ -147,6 +147,15 @@ class HolePunchingResult:
             out[sel] = self._constants[j] if self.holes[j]["kind"] == "constant" else Xa[sel] @ self.hole_w[j]
         return out
 
+    def truncated(self, rounds: int) -> "HolePunchingResult":
+        """The predictor after the first ``rounds`` holes (0: the ambient classifier alone), e.g. for test error
+        against the hole-punching round (the paper's Fig. 2)."""
+        r = int(rounds)
+        if not 0 <= r <= len(self.holes):
+            raise InputError(f"rounds must lie in [0, {len(self.holes)}]; got {rounds!r}")
+        return HolePunchingResult(self.base, self.base_w, self.holes[:r], self.hole_w[:r], self.centers[:r],
+                                  self.radii[:r], self.history[:r + 1], self.stop_reason, self.n_features, self.dim)
+
     def to_saved(self):
         meta = {"base": self.base, "holes": self.holes, "history": self.history, "stop_reason": self.stop_reason,
                 "n_features": self.n_features}

@@ -94,6 +94,13 @@ def test_hole_punching_estimator_attributes_and_routing():
         assert h["kind"] in ("constant", "error_clumping") and 2 * h["errors_before"] > h["n_points"]
         if h["kind"] == "error_clumping":
             assert h["certificate"]["verdict"] == "certified"
+    stages = list(est.staged_predict(X))
+    assert len(stages) == k + 1
+    for r, pred in enumerate(stages):  # training errors per round, recomputed from the staged predictors
+        assert int(np.sum(pred != y)) == est.history_[r]["n_errors"]
+    np.testing.assert_array_equal(stages[-1], est.predict(X))
+    with pytest.raises(InputError, match="rounds"):
+        est.result_.truncated(k + 1)
     piece = est.route(X)
     assert set(np.unique(piece)) <= set(range(-1, k))
     assert HolePunchingClassifier(n_holes=3, rho=0.5, eta=0.5, lam=0.01).fit(X, y).score(X, y) == est.score(X, y)
