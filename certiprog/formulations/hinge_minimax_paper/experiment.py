@@ -311,16 +311,10 @@ def bayes_score(X) -> np.ndarray:
 
 @functools.lru_cache(maxsize=2)
 def load_letter(root=None) -> tuple:
-    """UCI Letter from the shared data (``keel/letter.dat``): X (20000, 16) float, labels (20000,) 'A'..'Z'."""
-    from certiprog.datasets import data_path
+    """UCI Letter (`certiprog.datasets.letter.load_letter`, read once per process): X (20000, 16), labels A..Z."""
+    from certiprog.datasets.letter import load_letter as read
 
-    path = data_path("keel/letter.dat", root)
-    rows = [line.strip().split(",") for line in path.read_text().splitlines()
-            if line.strip() and not line.startswith("@")]
-    X = np.array([[float(v) for v in r[:-1]] for r in rows])
-    labels = np.array([r[-1].strip() for r in rows])
-    if X.shape != (20000, 16) or set(labels) != set(LETTERS):
-        raise InputError(f"{path}: expected 20000 rows of 16 features and the labels A..Z, got {X.shape}")
+    X, labels = read(root)
     X.setflags(write=False)
     labels.setflags(write=False)
     return X, labels
@@ -328,17 +322,13 @@ def load_letter(root=None) -> tuple:
 
 @functools.lru_cache(maxsize=4)
 def letter_split(seed: int, rep: int, root=None) -> dict:
-    """Per letter 100 training, 250 validation, the rest test rows (seeded); features standardised with the
-    training part's mean and sd. ``{train, val, test}`` each ``(X, labels)``."""
+    """The paper's split (`certiprog.datasets.letter.letter_split`: per letter 100 training, 250 validation, the
+    rest test), seeded by (seed, rep); features standardised with the training part's mean and sd.
+    ``{train, val, test}`` each ``(X, labels)``."""
+    from certiprog.datasets.letter import letter_split as split
+
     X, labels = load_letter(root)
-    rng = np.random.default_rng(_seed(seed, rep, "letter"))
-    idx = {"train": [], "val": [], "test": []}
-    for letter in LETTERS:
-        rows = rng.permutation(np.flatnonzero(labels == letter))
-        idx["train"].append(rows[:100])
-        idx["val"].append(rows[100:350])
-        idx["test"].append(rows[350:])
-    idx = {k: np.sort(np.concatenate(v)) for k, v in idx.items()}
+    idx = dict(zip(("train", "val", "test"), split(labels, 100, 250, seed=_seed(seed, rep, "letter"))))
     mean, sd = X[idx["train"]].mean(axis=0), X[idx["train"]].std(axis=0)
     sd = np.where(sd > 0, sd, 1.0)
     return {k: ((X[v] - mean) / sd, labels[v]) for k, v in idx.items()}
