@@ -32,11 +32,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from certiprog import validation as validate
 from certiprog.errors import InputError, SavedFileError
 
+from .graph import rho_for_mean_degree
 from .hole_punching import HolePunchingResult, hole_punching, route
 from .learner import fit_error_clumping, resolve_solver
 from .programs import _eta
 
 __all__ = ["ErrorClumpingClassifier", "HolePunchingClassifier"]
+
+#: ``rho=None``: the radius giving neighbourhoods of about this fraction of the training points
+NEIGHBOURHOOD_FRACTION = 0.01
 
 
 def _finite_data(est, X, y=None, reset=True):
@@ -62,7 +66,8 @@ class _Base(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self):
-        validate.scalar(self.rho, "rho", low=0.0, low_open=True)
+        if self.rho is not None:
+            validate.scalar(self.rho, "rho", low=0.0, low_open=True)
         _eta(self.eta)
         validate.scalar(self.lam, "lam", low=0.0, low_open=True)
         validate.scalar(self.intercept_scaling, "intercept_scaling", low=0.0, low_open=True)
@@ -89,6 +94,17 @@ class _Base(ClassifierMixin, BaseEstimator):
             raise InputError(f"{type(self).__name__} needs samples of two classes; got 1 class "
                              f"({self.classes_.tolist()}): there is nothing to separate")
         return X, np.where(idx == 1, 1.0, -1.0)
+
+    def _set_rho(self, X) -> float:
+        """``rho_``: ``rho``, or (None) the radius whose neighbourhoods hold about 1 % of the training points on
+        average (`graph.rho_for_mean_degree`; the setting of the issue's MNIST runs); a positive floor when the
+        estimate is 0 (many duplicates), so the graph then links duplicates only."""
+        if self.rho is not None:
+            self.rho_ = float(self.rho)
+        else:
+            est = rho_for_mean_degree(X, NEIGHBOURHOOD_FRACTION) if X.shape[0] >= 2 else 0.0
+            self.rho_ = est if est > 0 else float(np.finfo(float).tiny)
+        return self.rho_
 
     def _augment(self, X):
         return np.c_[X, np.full(X.shape[0], float(self.intercept_scaling))] if self.fit_intercept else X
@@ -134,7 +150,8 @@ class _Base(ClassifierMixin, BaseEstimator):
 class ErrorClumpingClassifier(_Base):
     """The linear classifier of eq. (1) (paper 003): squared slacks discounted for errors that clump.
 
-    ``rho`` > 0: neighbourhood radius (closed Euclidean ball); ``eta`` in [0, 1]: discount (0 = squared-hinge SVM);
+    ``rho`` > 0: neighbourhood radius (closed Euclidean ball; None: about 1 % of the training points per
+    neighbourhood, fitted ``rho_``); ``eta`` in [0, 1]: discount (0 = squared-hinge SVM);
     ``lam`` > 0: ridge weight; ``solver``: 'auto', 'algorithm1' or a backend ('clarabel', 'cvxpy', 'cvxpy:OSQP'),
     see `learner`; ``passes``, ``c``, ``random_state``: Algorithm 1's; ``tol``: the relative duality gap under which
     the certificate's verdict is 'certified'; ``progress``: Algorithm 1's tqdm bar (None: on a terminal only).
@@ -142,7 +159,7 @@ class ErrorClumpingClassifier(_Base):
 
     _FORMAT = "certiprog.error_clumping_classifier/1"
 
-    def __init__(self, rho=1.0, eta=0.5, lam=0.01, solver="auto", fit_intercept=True, intercept_scaling=1.0,
+    def __init__(self, rho=None, eta=0.5, lam=0.01, solver="auto", fit_intercept=True, intercept_scaling=1.0,
                  passes=50, c=None, random_state=None, tol=1e-6, progress=None):
         self.rho = rho
         self.eta = eta
@@ -159,7 +176,7 @@ class ErrorClumpingClassifier(_Base):
     def fit(self, X, y):
         self._check_params()
         X, ypm = self._encode(X, y)
-        fit = fit_error_clumping(self._augment(X), ypm, self.rho, self.eta, self.lam, self.solver,
+        fit = fit_error_clumping(self._augment(X), ypm, self._set_rho(X), self.eta, self.lam, self.solver,
                                  **self._fit_kwargs())
         self._set(fit.w, fit.xi, fit.objective, fit.certificate.to_json(), fit.solver, fit.status, fit.history)
         return self
@@ -220,7 +237,7 @@ class HolePunchingClassifier(_Base):
 
     _FORMAT = "certiprog.hole_punching_classifier/1"
 
-    def __init__(self, n_holes=5, rho=1.0, eta=0.5, lam=0.01, solver="auto", fit_intercept=True,
+    def __init__(self, n_holes=5, rho=None, eta=0.5, lam=0.01, solver="auto", fit_intercept=True,
                  intercept_scaling=1.0, passes=50, c=None, random_state=None, tol=1e-6, progress=None,
                  min_hole_size=1, max_center_tries=50):
         self.n_holes = n_holes
@@ -244,7 +261,7 @@ class HolePunchingClassifier(_Base):
                 and self.n_holes >= 0):
             raise InputError(f"n_holes must be an integer >= 0; got {self.n_holes!r}")
         X, ypm = self._encode(X, y)
-        res = hole_punching(X, ypm, self.n_holes, self.rho, self.eta, self.lam, self.solver,
+        res = hole_punching(X, ypm, self.n_holes, self._set_rho(X), self.eta, self.lam, self.solver,
                             augment=self._augment, min_hole_size=self.min_hole_size,
                             max_center_tries=self.max_center_tries, **self._fit_kwargs())
         self._set(res)

@@ -193,3 +193,17 @@ def test_scaled_data_gives_the_same_classifier(scale):
     hs = HolePunchingClassifier(n_holes=2, rho=0.5 * scale, lam=0.01 * scale**2, **kw).fit(X * scale, y)
     np.testing.assert_allclose(hs.radii_ / scale, h0.radii_, rtol=1e-9)
     np.testing.assert_array_equal(hs.predict(X * scale), h0.predict(X))
+
+
+def test_default_rho_gives_about_one_percent_neighbourhoods():
+    from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
+
+    X, y = data(8, 300)
+    est = ErrorClumpingClassifier().fit(X, y)
+    A = neighbourhood_graph(X, est.rho_)
+    assert 0.003 <= A.nnz / 300 / 299 <= 0.03  # the estimate is a sampled quantile: about 1 %
+    assert ErrorClumpingClassifier(rho=0.7).fit(X, y).rho_ == 0.7
+    hp = HolePunchingClassifier(n_holes=1).fit(X, y)
+    assert hp.rho_ == est.rho_
+    dup = ErrorClumpingClassifier().fit(np.repeat(X[:10], 30, axis=0), np.repeat(y[:10], 30))  # distances 0
+    assert dup.rho_ > 0 and dup.verdict_ == "certified"
