@@ -33,7 +33,9 @@ equality rows first, then inequality and SOC rows) solves ``(A_R' dz)_J = -v_J``
 encloses the exact solution; everything else is evaluated over that enclosure). With ``w = z + dz``,
 ``f(x) >= L(x, w) + (w - w+)'s`` for any ``w+`` in K*: zero rows cost nothing (s = 0), a nonneg row costs
 ``min(w_i, 0) * max s_i``, an SOC block whose ``w`` is not proved in the cone costs
-``||dz_block|| * sqrt(2) * max s_0``, with the slack maxima taken over the box. If that fails the lower end
+``||dz_block|| * sqrt(2) * max s_0``, with the slack maxima taken over the box; an exponential or power
+cone block may be corrected only if its corrected dual is proved in K* (the solver's duals lie inside K*, so
+tiny corrections keep them there). If that fails the lower end
 is -inf and the reason names the columns.
 
 The box ``lo <= x <= hi`` comes from ``x_bound`` (user columns; see `variable_box`) intersected with bounds
@@ -69,6 +71,7 @@ from .rigorous import U as _U
 from .rigorous import Ball, gamma, matvec, quad, solve
 
 _INFL = 1e-9  # relative widening of derived bounds
+_NONSYMMETRIC = ("exp", "pow", "pownd")  # their rows may carry a dual correction that keeps w in K* (proved)
 _MAX_CORRECTION = 3000  # at most this many columns zeroed by a dual correction (a dense |J| x |J| solve)
 
 
@@ -162,6 +165,31 @@ def _in_cone(cone: Cone, s: Ball) -> bool:
             if not (_lo(y) > 0 and _lo(z) > 0):
                 return False
             if not _hi(y.log() + x / y - z.log()) <= 0:
+                return False
+        else:
+            return False
+    return True
+
+
+def _in_dual_cone(cone: Cone, w: Ball) -> bool:
+    """Proves that every point of the ball vector w lies in K* for exp / pow / pownd blocks (all copies)."""
+    arb = _arb()
+    d = cone.dim
+    for c in range(cone.count):
+        p = _to_arb(w[c * d:(c + 1) * d])
+        if cone.kind == "exp":  # u < 0, w > 0 and log(-u) + v/u - 1 <= log(w)
+            u, v, ww = p
+            if not (_hi(u) < 0 and _lo(ww) > 0):
+                return False
+            if not _hi((-u).log() + v / u - 1 - ww.log()) <= 0:
+                return False
+        elif cone.kind in ("pow", "pownd"):  # u_i > 0 and prod (u_i / a_i)^a_i >= |w|
+            a = [cone.alpha, 1 - cone.alpha] if cone.kind == "pow" else list(cone.alpha)
+            us, ww = p[:-1], p[-1]
+            if not all(_lo(u) > 0 for u in us):
+                return False
+            g = sum((arb(ai) * (u / arb(ai)).log() for ai, u in zip(a, us)), arb(0)).exp()
+            if not _lo(g) >= max(abs(_lo(ww)), abs(_hi(ww))):
                 return False
         else:
             return False
@@ -667,14 +695,16 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
             head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
     AJ = sp.csc_matrix(A[:, J])
     touches = np.diff(sp.csr_matrix(AJ).indptr) > 0
-    cand = np.flatnonzero(touches & np.isin(kind, ["zero", "nonneg", "soc"]))
+    cand = np.flatnonzero(touches & np.isin(kind, ["zero", "nonneg", "soc", *_NONSYMMETRIC]))
     if cand.size < J.size:
         return -np.inf, "fewer usable rows than unbounded columns", {}
     weight = np.where(kind[cand] == "zero", 1e6, 1.0)
     nonneg = kind[cand] == "nonneg"
     # prefer inequality rows whose dual is large (a small correction keeps it >= 0) or whose slack is bounded
     zn = zc[cand[nonneg]]
-    zrel = np.clip(zn / max(float(zn.max(initial=0.0)), 1e-300), 1e-6, 1.0)
+    # (relative to the largest inequality dual, or to exp / power-cone duals, whose rows come with weight 1)
+    zcone = np.abs(zc[cand[np.isin(kind[cand], _NONSYMMETRIC)]])
+    zrel = np.clip(zn / max(float(zn.max(initial=0.0)), float(zcone.max(initial=0.0)), 1e-300), 1e-6, 1.0)
     weight[nonneg] *= np.maximum(zrel, np.where(np.isfinite(S_hi[cand[nonneg]]), 1e-2, 0.0))
     soc = kind[cand] == "soc"
     h0 = head[cand[soc]]
@@ -730,6 +760,11 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
                 return -np.inf, "a corrected SOC dual left its cone where the cone's slack is unbounded", {}
             dzb = W2[rows] - Ball(zc[rows])
             pen.append(np.array([-(dzb.norm_hi() * S0 * 1.4142135623730951 * (1 + 8 * _U))]))
+    for blk in problem.blocks:  # exp / power cones: the corrected dual must stay in K* (proved; no penalty form)
+        if blk.cone.kind not in _NONSYMMETRIC or not np.any((R >= blk.start) & (R < blk.stop)):
+            continue
+        if not _in_dual_cone(blk.cone, W2[blk.start:blk.stop]):
+            return -np.inf, f"a corrected {blk.cone.kind} dual could not be proved in its dual cone", {}
     penalty = np.concatenate(pen) if pen else np.zeros(0)
     total = _sum_lo(np.concatenate([terms, penalty]), const)
     info = {"dual_correction_rows": int(R.size), "dual_correction_norm": float(np.max(np.abs(dz.mid)) + dz.rad.max())}

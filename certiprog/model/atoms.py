@@ -606,8 +606,9 @@ class LogSumExp(Atom):
 
 # ---------------------------------------------------------------- power-cone atoms
 class GeoMean(Atom):
-    """(prod_i e_i^w_i) with w = p / sum(p) (default equal weights), concave (e >= 0):
-    t <= geo_mean  <=>  (e_w, t) in the n-dimensional power cone of weights w (entries with p_i = 0 drop out)."""
+    """(prod_i e_i^w_i) with w = p / sum(p) (default equal weights), concave (e >= 0): t <= geo_mean  <=>
+    (e_w, t) in the n-dimensional power cone of weights w (entries with p_i = 0 drop out), written as a chain of
+    3-D power cones (`epigraph`)."""
 
     name = "geo_mean"
     curvature = "concave"
@@ -640,13 +641,28 @@ class GeoMean(Atom):
             return np.array([float(np.exp(np.log(v) @ self.w))])
 
     def epigraph(self, t):
-        from .cone_constraints import PowConeND
-        from .constraints import Inequality
+        """A chain of 3-D power cones, x_1^w_1 r_1^(1-w_1) >= |t|, x_2^v_2 r_2^(1-v_2) >= r_1, ..., (v_i the
+        weights renormalised over the entries left): exact (each r_i may grow up to the product of the rest), and
+        taken by every solver with the 3-D cone; Clarabel 0.11's n-dimensional cone (`PowConeND`) stalls or
+        panics on some weights of 5 or more entries."""
+        from .constraints import Inequality, PowerCone3D
+        from .expression import Variable
 
         e = self.args[0].flatten()[self.keep]
-        if self.keep.size == 1:  # geo_mean of one entry is the entry itself
-            return [Inequality(t.reshape(()), e.reshape(())), Inequality(0.0, e.reshape(()))]
-        return [PowConeND(e, t.reshape(()), self.w)]
+        t = t.reshape(())
+        n = self.keep.size
+        if n == 1:  # geo_mean of one entry is the entry itself
+            return [Inequality(t, e.reshape(())), Inequality(0.0, e.reshape(()))]
+        if n == 2:
+            return [PowerCone3D(e[0], e[1], t, float(self.w[0]))]
+        r = Variable(n - 2, name="_gm")
+        tail = np.cumsum(self.w[::-1])[::-1]  # tail[i] = w_i + ... + w_{n-1}
+        out, z = [], t
+        for i in range(n - 2):
+            out.append(PowerCone3D(e[i], r[i], z, float(self.w[i] / tail[i])))
+            z = r[i]
+        out.append(PowerCone3D(e[n - 2], e[n - 1], z, float(self.w[n - 2] / tail[n - 2])))
+        return out
 
     def sympy(self, args):
         import sympy

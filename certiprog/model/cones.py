@@ -21,6 +21,7 @@ onto the non-self-dual duals use Moreau's decomposition, Pi_K*(v) = v + Pi_K(-v)
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +82,12 @@ def _nd_alpha(alpha, dim) -> tuple:
             or abs(a.sum() - 1.0) > 1e-12 * a.size:
         raise InputError(f"a pownd cone has dim n + 1 and n positive weights alpha summing to 1; got dim={dim}, "
                          f"alpha={alpha!r}")
+    # Clarabel panics unless the weights' float sum is 1 within n eps / 2: rescale, and put the rounding into the
+    # largest weight so that summing in order gives 1 (the cone changes by O(eps) at most)
+    a = a / math.fsum(a)
+    k = int(np.argmax(a))
+    a[k] = 0.0
+    a[k] = 1.0 - math.fsum(a)
     return tuple(float(t) for t in a)
 
 

@@ -56,7 +56,13 @@ def solve_clarabel(problem, solver=None, options=None):
         A, b, cones = sp.csc_matrix((1, problem.n)), np.ones(1), [clarabel.NonnegativeConeT(1)]
     else:
         A, b, cones = problem.A, problem.b, clarabel_cones(problem)
-    res = clarabel.DefaultSolver(P, problem.q, A, b, cones, settings).solve()
+    try:
+        res = clarabel.DefaultSolver(P, problem.q, A, b, cones, settings).solve()
+    except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException, a BaseException
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise BackendError(f"Clarabel stopped on an internal check ({exc}); the problem data may be out of its "
+                           "range (e.g. power-cone weights not summing to 1 in floating point)") from None
     elapsed = time.perf_counter() - t0
     key = _STATUS.get(str(res.status).split(".")[-1], "numerical_error")
     x, z, s = np.array(res.x), np.array(res.z)[: problem.m], np.array(res.s)[: problem.m]

@@ -333,8 +333,9 @@ def test_log_sum_exp_axis_values():
 
 
 def test_saved_solution_with_exp_and_pownd_cones_round_trips(tmp_path):
-    x = c.Variable(3, name="x")
-    m = c.Model(c.minimize(c.exp(x).sum() - c.geo_mean(x + 1, [1, 2, 3])), [x >= -0.5])
+    x, z = c.Variable(3, name="x"), c.Variable(name="z")
+    m = c.Model(c.minimize(c.exp(x).sum() - z), [x >= -0.5, c.PowConeND(x + 1, z, [0.2, 0.3, 0.5])])
+    assert {"exp", "pownd"} <= {cone.kind for cone in m.compile().assemble().cones}
     sol = m.solve(backend="clarabel")
     sol.save(tmp_path / "s")
     back = c.Solution.load(tmp_path / "s", problem=m)
