@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from certiprog.errors import BackendError, InputError
 
@@ -193,7 +194,8 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
 
     ``augment(X) -> Xa``: the features the linear pieces see (e.g. X with a constant column appended; default X);
     routing and neighbourhoods use X. ``fit_kwargs`` go to `learner.fit_error_clumping` (passes, c, random_state,
-    tol, progress). ``graph``: a precomputed `neighbourhood_graph(X, rho)`.
+    tol, progress; ``progress`` also drives a tqdm bar over the rounds, None: on a terminal only). ``graph``: a
+    precomputed `neighbourhood_graph(X, rho)`.
     """
     X = np.asarray(X, float)
     y = np.asarray(y, float)
@@ -211,46 +213,53 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
     holes, hole_w, centers, radii = [], [], [], []
     history = [{"round": 0, "n_errors": int(err.sum()), "training_error": float(err.mean()), "hole": None}]
     stop = f"n_holes = {n_holes} holes punched"
-    for rnd in range(1, int(n_holes) + 1):
-        if not err.any():
-            stop = "no training error left"
-            break
-        found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size)
-        if found is None:
-            stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with the "
-                    "most erring neighbours, then every misclassified point) has a ball that is > 50 % "
-                    f"misclassified with >= {min_hole_size} points")
-            break
-        center, radius, take, tries, n_err_nb = found
-        idx = np.flatnonzero(take)
-        ys = y[idx]
-        before = int(err[idx].sum())
-        n_pos = int((ys > 0).sum())
-        const = 1.0 if 2 * n_pos >= ys.size else -1.0
-        const_err = int((ys != const).sum())
-        kind, w_h, summary = "constant", np.zeros(Xa.shape[1]), {}
-        if 0 < n_pos < ys.size and ys.size >= 2:
-            try:
-                sub = A[idx][:, idx]
-                fit = fit_error_clumping(Xa[idx], ys, rho, eta, lam, solver, graph=sub, **fit_kwargs)
-                ec_err = int((np.where(Xa[idx] @ fit.w > 0, 1.0, -1.0) != ys).sum())
-                if ec_err <= const_err:
-                    kind, w_h, summary = "error_clumping", fit.w, _fit_summary(fit)
-            except (BackendError, InputError) as exc:  # the constant still helps; say why the fit was dropped
-                summary = {"fit_error": f"{type(exc).__name__}: {exc}"}
-        new_pred = np.where(Xa[idx] @ w_h > 0, 1.0, -1.0) if kind == "error_clumping" else np.full(idx.size, const)
-        owner[idx] = len(holes)
-        pred[idx] = new_pred
-        err[idx] = new_pred != ys
-        after = int(err[idx].sum())
-        holes.append({"center_index": center, "radius": radius, "kind": kind, "constant": const,
-                      "n_points": int(idx.size), "errors_before": before, "errors_after": after,
-                      "neighbourhood_errors": n_err_nb, "tried_centers": tries} | summary)
-        hole_w.append(np.asarray(w_h, float))
-        centers.append(X[center].copy())
-        radii.append(radius)
-        history.append({"round": rnd, "n_errors": int(err.sum()), "training_error": float(err.mean()),
-                        "hole": len(holes) - 1})
+    progress = fit_kwargs.get("progress")
+    bar = tqdm(total=int(n_holes), desc="hole punching", leave=False,
+               disable=None if progress is None else not progress)  # None: on a terminal only
+    with bar:
+        for rnd in range(1, int(n_holes) + 1):
+            if not err.any():
+                stop = "no training error left"
+                break
+            found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size)
+            if found is None:
+                stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with "
+                        "the most erring neighbours, then every misclassified point) has a ball that is > 50 % "
+                        f"misclassified with >= {min_hole_size} points")
+                break
+            center, radius, take, tries, n_err_nb = found
+            idx = np.flatnonzero(take)
+            ys = y[idx]
+            before = int(err[idx].sum())
+            n_pos = int((ys > 0).sum())
+            const = 1.0 if 2 * n_pos >= ys.size else -1.0
+            const_err = int((ys != const).sum())
+            kind, w_h, summary = "constant", np.zeros(Xa.shape[1]), {}
+            if 0 < n_pos < ys.size and ys.size >= 2:
+                try:
+                    sub = A[idx][:, idx]
+                    fit = fit_error_clumping(Xa[idx], ys, rho, eta, lam, solver, graph=sub, **fit_kwargs)
+                    ec_err = int((np.where(Xa[idx] @ fit.w > 0, 1.0, -1.0) != ys).sum())
+                    if ec_err <= const_err:
+                        kind, w_h, summary = "error_clumping", fit.w, _fit_summary(fit)
+                except (BackendError, InputError) as exc:  # the constant still helps; say why the fit was dropped
+                    summary = {"fit_error": f"{type(exc).__name__}: {exc}"}
+            new_pred = (np.where(Xa[idx] @ w_h > 0, 1.0, -1.0) if kind == "error_clumping"
+                        else np.full(idx.size, const))
+            owner[idx] = len(holes)
+            pred[idx] = new_pred
+            err[idx] = new_pred != ys
+            after = int(err[idx].sum())
+            holes.append({"center_index": center, "radius": radius, "kind": kind, "constant": const,
+                          "n_points": int(idx.size), "errors_before": before, "errors_after": after,
+                          "neighbourhood_errors": n_err_nb, "tried_centers": tries} | summary)
+            hole_w.append(np.asarray(w_h, float))
+            centers.append(X[center].copy())
+            radii.append(radius)
+            history.append({"round": rnd, "n_errors": int(err.sum()), "training_error": float(err.mean()),
+                            "hole": len(holes) - 1})
+            bar.update(1)
+            bar.set_postfix(training_error=f"{history[-1]['training_error']:.4f}")
     k = len(holes)
     return HolePunchingResult(_fit_summary(base), np.asarray(base.w, float), holes,
                               np.array(hole_w).reshape(k, Xa.shape[1]), np.array(centers).reshape(k, n),

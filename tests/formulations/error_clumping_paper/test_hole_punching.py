@@ -92,7 +92,7 @@ def test_innermost_routing():
     np.testing.assert_array_equal(route(np.array([[0.5, 0.0]]), centers[[1, 2]], radii[[1, 2]]), [1])
 
 
-def test_loop_guarantees_on_clumped_errors():
+def test_loop_guarantees_on_clumped_errors(capsys):
     """Labels flipped in two discs: holes find them, every round lowers the training error, the training routing
     is the prediction routing, and each hole took > 50 % misclassified points."""
     rng = np.random.default_rng(7)
@@ -112,3 +112,4 @@ def test_loop_guarantees_on_clumped_errors():
     for c in ([1.0, 1.0], [-1.0, -1.0]):
         assert np.min(np.linalg.norm(res.centers - c, axis=1)) < 0.6
     assert errs[-1] < 0.5 * errs[0]
+    assert capsys.readouterr().err == ""  # the progress bar over rounds is quiet off a terminal
