@@ -604,6 +604,8 @@ class Variable(Expression):
         leave no interior, and the certificates need one); for a symmetric variable, the upper triangle only."""
         from .cones import Cone
 
+        if not self.nonneg and self.lb is None and self.ub is None:
+            return []
         entries = Expression(self.shape, {self: self.lift}).flatten()
         out = [(f"{self.name}>=0", Cone("nonneg", self.size), entries)] if self.nonneg else []
         if self.lb is None and self.ub is None:
