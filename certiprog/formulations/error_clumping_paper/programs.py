@@ -36,10 +36,7 @@ __all__ = ["ErrorClumpingData", "ErrorClumpingSolution", "error_clumping", "neig
 
 
 def _eta(eta) -> float:
-    try:
-        v = float(eta)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"eta must be a number in [0, 1]; got {eta!r}") from exc
+    v = validate.scalar(eta, "eta (the discount, a number in [0, 1])")
     if not (0.0 <= v <= 1.0):
         raise InputError(
             f"eta must lie in [0, 1]; got {eta!r}. Theta = I - eta/(m-1) A is PSD for every neighbourhood graph only "
