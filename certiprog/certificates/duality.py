@@ -391,6 +391,10 @@ def _linear_rows(problem):
             if c.kind == "zero":
                 Gs.append(-Ab), hs.append(-bb)
             continue
+        if c.kind in ("pow", "pownd", "exp"):  # all copies at once, by selection matrices on the block's rows
+            G, h = _cone_linear_rows(c, A[blk.start:blk.stop], b[blk.start:blk.stop])
+            Gs.append(G), hs.append(h)
+            continue
         for k in range(c.count):
             i0 = r0 + k * c.dim
             Ab, bb = A[i0:i0 + c.dim], b[i0:i0 + c.dim]
@@ -417,18 +421,32 @@ def _linear_rows(problem):
                     e = bb[idx[(i, i)]] + bb[idx[(j, j)]]
                     Gs += [w * d - Ab[kk], w * d + Ab[kk]]
                     hs += [[w * e - bb[kk]], [w * e + bb[kk]]]
-            elif c.kind in ("pow", "pownd"):  # x_i >= 0 and |z| <= sum_i x_i (weighted AM-GM, weights <= 1)
-                n = c.dim - 1
-                Gs.append(Ab[:n]), hs.append(bb[:n])
-                sx, sb = sp.csr_matrix(np.ones((1, n))) @ Ab[:n], float(bb[:n].sum())
-                Gs += [sx - Ab[n], sx + Ab[n]]
-                hs += [[sb - bb[n]], [sb + bb[n]]]
-            elif c.kind == "exp":  # y >= 0, z >= 0 and x <= y log(z/y) <= z - y, i.e. s_x + s_y - s_z <= 0
-                Gs += [Ab[1:3], Ab[2] - Ab[0] - Ab[1]]
-                hs += [bb[1:3], [bb[2] - bb[0] - bb[1]]]
     if not Gs:
         return sp.csr_matrix((0, A.shape[1])), np.zeros(0)
     return sp.csr_matrix(sp.vstack(Gs)), np.concatenate([np.atleast_1d(np.asarray(h, float)) for h in hs])
+
+
+def _cone_linear_rows(c: Cone, Ab, bb) -> tuple:
+    """(G, h) with G x <= h implied by every copy of an exp / pow / pownd cone, whose rows are Ab x + s = bb.
+
+    Power cones: x_i >= 0 and |z| <= sum_i x_i (weighted AM-GM with weights <= 1). Exponential cones: y >= 0,
+    z >= 0 and x <= y log(z/y) <= z - y. Each is ``sum_r c_r s_r <= 0`` for a few rows r of one copy, i.e.
+    ``(-sum c_r A_r) x <= -sum c_r b_r``: a sparse selection matrix C gives all copies at once."""
+    d, k = c.dim, c.count
+    base = d * np.arange(k)
+    if c.kind == "exp":  # -s_y <= 0, -s_z <= 0, s_x + s_y - s_z <= 0
+        combos = [{1: -1.0}, {2: -1.0}, {0: 1.0, 1: 1.0, 2: -1.0}]
+    else:
+        n = d - 1
+        combos = [{i: -1.0} for i in range(n)]
+        combos += [{**{i: -1.0 for i in range(n)}, n: 1.0}, {**{i: -1.0 for i in range(n)}, n: -1.0}]
+    rows, cols, vals = [], [], []
+    for j, combo in enumerate(combos):
+        for r, v in combo.items():
+            rows.append(j * k + np.arange(k)), cols.append(base + r), vals.append(np.full(k, v))
+    C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(len(combos) * k, d * k))
+    return -(C @ Ab), -(C @ bb)
 
 
 def _improves(new, old, side) -> np.ndarray:

@@ -169,10 +169,14 @@ def _same_problem(p1, p2) -> bool:
     if (p1.n, p1.m) != (p2.n, p2.m) or p1.cones != p2.cones or p1.sense != p2.sense:
         return False
 
-    def close(a, b):
-        a = a.toarray() if hasattr(a, "toarray") else np.asarray(a)
-        b = b.toarray() if hasattr(b, "toarray") else np.asarray(b)
-        return np.allclose(a, b, rtol=1e-12, atol=1e-12)
+    def close(a, b):  # |a - b| <= 1e-12 + 1e-12 |b| entrywise, sparse kept sparse (no dense m x n copy)
+        if sp.issparse(a) or sp.issparse(b):
+            a, b = sp.csr_matrix(a), sp.csr_matrix(b)
+            if a.shape != b.shape:
+                return False
+            excess = abs(a - b) - 1e-12 * abs(b)
+            return excess.nnz == 0 or float(excess.max()) <= 1e-12
+        return np.allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
 
     return close(p1.A, p2.A) and close(p1.b, p2.b) and close(p1.P, p2.P) and close(p1.q, p2.q) and \
         np.isclose(p1.r0, p2.r0, rtol=1e-12, atol=1e-12)
