@@ -11,7 +11,9 @@ from certiprog.certificates import check
 from certiprog.certificates.duality import variable_box
 from certiprog.certificates.symbolic import kkt_conditions
 from certiprog.errors import CertiprogError, InputError, ShapeError
-from certiprog.model import SOC, Model, Variable, concatenate, hstack, maximize, minimize, stack, sum_squares, vstack
+from certiprog.model import (
+    SOC, Model, Variable, concatenate, hstack, maximize, minimize, pos, stack, sum_squares, vstack,
+)
 from certiprog.solvers import available_backends
 
 
@@ -136,6 +138,18 @@ def test_bounds_give_the_certificates_a_finite_box():
     cert = check(model, sol)
     assert cert.verdict == "certified" and np.all(np.isfinite(cert.interval))
     assert cert.interval[0] <= -3.0 + 0.5 - 1.0 + 1e-6 <= cert.interval[1] + 2e-6
+
+
+def test_bounds_make_the_lower_end_finite():
+    """CVXPY's lp_7 (free variables): the interval's lower end is -inf without a box, finite with bounds."""
+    n = 50
+    ends = []
+    for bnd in (None, (-10.0, 10.0)):
+        a, delta, b = (Variable(k, name, bounds=bnd) for k, name in ((n + 1, "a"), (n, "delta"), (n + 1, "b")))
+        m = Model(minimize(pos(delta).sum()), [a[1:] - a[:-1] == delta, a >= pos(b)])
+        ends.append(check(m, m.solve(backend="clarabel")).interval)
+    assert ends[0][0] == -np.inf
+    assert np.all(np.isfinite(ends[1])) and ends[1][0] <= 0.0 <= ends[1][1] + 1e-9 and ends[1][1] - ends[1][0] < 1e-8
 
 
 def test_symbolic_kkt_sees_the_bounds():
