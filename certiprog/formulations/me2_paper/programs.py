@@ -271,7 +271,7 @@ def recover_primal(X_neg, center, mu, lam, B, alpha, beta=0.0, delta=0.0) -> ME2
 
 # ------------------------------------------------------------------ training and prediction
 def _per_model(v, name: str, p: int) -> np.ndarray:
-    arr = np.asarray(v, dtype=float) if not isinstance(v, numbers.Number) else np.array(float(v))
+    arr = validate.real_array(v, f"{name} (one number > 0, or one per positive)")
     if arr.ndim == 0:
         arr = np.full(p, float(arr))
     arr = validate.vector(arr, name, size=p)
@@ -349,6 +349,7 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     """
     P = validate.matrix(X_pos, "X_pos", min_rows=1)
     X = validate.matrix(X_neg, "X_neg", min_rows=1, cols=P.shape[1])
+    validate.backend(backend)
     p = P.shape[0]
     mus, lams = _per_model(mu, "mu", p), _per_model(lam, "lam", p)
     B = validate.scalar(B, "B", low=0.0, low_open=True)
