@@ -171,9 +171,11 @@ ODD = st.one_of(
                      10**400, (2, -1), (None, None), (np.inf, None), (None, -np.inf), (1, 0), ([0, 1], [1, 0]),
                      (np.zeros((2, 2, 2)), None), (sp.csr_matrix(np.eye(3)), 1.0), ([1, 2, 3], [4, 5, 6])]),
     st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True), st.complex_numbers(max_magnitude=3),
-    st.tuples(st.one_of(st.none(), st.floats(allow_nan=True), hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (2,)]))),
+    st.tuples(st.one_of(st.none(), st.floats(allow_nan=True),
+                        hnp.arrays(np.float64, st.sampled_from([(3,), (1, 3), (2,)]))),
               st.one_of(st.none(), st.floats(allow_nan=True), hnp.arrays(np.float64, st.sampled_from([(3,), (3, 1)])))),
-    hnp.arrays(st.sampled_from([np.float64, np.complex128, np.int64]), hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)),
+    hnp.arrays(st.sampled_from([np.float64, np.complex128, np.int64]),
+               hnp.array_shapes(min_dims=0, max_dims=3, max_side=3)),
 )
 
 
