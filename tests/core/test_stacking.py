@@ -127,3 +127,16 @@ def test_bad_axis_raises(axis):
         concatenate([x, x], axis=axis)
     with pytest.raises(ShapeError, match="axis"):
         stack([x[0], x[1]], axis=axis)
+
+
+def test_parameter_pieces_follow_their_value():
+    """A Parameter stacked as a piece is read at each evaluation (its constant stays lazy)."""
+    from certiprog.model import Parameter
+
+    x = Variable(2, "x")
+    p = Parameter(2, "p", value=np.array([5.0, 6.0]))
+    e = hstack([p.reshape((2, 1)), vstack([x, np.ones(2)]).T])
+    xv = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(e.value_at({x: xv}), [[5.0, 1.0, 1.0], [6.0, 2.0, 1.0]])
+    p.value = np.array([7.0, 8.0])
+    np.testing.assert_array_equal(e.value_at({x: xv}), [[7.0, 1.0, 1.0], [8.0, 2.0, 1.0]])
