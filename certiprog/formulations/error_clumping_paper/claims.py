@@ -1056,6 +1056,35 @@ def _boost():
                              "tests check the strict decrease")
 
 
+@claim("003-hpT1", PAPER, "Sec. 4 / Sec. 5.2",
+       "the hole-punching loop of Sec. 5.2 builds a piecewise predictor of eq. (6) (disjoint ball holes), so Thm 1 "
+       "applies to it", kind="claim")
+def _hp_t1():
+    from certiprog.formulations.error_clumping_paper.hole_punching import hole_punching
+
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-2, 2, size=(250, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for c in ([1.0, 1.0], [-1.0, -1.0]):
+        y[np.linalg.norm(X - c, axis=1) < 0.5] *= -1
+    res = hole_punching(X, y, 2, 0.4, 0.5, 0.01, augment=lambda Z: np.c_[Z, np.ones(len(Z))])
+    C, r = res.centers, res.radii
+    pairs = [(i, j) for i in range(len(r)) for j in range(i) if np.linalg.norm(C[i] - C[j]) <= r[i] + r[j]]
+    if not pairs:
+        return verified("the holes found are disjoint on this instance")
+    i, j = pairs[0]
+    return refuted("the loop does not keep holes disjoint: the rule (centre with the most erring neighbours, largest "
+                   "> 50 % radius) may return a ball that meets or contains an earlier one, so the fitted predictor "
+                   "is outside the class of Thm 1 (balls as G)",
+                   counterexample=short(dict(m=250, data="labels sign(x_1) flipped in two discs of radius 0.5",
+                                             rho=0.4, eta=0.5, lam=0.01, hole_a=j, hole_b=i,
+                                             centre_distance=float(np.linalg.norm(C[i] - C[j])),
+                                             radius_sum=float(r[i] + r[j]))),
+                   corrected="Thm 1 covers the fitted predictor only when its balls are disjoint "
+                             "(bounds.thm1_on_predictor checks and refuses otherwise); with overlaps the pieces "
+                             "(innermost-ball routing) are ball differences, a class with a larger VC dimension")
+
+
 # ----------------------------------------------------------------------------- rows with nothing to compute
 # (definitions, citations, design choices, results on unavailable data): data, one row each
 not_checkable_rows(PAPER, [  # (id, where, kind, statement, reason)
