@@ -182,6 +182,14 @@ def add_arguments(parser) -> None:
                         help=f"KHHM's delta values tried on validation (default {','.join(map(str, DELTA_GRID))})")
     parser.add_argument("--lam-grid", default=None,
                         help=f"KHHM's lam values tried on validation (default {','.join(map(str, LAM_GRID))})")
+    parser.add_argument("--table4-sizes", default=None,
+                        help="Table 4 analogue: C of LHM / LDAs / NN and K of KHHM, e.g. '2,3' (default 2,3,4,5)")
+    parser.add_argument("--transfer-positives", default=None,
+                        help="transfer, binary: positive training images, e.g. '20,100' (default 20,50,100,250)")
+    parser.add_argument("--transfer-per-class", default=None,
+                        help="transfer, multi-class: training images per class, e.g. '20,100' (default 20,50,100)")
+    parser.add_argument("--transfer-problems", type=int, default=None,
+                        help="transfer, binary: target problems per setting, 1..5 (default 5)")
     parser.add_argument("--no-certify", action="store_true",
                         help="check every sub-problem by its KKT residuals only (default: rigorous intervals)")
     parser.add_argument("--backend", default=None, help="backend of every sub-problem (default: certiprog chooses)")
@@ -204,6 +212,16 @@ def config_from_args(args) -> Config:
     for key in ("delta_grid", "lam_grid"):
         if getattr(args, key, None):
             q[key] = _floats(getattr(args, key))
+    for option, keys in (("table4_sizes", ("t4_C", "t4_K")), ("transfer_positives", ("tr_pos_sizes",)),
+                         ("transfer_per_class", ("tr_class_sizes",))):
+        if getattr(args, option, None):
+            values = _floats(getattr(args, option))
+            if any(v != int(v) for v in values):
+                raise InputError(f"--{option.replace('_', '-')} takes integers, got {getattr(args, option)!r}")
+            for key in keys:
+                q[key] = tuple(int(v) for v in values)
+    if getattr(args, "transfer_problems", None) is not None:
+        q["tr_problems"] = args.transfer_problems
     cfg = Config(parts=tuple(args.parts) if getattr(args, "parts", None) else PARTS, seed=int(args.seed),
                  quick=quick, data_root=getattr(args, "data", None), backend=getattr(args, "backend", None), **q)
     validate_config(cfg)

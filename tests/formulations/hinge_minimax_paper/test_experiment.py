@@ -145,6 +145,14 @@ def test_config_from_args():
     assert cfg.quick and cfg.parts == ("table1",) and cfg.t1_fractions == (0.1, 0.5) and not cfg.certify
     cfg = E.config_from_args(parse("--letters", "a,b", "--delta-grid", "0.2,0.4", "--lam-grid", "1"))
     assert cfg.t2_letters == ("A", "B") and cfg.certify and cfg.delta_grid == (0.2, 0.4) and cfg.lam_grid == (1.0,)
+    cfg = E.config_from_args(parse("--table4-sizes", "2,3", "--transfer-positives", "20,100",
+                                   "--transfer-per-class", "10", "--transfer-problems", "2"))
+    assert cfg.t4_C == cfg.t4_K == (2, 3) and cfg.tr_pos_sizes == (20, 100) and cfg.tr_class_sizes == (10,)
+    assert cfg.tr_problems == 2
+    with pytest.raises(InputError, match="integers"):
+        E.config_from_args(parse("--table4-sizes", "2.5"))
+    with pytest.raises(InputError, match="at most 5"):
+        E.config_from_args(parse("--transfer-problems", "6"))
     with pytest.raises(InputError, match="delta_grid"):
         E.config_from_args(parse("--delta-grid", "0.2,1.5"))
     with pytest.raises(InputError, match="letters"):
