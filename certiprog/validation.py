@@ -142,6 +142,30 @@ def backend(name, argument: str = "backend") -> str | None:
     return name
 
 
+def seed(x, name: str = "random_state"):
+    """``x`` if it is None, an integer >= 0, a numpy Generator, RandomState or SeedSequence (checked, not used)."""
+    if x is None or isinstance(x, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+        return x
+    return integer(x, f"{name} (a seed: None, an integer >= 0 or a numpy Generator)", low=0)
+
+
+def rng(x, name: str = "rng") -> np.random.Generator:
+    """A numpy Generator from a `seed` (a Generator is returned as is; a RandomState gives one draw)."""
+    x = seed(x, name)
+    if isinstance(x, np.random.Generator):
+        return x
+    if isinstance(x, np.random.RandomState):
+        return np.random.default_rng(x.randint(0, 2**31 - 1))
+    return np.random.default_rng(x)
+
+
+def flag(x, name: str) -> bool:
+    """A bool (numpy bools included); 0/1 and strings are refused, as they usually mean a slip."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False; got {_given(x)}")
+    return bool(x)
+
+
 def optional_name(x, name: str) -> str | None:
     """None or a non-empty string (a solver name, a label)."""
     if x is None:

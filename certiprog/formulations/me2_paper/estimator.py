@@ -126,6 +126,14 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
                 raise InputError(f"solver {self.solver!r} is neither {SOLVERS} nor an available backend "
                                  f"({available_backends()})")
         tol = validate.scalar(self.tol, "tol", low=0.0, low_open=True)
+        for name, grid in (("mu_grid", self.mu_grid), ("lam_grid", self.lam_grid)):
+            g = validate.vector(grid, f"{name} (the local tuning's grid)")
+            if g.size == 0 or np.any(g <= 0):
+                raise InputError(f"{name} must hold one or more numbers > 0; got {grid!r:.80}")
+        validate.integer(self.cv, "cv (folds of the local tuning)", low=2)
+        if self.n_jobs is not None:
+            validate.integer(self.n_jobs, "n_jobs (joblib workers; None, -1 or a positive integer)", low=-1)
+        validate.seed(self.random_state, "random_state")
         return mu, lam, B, tol
 
     def _split(self, X, y):
