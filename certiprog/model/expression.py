@@ -632,7 +632,8 @@ class Variable(Expression):
         for label, mask in self._bound_masks().items():
             full = np.zeros(self.shape)
             if mask.any():
-                blocks = solution.problem.rows_of(f"{self.name}{label}", primary_only=False)
+                blocks = [b for b in solution.problem.rows_of(f"{self.name}{label}", primary_only=False)
+                          if not b.primary]  # a user's constraint of the same name is not the bound
                 full[mask] = np.concatenate([solution.z[b.start:b.stop] for b in blocks])
             if self.symmetric:
                 full = full + np.triu(full, 1).T

@@ -204,3 +204,12 @@ def test_fuzz_new_arguments_raise_only_certiprog_errors(target, bad):
         _fuzz_targets()[target](bad)
     except CertiprogError:
         pass
+
+
+def test_bound_duals_ignore_a_constraint_of_the_same_name():
+    x = Variable(2, "x", bounds=(0.0, None))
+    m = Model(minimize(x.sum()), {"x>=lb": x[0] >= 1.0})
+    sol = m.solve(backend="clarabel")
+    np.testing.assert_allclose(sol.value("x"), [1.0, 0.0], atol=1e-7)
+    np.testing.assert_allclose(x.bound_duals(sol)[0], [0.0, 1.0], atol=1e-7)
+    np.testing.assert_allclose(sol.dual("x>=lb"), 1.0, atol=1e-7)
