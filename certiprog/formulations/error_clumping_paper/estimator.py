@@ -23,6 +23,7 @@ Saved models: ``save(stem)`` writes ``stem.json`` (parameters, labels, scalars, 
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -53,6 +54,16 @@ def _finite_data(est, X, y=None, reset=True):
         raise
     except ValueError as exc:
         raise InputError(str(exc)) from exc
+
+
+def _warn_uncertified(est, solver: str) -> None:
+    """A RuntimeWarning when a deterministic solver's answer is not certified (Algorithm 1's wide interval after a
+    fixed number of passes is expected and documented, so it stays quiet)."""
+    if est.verdict_ != "certified" and solver != "algorithm1":
+        c = est.certificate_
+        warnings.warn(f"{type(est).__name__}: the answer of {solver!r} is not certified (verdict {est.verdict_!r}, "
+                      f"optimum in [{c['lower']:.6g}, {c['upper']:.6g}], relative gap {c['rel_gap']:.2g} > tol "
+                      f"{c['tol']:.2g}); see certificate_", RuntimeWarning, stacklevel=3)
 
 
 class _Base(ClassifierMixin, BaseEstimator):
@@ -179,6 +190,7 @@ class ErrorClumpingClassifier(_Base):
         fit = fit_error_clumping(self._augment(X), ypm, self._set_rho(X), self.eta, self.lam, self.solver,
                                  **self._fit_kwargs())
         self._set(fit.w, fit.xi, fit.objective, fit.certificate.to_json(), fit.solver, fit.status, fit.history)
+        _warn_uncertified(self, fit.solver)
         return self
 
     def _set(self, w, xi, objective, certificate, solver, status, history):
@@ -265,6 +277,7 @@ class HolePunchingClassifier(_Base):
                             augment=self._augment, min_hole_size=self.min_hole_size,
                             max_center_tries=self.max_center_tries, **self._fit_kwargs())
         self._set(res)
+        _warn_uncertified(self, res.base["solver"])
         return self
 
     def _set(self, res: HolePunchingResult):

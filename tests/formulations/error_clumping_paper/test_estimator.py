@@ -207,3 +207,10 @@ def test_default_rho_gives_about_one_percent_neighbourhoods():
     assert hp.rho_ == est.rho_
     dup = ErrorClumpingClassifier().fit(np.repeat(X[:10], 30, axis=0), np.repeat(y[:10], 30))  # distances 0
     assert dup.rho_ > 0 and dup.verdict_ == "certified"
+
+
+def test_an_uncertified_answer_warns():
+    X, y = data(9, 60)
+    with pytest.warns(RuntimeWarning, match="not certified"):
+        est = ErrorClumpingClassifier(tol=1e-300, solver="clarabel").fit(X, y)
+    assert est.verdict_ == "bounded" and est.certificate_["lower"] <= est.objective_ <= est.certificate_["upper"]
