@@ -24,7 +24,8 @@ classifiers and the constants +-1 lie in it) with ||w|| <= W: by contraction R_m
 over the (augmented) training points, so d_H = (W B)^2 with W = max(max_j ||w_j||, 1/intercept_scaling). W and B
 are read off the fit and the sample (a data-dependent class; no union bound over W is included). It refuses
 (InputError) when two holes intersect: the theorem does not cover overlapping holes (our routing then makes the
-pieces ball differences, another class G).
+pieces ball differences, another class G; claim 003-hpT1). ``HolePunchingClassifier(disjoint_holes=True)`` keeps
+the holes disjoint, so the bound always applies to it.
 """
 from __future__ import annotations
 

@@ -244,14 +244,15 @@ class HolePunchingClassifier(_Base):
     ``solver``, ``fit_intercept``, ``intercept_scaling``, ``passes``, ``c``, ``random_state``, ``tol``,
     ``progress``) are used for the ambient classifier and for every hole's; ``min_hole_size``: fewest training
     points a hole may take (1 allows the radius-0 holes of the stall rule); ``max_center_tries``: candidate centres
-    tried per round (see `hole_punching.hole_punching`).
+    tried per round; ``disjoint_holes``: every new ball misses the earlier ones, so Thm 1 applies to the fitted
+    predictor (`bounds.thm1_on_predictor`); see `hole_punching.hole_punching`.
     """
 
     _FORMAT = "certiprog.hole_punching_classifier/1"
 
     def __init__(self, n_holes=5, rho=None, eta=0.5, lam=0.01, solver="auto", fit_intercept=True,
                  intercept_scaling=1.0, passes=50, c=None, random_state=None, tol=1e-6, progress=None,
-                 min_hole_size=1, max_center_tries=50):
+                 min_hole_size=1, max_center_tries=50, disjoint_holes=False):
         self.n_holes = n_holes
         self.rho = rho
         self.eta = eta
@@ -266,6 +267,7 @@ class HolePunchingClassifier(_Base):
         self.progress = progress
         self.min_hole_size = min_hole_size
         self.max_center_tries = max_center_tries
+        self.disjoint_holes = disjoint_holes
 
     def fit(self, X, y):
         self._check_params()
@@ -275,7 +277,8 @@ class HolePunchingClassifier(_Base):
         X, ypm = self._encode(X, y)
         res = hole_punching(X, ypm, self.n_holes, self._set_rho(X), self.eta, self.lam, self.solver,
                             augment=self._augment, min_hole_size=self.min_hole_size,
-                            max_center_tries=self.max_center_tries, **self._fit_kwargs())
+                            max_center_tries=self.max_center_tries, disjoint_holes=bool(self.disjoint_holes),
+                            **self._fit_kwargs())
         self._set(res)
         _warn_uncertified(self, res.base["solver"])
         return self

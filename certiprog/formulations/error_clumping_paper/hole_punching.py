@@ -23,6 +23,10 @@ the misclassified points themselves (a misclassified point's radius-0 ball is 10
 classified duplicates). Only when none qualifies ("no hole helps") does the loop stop early, with ``stop_reason``
 saying so. It also stops after ``n_holes`` holes or when no training error is left.
 
+The paper's loop may return a ball that meets an earlier one (claim 003-hpT1), leaving Thm 1's class of disjoint
+holes; ``disjoint_holes=True`` caps each radius so every new ball misses the earlier ones (centres inside a hole are
+skipped), keeping the predictor in that class.
+
 Cost per round: O(nnz(A)) for the error counts and O(m (n + log m)) per centre tried (distances and one sort).
 """
 from __future__ import annotations
@@ -65,11 +69,12 @@ def _owner_radius(owner, radii) -> np.ndarray:
     return r
 
 
-def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1):
+def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: float = np.inf):
     """The largest radius of a ball around ``X[center]`` whose would-be points are > 50 % misclassified.
 
     A point j joins a ball of radius r iff d_j <= r and its current hole's radius is not smaller (owner_radius_j
-    >= r; inf when ambient). Returns (radius, mask of the points it takes) or None.
+    >= r; inf when ambient). Only radii r < ``r_max`` are allowed (disjoint holes). Returns (radius, mask of the
+    points it takes) or None.
     """
     d = ball_distances(X, X[center])
     t = np.maximum(d, np.nextafter(owner_radius, np.inf))  # j is excluded at r iff t_j <= r (d_j <= r, o_j < r)
@@ -80,26 +85,34 @@ def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1):
     et.sort()
     n_in = np.searchsorted(ds, cand, side="right") - np.searchsorted(ts, cand, side="right")
     e_in = np.searchsorted(ed, cand, side="right") - np.searchsorted(et, cand, side="right")
-    ok = (2 * e_in > n_in) & (n_in >= max(1, int(min_hole_size)))
+    ok = (2 * e_in > n_in) & (n_in >= max(1, int(min_hole_size))) & (cand < r_max)
     if not ok.any():
         return None
     r = float(cand[np.flatnonzero(ok)[-1]])
     return r, (d <= r) & (owner_radius >= r)
 
 
-def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1):
+def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, centers=None, disjoint=False):
     """One round's ball (module docstring, steps 1-2 and the stall rule), or None when no hole helps.
 
     ``err``: the current training errors (bool); ``A``: the neighbourhood graph; ``owner``: each training point's
-    hole (-1 ambient); ``radii``: the holes' radii. Returns (centre index, radius, mask of the points it takes,
-    centres tried, errors in the centre's neighbourhood).
+    hole (-1 ambient); ``radii``: the holes' radii; ``disjoint``: keep the new ball disjoint from the holes at
+    ``centers`` (closed balls: ||c - c_j|| > r + r_j; a centre inside an existing ball is skipped). Returns (centre
+    index, radius, mask of the points it takes, centres tried, errors in the centre's neighbourhood).
     """
     if not err.any():
         return None
     cands, counts = _candidates(A, err, int(max_center_tries))
     o_r = _owner_radius(owner, radii)
+    if disjoint and len(radii):
+        C, R = np.asarray(centers, float), np.asarray(radii, float)
     for tries, ci in enumerate(cands, start=1):
-        found = find_hole(X, err, o_r, int(ci), min_hole_size)
+        r_max = np.inf
+        if disjoint and len(radii):
+            r_max = float(np.min(np.linalg.norm(C - X[ci], axis=1) - R))
+            if not r_max > 0:
+                continue
+        found = find_hole(X, err, o_r, int(ci), min_hole_size, r_max)
         if found is not None:
             return int(ci), found[0], found[1], tries, int(counts[ci])
     return None
@@ -189,13 +202,14 @@ def _fit_summary(fit) -> dict:
 
 
 def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min_hole_size=1, max_center_tries=50,
-                  graph=None, **fit_kwargs) -> HolePunchingResult:
+                  graph=None, disjoint_holes=False, **fit_kwargs) -> HolePunchingResult:
     """Sec. 5.2's loop (module docstring) on X (m, n), y in {+1, -1}; at most ``n_holes`` holes.
 
     ``augment(X) -> Xa``: the features the linear pieces see (e.g. X with a constant column appended; default X);
     routing and neighbourhoods use X. ``fit_kwargs`` go to `learner.fit_error_clumping` (passes, c, random_state,
     tol, progress; ``progress`` also drives a tqdm bar over the rounds, None: on a terminal only). ``graph``: a
-    precomputed `neighbourhood_graph(X, rho)`.
+    precomputed `neighbourhood_graph(X, rho)`. ``disjoint_holes``: every new ball must miss the earlier ones, so the
+    predictor stays in the class of Thm 1 (disjoint g_j; errors inside a hole are then left to that hole).
     """
     X = np.asarray(X, float)
     y = np.asarray(y, float)
@@ -221,7 +235,7 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
             if not err.any():
                 stop = "no training error left"
                 break
-            found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size)
+            found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size, centers, disjoint_holes)
             if found is None:
                 stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with "
                         "the most erring neighbours, then every misclassified point) has a ball that is > 50 % "

@@ -86,3 +86,15 @@ def test_on_a_fitted_predictor_and_refusal_when_holes_intersect():
         thm1_on_predictor(HolePunchingClassifier(), X)
     with pytest.raises(InputError, match="columns"):
         thm1_on_predictor(one, X[:, :1])
+
+
+def test_on_a_predictor_with_disjoint_holes():
+    X, y = clumped()
+    est = HolePunchingClassifier(n_holes=4, rho=0.4, eta=0.5, lam=0.01, disjoint_holes=True).fit(X, y)
+    out = thm1_on_predictor(est, X)
+    assert out["k"] == est.n_holes_ >= 2 and out["d_G"] == 3
+    assert out["paper"] == pytest.approx(T1B.evaluate(k=out["k"], m=250, d_H=out["d_H"], d_G=3))
+    assert out["rederived"] <= out["paper"]
+    n_j = np.bincount(est.route(X)[est.route(X) >= 0])
+    assert out["fitted_sum_sqrt"] == pytest.approx(np.sum(np.sqrt(n_j)))
+    assert out["fitted_sum_sqrt"] <= math.sqrt(out["k"] * 250)  # Cauchy-Schwarz for disjoint holes

@@ -113,3 +113,27 @@ def test_loop_guarantees_on_clumped_errors(capsys):
         assert np.min(np.linalg.norm(res.centers - c, axis=1)) < 0.6
     assert errs[-1] < 0.5 * errs[0]
     assert capsys.readouterr().err == ""  # the progress bar over rounds is quiet off a terminal
+
+
+def test_disjoint_holes_mode():
+    """disjoint_holes=True: every new ball misses the earlier ones (closed balls: distance > r_i + r_j), the
+    training error still falls each round, and the radius search with a cap matches brute force."""
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-2, 2, size=(250, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    for c in ([1.0, 1.0], [-1.0, -1.0]):
+        y[np.linalg.norm(X - c, axis=1) < 0.5] *= -1
+    res = hole_punching(X, y, 6, 0.4, 0.5, 0.01, augment=lambda Z: np.c_[Z, np.ones(len(Z))], disjoint_holes=True)
+    C, r = res.centers, res.radii
+    assert len(r) >= 2
+    assert all(np.linalg.norm(C[i] - C[j]) > r[i] + r[j] for i in range(len(r)) for j in range(i))
+    errs = [h["n_errors"] for h in res.history]
+    assert all(b < a for a, b in zip(errs, errs[1:]))
+    np.testing.assert_array_equal(route(X, C, r), res.train_route)
+    err = rng.random(250) < 0.4
+    for c in range(0, 250, 31):
+        for cap in (0.3, 1.0):
+            got = find_hole(X, err, np.full(250, np.inf), c, 1, cap)
+            d = np.linalg.norm(X - X[c], axis=1)
+            ok = [q for q in np.unique(d) if q < cap and 2 * err[d <= q].sum() > (d <= q).sum()]
+            assert (got is None) == (not ok) and (got is None or got[0] == max(ok))
