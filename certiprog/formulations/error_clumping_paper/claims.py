@@ -1082,7 +1082,9 @@ def _hp_t1():
                                              radius_sum=float(r[i] + r[j]))),
                    corrected="Thm 1 covers the fitted predictor only when its balls are disjoint "
                              "(bounds.thm1_on_predictor checks and refuses otherwise); with overlaps the pieces "
-                             "(innermost-ball routing) are ball differences, a class with a larger VC dimension")
+                             "(innermost-ball routing) are ball differences, a class with a larger VC dimension. "
+                             "hole_punching(disjoint_holes=True) caps each radius below the distance to the earlier "
+                             "balls, so the predictor stays in Thm 1's class")
 
 
 # ----------------------------------------------------------------------------- rows with nothing to compute
