@@ -144,3 +144,21 @@ def test_bad_input(bad):
             kw[k] = v
     with pytest.raises(CertiprogError):
         solve_error_clumping(X, y, args["rho"], args["eta"], args["lam"], **kw)
+
+
+def test_upper_end_bounds_the_exact_rational_objective_of_the_returned_point():
+    from fractions import Fraction as F
+
+    X, y = data(9, 14)
+    eta, lam = 0.7, 0.05
+    fit = solve_error_clumping(X, y, 1.5, eta, lam, tol=1e-9)
+    A = radius_graph(X, 1.5).toarray()
+    m = len(y)
+    w = [F(v) for v in fit.w]
+    xi = [F(v) for v in fit.xi]
+    c = F(eta) / (m - 1)
+    for i in range(m):  # exactly feasible
+        assert xi[i] >= 0 and xi[i] >= 1 - F(y[i]) * sum(F(X[i, j]) * w[j] for j in range(X.shape[1]))
+    quad = sum(xi[i] * xi[i] for i in range(m)) - c * sum(xi[i] * xi[j] for i in range(m) for j in range(m) if A[i, j])
+    exact = F(lam) / 2 * sum(v * v for v in w) + quad / (2 * m)
+    assert F(fit.lower) <= exact <= F(fit.upper)
