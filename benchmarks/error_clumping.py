@@ -191,16 +191,17 @@ def main(argv=None) -> dict:
         print(f"| {p} | {_t(r['seconds'])} | {ratio:.1f}x | {r['objective']:.10g} | {interval} | {gap} | "
               f"{r['rss_kb'] / 1024:.0f} MB | {r['heap_mb']:.0f} MB |")
     if s and c and "seconds" in s and "seconds" in c:
-        inside = s["lower"] <= c["objective"] <= s["upper"]
-        rel = abs(c["objective"] - s["upper"]) / abs(s["upper"])
+        consistent = c["objective"] >= s["lower"]
+        rel = (c["objective"] - s["upper"]) / abs(s["upper"])
         tg = report["graphs"]["blas"]["seconds"]
         tk = report["graphs"].get("kdtree", {}).get("seconds")
-        print(f"\nClarabel's objective {'inside' if inside else 'OUTSIDE'} the certified interval (relative distance "
-              f"to its upper end {rel:.1e}); speed-up on the solve {c['seconds'] / s['seconds']:.1f}x; end to end "
+        print(f"\nClarabel's objective (its own value, not certified) is {'>=' if consistent else 'BELOW'} our proved "
+              f"lower end; (Clarabel - our upper end) / our upper end = {rel:+.1e}; speed-up on the solve "
+              f"{c['seconds'] / s['seconds']:.1f}x; end to end "
               f"(blas graph + solve) {tg + s['seconds']:.1f} s vs (blas graph + CVXPY) {tg + c['seconds']:.1f} s"
               + (f", vs today's path (cKDTree graph + CVXPY) {tk + c['seconds']:.1f} s: "
                  f"{(tk + c['seconds']) / (tg + s['seconds']):.1f}x" if tk else ""))
-        report.update(clarabel_inside=bool(inside), speedup=c["seconds"] / s["seconds"])
+        report.update(clarabel_above_lower=bool(consistent), speedup=c["seconds"] / s["seconds"])
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(report, fh, indent=1, default=str)
