@@ -3,7 +3,7 @@
 Eq. (1): ``min_{w, xi} lam/2 ||w||^2 + 1/(2m) xi' Theta xi  s.t.  xi >= h(w) := max(0, 1 - Z w)``, ``Z = y o X``,
 ``Theta = I - c A`` (``c = eta/(m-1)``, A the 0/1 rho-graph).
 
-Reduction to w (derivation in docs/derivations/003.md, "structured solver"). For fixed w the xi-problem
+Reduction to w (derivation in docs/derivations/003.md §1.3). For fixed w the xi-problem
 ``V(h) = min {xi' Theta xi / 2 : xi >= h}`` has an M-matrix (Theta: unit diagonal, nonpositive off-diagonal,
 positive definite when ``mu_Theta := 1 - eta d_max/(m-1) > 0``, Gershgorin), so its solution is the least fixed
 point of ``xi = max(h, c A xi)`` -- the KKT conditions ``xi >= h``, ``Theta xi >= 0``, complementarity -- found by
@@ -16,7 +16,9 @@ continuous). ``F`` is minimised over w (n = 785 variables for MNIST) by
 * ``method='newton'`` (default): `first_order.variable_metric_descent` with the generalised-Newton matrix of the
   squared hinge, ``H = lam I + Z_S' Z_S / m`` over the points S with an active margin (exact when eta = 0; Theta
   differs from I by at most ``c d_max`` in norm), updated row-wise as S changes, Armijo line search;
-* ``method='agd'``: `first_order.accelerated_gradient` (FISTA, backtracking, gradient restart).
+* ``method='agd'``: `first_order.accelerated_gradient` (FISTA, backtracking, gradient restart); far slower here
+  (F's condition number is ~||X||^2/(m lam): 435 iterations and 13 min against Newton's 4 iterations and 6 s on
+  MNIST m = 10,000, 10 % neighbourhoods, lam = 1e-2), kept as the matrix-free alternative for large n.
 
 Certificate (never the method's own estimate). From the final w: ``xi`` is raised to a provably feasible point
 (``xi >= 0`` and ``xi >= `` the upper end of an enclosure of ``1 - Zw``), and the primal value ``upper`` is its
