@@ -63,7 +63,12 @@ def solve_model(model, backend: str | None = None, solver: str | None = None, *,
                 cp_tol: float = 1e-6, cp_max_iter: int = 100, progress: bool = False, **options) -> Solution:
     """Compile (cached structure) and solve; ForAll constraints without an exact form use cutting planes
     (``cp_tol``, ``cp_max_iter``: their stopping rule). Every other option goes to the solver (``max_iter``,
-    ``time_limit``, ...). ``backend`` / ``solver`` None: certiprog chooses (see the module docstring)."""
+    ``time_limit``, ...). ``backend`` / ``solver`` None: certiprog chooses (see the module docstring).
+    ``solver="structured"``: the formulation's own solver, when its model.data has one (`solvers.structured`)."""
+    if solver == "structured":
+        from .structured import solve_structured
+
+        return solve_structured(model, backend, **options)
     if backend is not None:
         get_backend(backend)  # fail early with the list of backends
     structure = model.compile(forall=forall)
