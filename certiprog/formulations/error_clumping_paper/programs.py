@@ -126,6 +126,19 @@ class ErrorClumpingData:
     def m(self) -> int:
         return int(self.X.shape[0])
 
+    def structured_solve(self, **options) -> dict:
+        """The structured certified solver (`solver.solve_error_clumping`) for ``model.solve(solver="structured")``
+        (`certiprog.solvers.structured`): w, xi, the duals alpha (of 'margin') and beta (of 'xi>=0') of its
+        certificate, and its rigorous interval in ``info``. ``options`` go to `solve_error_clumping` (tol, ...)."""
+        from .solver import dual_point, solve_error_clumping
+
+        fit = solve_error_clumping(self.X, self.y, self.rho, self.eta, self.lam, graph=self.A, **options)
+        alpha, beta = dual_point(self.X, self.y, self.A, self.eta, fit.w, fit.xi)
+        return dict(values={"w": fit.w, "xi": fit.xi}, duals={"margin": alpha, "xi>=0": beta},
+                    status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
+                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
+                              structured_status=fit.status, **fit.info))
+
     def derive(self, sol) -> ErrorClumpingSolution:
         m, A, degree = self.m, self.A, self.degree
         wv = np.asarray(sol.value("w"), float)

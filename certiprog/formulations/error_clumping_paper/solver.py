@@ -52,7 +52,7 @@ from .graph import radius_graph
 from .programs import _check_graph, _eta
 
 __all__ = ["ErrorClumpingFit", "solve_error_clumping", "solve_error_clumping_path", "certify_error_clumping",
-           "METHODS"]
+           "dual_point", "METHODS"]
 
 METHODS = ("newton", "agd")
 
@@ -212,8 +212,7 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
     upper = primal.hi()
     # dual point
     s = np.maximum(theta_xi.mid, 0.0) / m
-    gpos = g.mid > 0
-    alpha = np.where(gpos, s, 0.0)
+    alpha = np.where(g.mid > 0, s, 0.0)
     dmax = int(np.diff(A.indptr).max()) if A.nnz else 0
     mu = (Ball(1.0) - c * Ball(float(dmax))).lo()
     Zt_alpha = _enclose(X.T, absX.T, y * alpha, m)
@@ -224,6 +223,16 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
         corr = r.dot(Ball(xi)) + r.sqr().sum() * Ball(float(m)) * Ball.recip(2.0) * Ball.recip(mu)
         lower = max(0.0, (dual - corr).lo())
     return dict(lower=float(lower), upper=float(upper), xi=xi, objective=float(primal.mid), mu_theta=float(mu))
+
+
+def dual_point(X, y, A: sp.csr_matrix, eta: float, w, xi) -> tuple[np.ndarray, np.ndarray]:
+    """The multipliers (alpha of ``xi >= 1 - y o Xw``, beta of ``xi >= 0``) that the certificate uses at (w, xi):
+    ``s = max(Theta xi, 0)/m``, ``alpha = s o [1 - y o Xw > 0]``, ``beta = s - alpha`` (both >= 0)."""
+    m = X.shape[0]
+    c = eta / (m - 1) if m > 1 else 0.0
+    s = np.maximum(xi - c * (A @ xi), 0.0) / m
+    alpha = np.where(1.0 - y * (X @ w) > 0, s, 0.0)
+    return alpha, s - alpha
 
 
 # ----------------------------------------------------------------------------------------------- entry points

@@ -162,3 +162,26 @@ def test_upper_end_bounds_the_exact_rational_objective_of_the_returned_point():
     quad = sum(xi[i] * xi[i] for i in range(m)) - c * sum(xi[i] * xi[j] for i in range(m) for j in range(m) if A[i, j])
     exact = F(lam) / 2 * sum(v * v for v in w) + quad / (2 * m)
     assert F(fit.lower) <= exact <= F(fit.upper)
+
+
+def test_model_solve_structured_reaches_the_solver_and_is_checked():
+    X, y = data(10, 70)
+    model = error_clumping(X, y, 1.0, 0.5, 0.1)
+    sol = model.solve(solver="structured", tol=1e-9)
+    assert sol.status == "optimal" and sol.backend == "structured"
+    lo, hi = sol.info["interval"]
+    assert lo <= sol.objective <= hi * (1 + 1e-12) and sol.info["certified"]
+    assert sol.info["verdict"].startswith(("certified", "accurate")), sol.info["verdict"]
+    ref = error_clumping(X, y, 1.0, 0.5, 0.1).solve(backend="clarabel")
+    assert abs(ref.objective - sol.objective) <= 1e-6 * sol.objective
+    assert model.variables["w"].value is not None and model.derived(sol).n_errors >= 0
+    cert = check(model, sol)
+    assert cert.verdict.startswith(("certified", "accurate"))
+    with pytest.raises(CertiprogError, match="structured"):
+        model.solve(solver="structured", backend="clarabel")
+    from certiprog.model import Model, Variable, minimize, sum_squares
+
+    v = Variable(2, "v")
+    plain = Model(minimize(sum_squares(v)), [v >= 1])
+    with pytest.raises(CertiprogError, match="no structured solver"):
+        plain.solve(solver="structured")
