@@ -317,8 +317,10 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
 def solve_error_clumping_path(X, y, rho, etas=None, lams=None, graph=None, **options) -> list[ErrorClumpingFit]:
     """Eq. (1) along a path of ``etas`` (with one ``lams`` value) or ``lams`` (with one ``etas`` value), each
     solve warm-started at the previous w; the graph is built once. Returns one `ErrorClumpingFit` per value."""
-    etas = np.atleast_1d(np.asarray(0.0 if etas is None else etas, float))
-    lams = np.atleast_1d(np.asarray(1.0 if lams is None else lams, float))
+    if etas is None or lams is None:
+        raise InputError("give both etas and lams (one of them may be a single value)")
+    etas = np.atleast_1d(np.asarray(etas, float))
+    lams = np.atleast_1d(np.asarray(lams, float))
     if etas.size > 1 and lams.size > 1 and etas.size != lams.size:
         raise InputError(f"etas ({etas.size}) and lams ({lams.size}) must have one value or the same length")
     k = max(etas.size, lams.size)
