@@ -77,6 +77,11 @@ class _Base(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self):
+        validate.flag(self.fit_intercept, "fit_intercept")
+        validate.seed(self.random_state, "random_state")
+        for name in ("min_hole_size", "max_center_tries"):
+            if hasattr(self, name):
+                validate.integer(getattr(self, name), name, low=1)
         if self.rho is not None:
             validate.scalar(self.rho, "rho", low=0.0, low_open=True)
         _eta(self.eta)

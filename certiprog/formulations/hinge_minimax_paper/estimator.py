@@ -53,7 +53,12 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
 
     # ---- data ----------------------------------------------------------------------------------------------
     def _data(self, X, y):
-        X, y = validate_data(self, X, y, ensure_all_finite=False, dtype=np.float64)
+        for flag in ("bias", "squared_reg", "certify", "standardize"):
+            validate.flag(getattr(self, flag), flag)
+        validate.backend(self.backend)
+        validate.optional_name(self.solver, "solver")
+        validate.seed(getattr(self, "random_state", None), "random_state")
+        X, y = validate.sklearn_data(self, X, y, ensure_all_finite=False, dtype=np.float64)
         X = validate.matrix(X, "X", min_rows=1)  # NaN / inf: an InputError (a ValueError) naming the fix
         check_classification_targets(y)
         self.classes_, counts = np.unique(y, return_counts=True)

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 
 from .network import as_components, multiclass_network, require_jax, train_multiclass
@@ -61,7 +62,17 @@ class LHMNetClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         require_jax()  # fail before the LHM fits if the extra is missing
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        for name in ("gain", "off_scale", "learning_rate"):
+            validate.scalar(getattr(self, name), name, low=0.0)
+        for name in ("C", "K", "epochs", "batch_size"):
+            validate.integer(getattr(self, name), name, low=1)
+        validate.seed(self.random_state, "random_state")
+        if self.lhm_params is not None and not isinstance(self.lhm_params, dict):
+            raise InputError(f"lhm_params must be None or a dict of fit_lhm arguments; got {self.lhm_params!r:.60}")
+        if self.init_components is not None and not isinstance(self.init_components, (list, tuple)):
+            raise InputError("init_components must be None or a list (one entry per class) of (W, b) pairs; got "
+                             f"{type(self.init_components).__name__}")
+        X, y = validate.sklearn_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
