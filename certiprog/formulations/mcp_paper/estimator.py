@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from certiprog.errors import InputError, ModelError
 from certiprog import validation as validate
-from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, as_manifolds
+from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, _q_value, as_manifolds
 from certiprog.formulations.mcp_paper.programs import _geometry, mcp_simple, mcp_slack
 
 __all__ = ["ManifoldClassifier"]
@@ -65,6 +65,21 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fit
+    def _check_params(self):
+        """Every parameter, before any work (scikit-learn sets them unchecked); the MCP run rechecks its own."""
+        _q_value(self.q)
+        if self.C is not None:
+            validate.positive(self.C, "C")
+        validate.scalar(self.delta, "delta", low=0.0, low_open=True)
+        validate.integer(self.max_iter, "max_iter", low=1)
+        validate.choice(self.cuts, "cuts", ("worst", "all"))
+        if self.drop_inactive is not None:
+            validate.positive(self.drop_inactive, "drop_inactive (None or a slack threshold > 0)")
+        validate.backend(self.backend)
+        validate.optional_name(self.solver, "solver")
+        validate.flag(self.progress, "progress")
+        validate.flag(self.certify, "certify")
+
     def _manifolds(self, manifolds) -> list:
         if isinstance(manifolds, dict):
             missing = {"centers", "bases", "radii"} - set(manifolds)
@@ -77,7 +92,10 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, manifolds, y):
         """Learn w from manifolds (list of manifolds / point arrays, or a dict of ellipsoids) and one label each."""
+        self._check_params()
         ms = self._manifolds(manifolds)
+        if validate._is_complex(y):
+            raise InputError("y is complex; it must hold one class label per manifold")
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != len(ms):
             raise InputError(f"y must hold one label per manifold: {len(ms)} labels; got shape {y.shape}")

@@ -33,25 +33,25 @@ __all__ = ["LqEllipsoidGeometry", "LqEllipsoidManifold", "ManifoldBatch", "Param
 
 
 def _q_value(q) -> float:
+    """q in [1, inf] (math.inf allowed)."""
+    if isinstance(q, (float, np.floating)) and q == math.inf:
+        return math.inf
     try:
-        qv = float(q)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"q must be a number >= 1 (math.inf allowed); got {q!r}") from exc
-    if math.isnan(qv) or qv < 1:
+        qv = validate.scalar(q, "q")
+    except InputError as exc:
+        raise InputError(f"q must be >= 1 (a number; math.inf allowed); got {q!r}") from exc
+    if qv < 1:
         raise InputError(f"q must be >= 1 (the Lq ball is not convex for q < 1); got {q!r}")
     return qv
 
 
 def _array(x, name: str) -> np.ndarray:
-    """A float array (sparse matrices densified), or an InputError naming ``name``."""
-    try:
-        return np.asarray(x.toarray() if hasattr(x, "toarray") else x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be a numeric array") from exc
+    """A real float array (sparse matrices densified; complex, strings and ragged lists refused)."""
+    return validate.real_array(x, name)
 
 
 def _rng(rng) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    return validate.rng(rng)
 
 
 def _count(n, name="n") -> int:
@@ -208,7 +208,7 @@ class ParametricManifold(Manifold, IndexSet):
         if (bounds is None) == (ball_radius is None):
             raise InputError("give exactly one parameter set: bounds=(dim, 2) array for a box or ball_radius=R")
         if bounds is not None:
-            B = validate.matrix(np.atleast_2d(np.asarray(bounds, dtype=float)), "bounds", min_rows=1, cols=2)
+            B = validate.matrix(np.atleast_2d(validate.real_array(bounds, "bounds")), "bounds", min_rows=1, cols=2)
             if B.shape[0] != self.param_dim:
                 raise InputError(f"bounds has {B.shape[0]} rows; it needs one (low, high) row per parameter "
                                  f"(dim = {self.param_dim})")
@@ -220,6 +220,7 @@ class ParametricManifold(Manifold, IndexSet):
             self.bounds = None
             self.ball_radius = validate.scalar(ball_radius, "ball_radius", low=0.0, low_open=True)
             s0 = np.zeros(self.param_dim)
+        gen = _rng(rng)
         self.f, self.jac = f, jac
         self.n_starts = _count(n_starts, "n_starts")
         self.n_local = _count(n_local, "n_local")
@@ -229,7 +230,7 @@ class ParametricManifold(Manifold, IndexSet):
         self.dim = x0.size
         self.s0 = s0
         self._center = x0 if center is None else validate.vector(center, "center", size=x0.size)
-        self._starts = np.vstack([s0, self.sample_parameters(self.n_starts, _rng(rng))])
+        self._starts = np.vstack([s0, self.sample_parameters(self.n_starts, gen)])
 
     def _f(self, s) -> np.ndarray:
         x = np.asarray(self.f(np.asarray(s, dtype=float)), dtype=float)
@@ -442,10 +443,12 @@ def random_lq_ellipsoids(P, N, D, R0, q=2, rng=None, separable=None, max_tries=2
     is infeasible while the centers are separable (so the slack program of Sec. 3.1 is feasible). Checked by the
     exact robust counterpart; after ``max_tries`` draws an InputError says to change P, N, D or R0.
     """
-    if separable not in (None, True, False):
-        raise InputError(f"separable must be None, True or False; got {separable!r}")
+    if separable is not None:
+        if not isinstance(separable, (bool, np.bool_)):
+            raise InputError(f"separable must be None, True or False; got {separable!r}")
+    max_tries = validate.integer(max_tries, "max_tries", low=1)
     rng = _rng(rng)
-    for _ in range(_count(max_tries, "max_tries") if separable is not None else 1):
+    for _ in range(max_tries if separable is not None else 1):
         geom = lq_ellipsoid_geometry(P, N, D, R0, q, rng, unit=unit)
         manifolds, y = geom.manifolds(), geom.labels
         if separable is None:

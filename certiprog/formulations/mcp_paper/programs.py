@@ -61,12 +61,12 @@ def _geometry(centers, bases, radii):
     if N < 1:
         raise InputError("centers has 0 columns; the ambient dimension N must be >= 1")
     if isinstance(bases, np.ndarray) or not isinstance(bases, (list, tuple)):
-        B = np.asarray(bases, dtype=float) if not isinstance(bases, np.ndarray) else bases
+        B = validate.real_array(bases, "bases (P, N, D)")
         if B.ndim != 3:
             raise InputError(f"bases must be (P, N, D) or a list of P arrays (N, D_p); got shape {np.shape(B)}")
         bases = list(B)
     if isinstance(radii, np.ndarray) or not isinstance(radii, (list, tuple)):
-        R = np.asarray(radii, dtype=float) if not isinstance(radii, np.ndarray) else radii
+        R = validate.real_array(radii, "radii (P, D)")
         if R.ndim != 2:
             raise InputError(f"radii must be (P, D) or a list of P vectors (D_p,); got shape {np.shape(R)}")
         radii = list(R)
@@ -76,7 +76,7 @@ def _geometry(centers, bases, radii):
         raise InputError(f"radii describes {len(radii)} manifolds but centers has {P} rows; one radius vector per manifold")
     Us, rs = [], []
     for p in range(P):
-        Up = np.asarray(bases[p], dtype=float) if not hasattr(bases[p], "toarray") else bases[p].toarray()
+        Up = validate.real_array(bases[p], f"bases[{p}]")
         if Up.ndim == 1:
             Up = Up.reshape(-1, 1)
         Up = validate.matrix(Up, f"bases[{p}]", min_rows=N)
@@ -296,6 +296,9 @@ def mcp_bracket(solution, delta, C=None, P=None) -> tuple:
     The lower end is the master problem's value (a relaxation); allow ~1e-6 relative slack for the interior-point
     solver's tolerance when checking.
     """
+    if not all(hasattr(solution, a) for a in ("x", "status", "objective", "value")):
+        raise InputError(f"solution must be the Solution of a solved mcp model (model.solve(forall='cutting_plane', "
+                         f"cp_tol=delta)); got {type(solution).__name__}")
     if solution.x is None or not (solution.ok or solution.status.termination == "iteration_limit"):
         raise InputError(f"the solution has status {solution.status}; a bracket needs a primal point")
     d = _delta(delta, solution)
@@ -580,6 +583,9 @@ def mcp_slack(manifolds, labels, C, delta=1e-2, max_iter=1000, backend=None, sol
 
 
 def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options):
+    validate.backend(backend)
+    validate.optional_name(solver, "solver")
+    validate.flag(progress, "progress")
     ms = as_manifolds(manifolds)
     y = validate.labels(labels, "labels", size=len(ms))
     if C is not None:
@@ -588,9 +594,7 @@ def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_
                             high_open=C is None)
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise InputError(f"max_iter must be a positive integer; got {max_iter!r}")
-    if cuts not in ("worst", "all"):
-        raise InputError(f"cuts must be 'worst' (one point per iteration, Alg. 1) or 'all' (one per violating "
-                         f"manifold); got {cuts!r}")
+    validate.choice(cuts, "cuts", ("worst", "all"))  # 'worst': one point per iteration (Alg. 1); 'all': one per violating manifold
     if drop_inactive is not None:
         drop_inactive = validate.scalar(drop_inactive, "drop_inactive", low=0.0, low_open=True)
     model = _build_model(ms, y, C)
