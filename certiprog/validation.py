@@ -63,6 +63,16 @@ def matrix(X, name: str, *, min_rows: int = 1, cols: int | None = None, min_cols
     return A
 
 
+def squares_representable(A: np.ndarray, name: str) -> np.ndarray:
+    """``A`` (finite) if its sums of squared entries (covariances, squared distances) cannot overflow, else an
+    InputError saying to rescale. A sum of n squares of entries up to a overflows when n a^2 > 1.8e308."""
+    big = float(np.max(np.abs(A))) if A.size else 0.0
+    if big > 0 and not np.isfinite(big * big * max(A.shape[0], 1) * max(A.shape[-1], 1)):
+        raise InputError(f"{name} has entries up to {big:.3g}: its squared distances / covariances overflow float64. "
+                         f"Rescale {name} (e.g. divide by its largest entry, or standardise the features)")
+    return A
+
+
 def vector(v, name: str, *, size: int | None = None) -> np.ndarray:
     """A finite real 1-D float array (any input shape is flattened), of ``size`` entries if given."""
     a = real_array(v, name).reshape(-1)
@@ -84,9 +94,9 @@ def scalar(x, name: str, *, low: float | None = None, high: float | None = None,
         v = float(x)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} must be a real number; got {_given(x)}") from exc
-    if not np.isfinite(v):
+    if not np.isfinite(v) and low is None and high is None:
         raise InputError(f"{name} must be a finite real number; got {v}")
-    bad = False
+    bad = not np.isfinite(v)
     if low is not None:
         bad |= v <= low if low_open else v < low
     if high is not None:
