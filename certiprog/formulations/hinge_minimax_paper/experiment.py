@@ -938,7 +938,8 @@ def table4_rows(cfg: Config, records: list) -> list:
         if not recs:
             continue
         sizes = sorted({r["size"] for r in recs})
-        per_size = {str(z): 100 * float(np.mean([r["rate_test"] for r in recs if r["size"] == z])) for z in sizes}
+        per_size = {str(z): round(100 * float(np.mean([r["rate_test"] for r in recs if r["size"] == z])), 2)
+                    for z in sizes}
         rows.append(dict(method=method, n_runs=len(recs), rate_mean=100 * float(np.mean([r["rate_test"] for r in recs])),
                          per_size=json.dumps(per_size), paper_rate=TABLE4.get(method)))
     return rows
@@ -952,13 +953,17 @@ def transfer_rows(cfg: Config, records: list) -> list:
     for kind, methods, size_key, value_key, sizes in (
             ("binary", TRANSFER_BINARY, "n_pos", "rate_test", cfg.tr_pos_sizes),
             ("multi", TRANSFER_MULTI, "size", "accuracy", cfg.tr_class_sizes)):
+        # LHM-NN's accuracy right after the mapping, before fine-tuning, is a row of its own
+        variants = [(m, m, value_key) for m in methods]
+        if kind == "multi":
+            variants.insert(1, ("LHM-NN", "LHM-NN before fine-tuning", "accuracy_before_finetune"))
         for setting in ("best", "worst"):
-            for method in methods:
+            for method, label, key in variants:
                 for size in sizes:
-                    v = [r[value_key] for r in recs if r.get(size_key) == size and r["method"] == method
-                         and r["setting"] == setting and (value_key in r)]
+                    v = [r[key] for r in recs if r.get(size_key) == size and r["method"] == method
+                         and r["setting"] == setting and (key in r)]
                     if v:
-                        rows.append(dict(kind=kind, setting=setting, method=method, size=int(size), n=len(v),
+                        rows.append(dict(kind=kind, setting=setting, method=label, size=int(size), n=len(v),
                                          value=100 * float(np.mean(v)),
                                          std=100 * float(np.std(v, ddof=1)) if len(v) > 1 else 0.0))
     return rows
@@ -1067,7 +1072,9 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
                 f"{cfg.tr_delta}, lam = {cfg.tr_lam}; NN linear: logistic / softmax regression on the features; NN "
                 "matching: Sec. 4.2's network of the same shape from a random start on the features; LHM-NN: the "
                 "per-class LHMs mapped to Sec. 4.2's network and fine-tuned end to end with the CNN "
-                f"({cfg.tr_finetune_epochs} epochs); CNN scratch: the same CNN trained on the target images only.",
+                f"({cfg.tr_finetune_epochs} epochs; the row 'before fine-tuning' is the mapped network alone); CNN "
+                "scratch: the same CNN trained on the target images only. Only LHM-NN changes the CNN: NN linear and "
+                "NN matching see the frozen source features.",
                 "", "| kind | setting | method | " + " | ".join(["size", "value", "sd", "n"]) + " |",
                 "|---|---|---|---|---|---|---|"]
         for r in tr:
