@@ -954,8 +954,8 @@ def lemma9_verdict(runs: dict):
                         + "; ".join(rows))
     label, (t, before, after), fit = bad
     return refuted(f"Alg. 2 (certiprog's lhm.fit_lhm: KHHM model step, eq. (25) assignment with the deflated/"
-                   f"inflated surrogates, every Thm 1 risk KKT-checked) on {label}: the empirical latent mixed risk eq. "
-                   f"(20) rises from {before:.6f} to {after:.6f} at model step {t}. Runs: " + "; ".join(rows) +
+                   f"inflated surrogates, every Thm 1 risk KKT-checked) on {label}: the empirical latent mixed risk "
+                   f"eq. (20) rises from {before:.6f} to {after:.6f} at model step {t}. Runs: " + "; ".join(rows) +
                    ". The proof's steps (31) 'KHHM would not be worse than the naive inflation' and (32) 'x in X_j "
                    "implies x in Q^{j,t+1}' do not hold for Alg. 1 (a heuristic; 000-L2b), and (28) writes L^B_{S2} "
                    "for L^B_{S1}.",

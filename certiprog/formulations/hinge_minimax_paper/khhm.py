@@ -20,9 +20,9 @@ Where Alg. 1 / Lemma 2 is wrong, this module does what is right (``docs/derivati
   non-increasing over the fit by construction. R is eq. (7), the empirical mixed risk of Def. 4: the MEAN over the
   positives of ``max_k max{0, 1 - w_k^T x - b_k}`` (Def. 2's expectation, as Thm 8 estimates it) plus Thm 1's
   worst-case background risk under the moments of all negatives. (With eq. (22)'s SUM of hinges instead, the hinge
-  term outweighs any background probability and a refit that accepts everything would be preferred.); ``"background"`` keeps it only if P does not
-  increase (what the printed stopping rule tracks); ``"always"`` is the printed algorithm (tests show where R and P
-  then increase).
+  term outweighs any background probability and a refit that accepts everything would be preferred.)
+  ``"background"`` keeps it only if P does not increase (what the printed stopping rule tracks); ``"always"`` is
+  the printed algorithm (tests show where R and P then increase).
 * **Lemma 2's probability part needs a nontrivial refit** (000-L2a): eq. (8) always admits ``w = 0``, which accepts
   everything. A refit returning the trivial solution is rejected (the old hyperplane stays); in the greedy phase the
   hyperplane becomes *inactive*.
@@ -94,7 +94,8 @@ class SubProblem:
 @dataclass(frozen=True, eq=False)
 class RoundRecord:
     """The state after round ``round`` (0: after the greedy phase): ``hinge`` = sum_i max_k max{0, 1 - w_k^T x_i -
-    b_k} (eq. (22)'s sum), ``hinge_mean`` (the same over the m positives: L^H_S of Def. 2 / Thm 8), ``regulariser`` = lam sum_k ||w_k||^2, ``background_rate`` = P (training negatives
+    b_k} (eq. (22)'s sum), ``hinge_mean`` (the same over the m positives: L^H_S of Def. 2 / Thm 8),
+    ``regulariser`` = lam sum_k ||w_k||^2, ``background_rate`` = P (training negatives
     inside Q), ``worst_case_background`` = Thm 1's sup_Z P(z in Q) under the moments of all negatives and
     ``worst_case_interval`` its certified interval, ``risk`` = hinge_mean + worst_case_background (the tracked risk),
     ``accepted`` (per hyperplane refit of the round: kept or not), ``n_active``."""

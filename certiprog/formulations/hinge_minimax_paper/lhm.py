@@ -62,7 +62,8 @@ HINGE_SCALES = ("mean", "sum")
 @dataclass(frozen=True, eq=False)
 class LHMIteration:
     """One model step: ``iteration`` (1, 2, ...), ``hinge`` (eq. (22): sum over the positives of the hinge in their
-    component; divided by m with ``hinge_scale="mean"``), ``background`` (eq. (21): sum_i L^B(W^i)), ``risk`` (eq. (20) = hinge + background),
+    component; divided by m with ``hinge_scale="mean"``), ``background`` (eq. (21): sum_i L^B(W^i)), ``risk``
+    (eq. (20) = hinge + background),
     ``component_risk`` (eq. (23) per component; 0 for a dropped one), ``sizes`` (|X_i| the step trained on),
     ``reassigned`` (positives the following assignment step moved; None when no assignment step followed),
     ``seconds``."""
@@ -210,7 +211,7 @@ def assignment_scores(X: np.ndarray, fits: list, lam_assign: float, mu: np.ndarr
 
 
 def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
-    """phi_0: k-means (``init="kmeans"``, sklearn, 10 restarts), uniformly random (``"random"``), or the given labels."""
+    """phi_0: k-means (``init="kmeans"``, sklearn, 10 restarts), uniformly random (``"random"``) or given labels."""
     m = X.shape[0]
     if isinstance(init, str):
         if init not in INITS:
@@ -234,8 +235,9 @@ def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
 # Alg. 2
 # ----------------------------------------------------------------------------------------------------------------
 def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, init="kmeans",
-            lam_assign: float = 1.0, hinge_scale: str = "mean", T: float = 1e-6, max_iter: int = 10, random_state=None, bias: bool = True,
-            squared_reg: bool = True, eps: float = 1e-3, max_rounds: int = 10, accept: str = "risk",
+            lam_assign: float = 1.0, hinge_scale: str = "mean", T: float = 1e-6, max_iter: int = 10,
+            random_state=None, bias: bool = True, squared_reg: bool = True, eps: float = 1e-3,
+            max_rounds: int = 10, accept: str = "risk",
             backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
             progress: bool = False, **options) -> LHMFit:
     """Alg. 2 (module docstring) for positives ``X_pos`` against negatives ``X_neg``: C components of K hyperplanes.

@@ -5,7 +5,8 @@ the raw features, history, worst-case risk, certificates), the components access
 check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
 estimators (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
 needs pandas, not installed). It runs with ``certify=False`` (the KKT verdict of every solve instead of the rigorous
-interval): the checks are about the API, and the certified path is tested below.
+interval), at most 2 refinement rounds and, for LHM, at most 2 model steps: the checks are about the API; the
+certified path and longer runs are tested below and in test_khhm.py / test_lhm.py.
 """
 import numpy as np
 import pytest
@@ -28,8 +29,8 @@ def two_clusters(seed=0, n_pos=40, n_neg=300):
     return np.vstack([Xp, Xn]), np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
 
 
-@pytest.mark.parametrize("est", [KHHMClassifier(certify=False), LHMClassifier(certify=False)],
-                         ids=["KHHM", "LHM"])
+@pytest.mark.parametrize("est", [KHHMClassifier(certify=False, max_rounds=2),
+                                 LHMClassifier(certify=False, max_iter=2, max_rounds=2)], ids=["KHHM", "LHM"])
 def test_check_estimator(est):
     results = check_estimator(est, on_fail=None, on_skip=None)
     failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
