@@ -82,6 +82,8 @@ class _Base(ClassifierMixin, BaseEstimator):
         for name in ("min_hole_size", "max_center_tries"):
             if hasattr(self, name):
                 validate.integer(getattr(self, name), name, low=1)
+        if hasattr(self, "disjoint_holes"):
+            validate.flag(self.disjoint_holes, "disjoint_holes")
         if self.rho is not None:
             validate.scalar(self.rho, "rho", low=0.0, low_open=True)
         _eta(self.eta)
@@ -97,6 +99,7 @@ class _Base(ClassifierMixin, BaseEstimator):
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = _finite_data(self, X, y)
+        validate.squares_representable(X, "X")
         try:
             check_classification_targets(y)
         except ValueError as exc:

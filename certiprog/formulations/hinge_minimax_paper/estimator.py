@@ -228,6 +228,7 @@ class LHMClassifier(_HingeMinimax):
 
     def fit(self, X, y):
         """Alg. 2 on the positive class against the background class."""
+        validate.scalar(self.T, "T (stop when the risk falls by less than T)")
         P, N = self._data(X, y)
         fit = fit_lhm(P, N, C=self.C, K=self.K, init=self.init, lam_assign=self.lam_assign,
                       hinge_scale=self.hinge_scale, T=self.T, max_iter=self.max_iter, random_state=self.random_state,
