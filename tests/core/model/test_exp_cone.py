@@ -340,3 +340,12 @@ def test_saved_solution_with_exp_and_pownd_cones_round_trips(tmp_path):
     sol.save(tmp_path / "s")
     back = c.Solution.load(tmp_path / "s", problem=m)
     assert np.allclose(back.x, sol.x)
+
+
+def test_unbounded_without_a_ray_is_never_certified():
+    """max sum log(x), x >= 0 is unbounded but has no improving ray (log grows sublinearly): Clarabel stops
+    'optimal' far out; the certificate must not confirm it."""
+    x = c.Variable(3, name="x")
+    m = c.Model(c.maximize(c.log(x).sum()), [x >= 0])
+    sol = m.solve(backend="clarabel")
+    assert check(m, sol).verdict not in ("certified", "accurate", "certified_unbounded")

@@ -314,3 +314,17 @@ def test_geo_mean_of_many_entries_solves_as_a_chain_of_3d_cones(n):
     assert sol.objective == pytest.approx(ref.value, rel=1e-6)
     assert {cone.kind for cone in m.compile().assemble().cones} <= {"zero", "nonneg", "pow"}
     assert check(m, sol).verdict == "certified"
+
+
+@pytest.mark.parametrize("backend", ["clarabel", "cvxpy"])
+def test_infeasible_and_unbounded_power_cone_problems_are_proved(backend):
+    W, z = c.Variable(3, name="W"), c.Variable(name="z")
+    m = c.Model(c.maximize(z), [c.PowConeND(W, z, [0.2, 0.3, 0.5]), W <= -1])
+    sol = m.solve(backend=backend)
+    assert sol.status.termination == "infeasible"
+    assert check(m, sol).verdict == "certified_infeasible"
+    x = c.Variable(3, name="x")
+    m = c.Model(c.maximize(c.geo_mean(x) + x[0]), [x >= 0])
+    sol = m.solve(backend="clarabel")
+    assert sol.status.termination == "unbounded"
+    assert check(m, sol).verdict == "certified_unbounded"
