@@ -84,6 +84,8 @@ class _Base(ClassifierMixin, BaseEstimator):
                 validate.integer(getattr(self, name), name, low=1)
         if hasattr(self, "disjoint_holes"):
             validate.flag(self.disjoint_holes, "disjoint_holes")
+        if self.progress is not None:
+            validate.flag(self.progress, "progress (None: on a terminal only)")
         if self.rho is not None:
             validate.scalar(self.rho, "rho", low=0.0, low_open=True)
         _eta(self.eta)
