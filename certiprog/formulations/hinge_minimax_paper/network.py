@@ -27,6 +27,9 @@ A point on a hyperplane (m = 0) has no finite sufficient gain (the LHM's ``>= 0`
 Multi-class mapping (Sec. 4.2): `multiclass_network` and its numpy forward pass need nothing more; its end-to-end
 training with cross-entropy (`train_multiclass`) needs JAX and optax (the ``nn`` extra: ``pip install
 "certiprog[nn]"``), imported only inside that function, so this module and the rest of certiprog work without them.
+
+A small LeNet-like CNN (`small_cnn`, `train_cnn`, `cnn_features`; JAX too) is the source feature extractor of the
+transfer experiment (the Sec. 5.3 analogue on MNIST in `experiment.py`).
 """
 from __future__ import annotations
 
