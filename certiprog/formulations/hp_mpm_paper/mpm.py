@@ -40,7 +40,7 @@ __all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_mom
 
 
 def _class(X, name: str, cols: int | None = None) -> np.ndarray:
-    X = validate.matrix(X, name, min_rows=1, cols=cols)
+    X = validate.squares_representable(validate.matrix(X, name, min_rows=1, cols=cols), name)
     if X.shape[1] < 1:
         raise InputError(f"{name} has 0 columns; at least one feature is needed")
     if X.shape[0] < 2:
@@ -237,6 +237,8 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> Cl
     unique there and the HP-MPM optimum lies there anyway (004 Sec. 5, K1). Otherwise ``basis`` is the identity.
     Cost: two d x d Gram products (BLAS) and three d x d eigendecompositions, so n = 50 000, d = 100 is fast.
     """
+    rank_tol = validate.scalar(rank_tol, "rank_tol (relative eigenvalue cut, e.g. 1e-12)", low=0.0, high=1.0,
+                               high_open=True)
     X1 = _class(X1, "X1")
     X0 = _class(X0, "X0", cols=X1.shape[1])
     n1, n0, d = X1.shape[0], X0.shape[0], X1.shape[1]
@@ -249,6 +251,11 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> Cl
         total = S1 + S0 + (n1 * n0 / (n1 + n0)) * np.outer(dmu, dmu)
         lam, V = np.linalg.eigh(0.5 * (total + total.T))
         keep = lam > rank_tol * max(lam[-1], 0.0) if lam[-1] > 0 else np.zeros(d, bool)
+        if not keep.any():
+            raise InputError(f"the training data have no spread at this scale (largest |x| = "
+                             f"{max(np.abs(X1).max(), np.abs(X0).max()):.3g}; the scatter is {max(lam[-1], 0.0):.3g}): "
+                             "constant features, or entries so small that their squares underflow. Rescale X1, X0 "
+                             "(e.g. standardise the features)")
         if not keep.all():
             basis, dropped = V[:, keep], int(d - keep.sum())
     F1 = _coordinate_factor(C1, S1, basis if dropped else None)
