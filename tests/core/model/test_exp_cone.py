@@ -35,7 +35,7 @@ def _in_exp_dual(v, tol):
 
 
 # ----------------------------------------------------------------------------------------------- projection
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(st.floats(-1, 1), min_size=3, max_size=3), st.integers(-6, 6))
 def test_exp_projection_is_moreau_decomposition(v, expo):
     """v = Pi_K(v) - Pi_K*(-v), both parts in their cones and orthogonal (this characterises the projection)."""
