@@ -33,6 +33,7 @@ transfer experiment (the Sec. 5.3 analogue on MNIST in `experiment.py`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -336,6 +337,37 @@ def _labels_index(y, n: int, G: int) -> np.ndarray:
     return y.astype(np.int32)
 
 
+@functools.lru_cache(maxsize=16)
+def _compiled_training(gain: float, learning_rate: float, apply_f):
+    """``(optimizer, step, evaluate)`` of `train_multiclass`, jitted once per (gain, learning rate, feature
+    function): later calls with the same shapes reuse the compiled code."""
+    jax, jnp, optax = require_jax()
+    opt = optax.adam(learning_rate)
+
+    def logits_fn(params, A, a0, xb):
+        z = xb if apply_f is None else apply_f(params["features"], xb)
+        h = jax.nn.sigmoid(gain * (z @ params["W"].T + params["b"]))
+        a = jax.nn.sigmoid(gain * (h @ A.T + a0))
+        return a @ params["V"].T + params["c"]
+
+    def loss_fn(params, A, a0, xb, yb):
+        return optax.softmax_cross_entropy_with_integer_labels(logits_fn(params, A, a0, xb), yb).mean()
+
+    @jax.jit
+    def step(params, state, A, a0, xb, yb):
+        loss, grads = jax.value_and_grad(loss_fn)(params, A, a0, xb, yb)
+        updates, state = opt.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss
+
+    @jax.jit
+    def evaluate(params, A, a0, xb, yb):
+        lg = logits_fn(params, A, a0, xb)
+        return (optax.softmax_cross_entropy_with_integer_labels(lg, yb).mean(),
+                jnp.mean(jnp.argmax(lg, axis=1) == yb))
+
+    return opt, step, evaluate
+
+
 def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_rate: float = 1e-2,
                      batch_size: int = 128, random_state=None, features=None):
     """Train the first layer and the output layer of ``net`` end to end with softmax cross-entropy (Adam, optax).
@@ -343,7 +375,7 @@ def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_ra
     ``y`` holds class indices 0..G-1. ``features = (apply, params)``, optional: a JAX function ``apply(params, X)``
     giving the (n, d) inputs of the network (e.g. a pre-trained feature extractor), trained jointly with it.
     Returns ``(net, history)`` or, with features, ``(net, feature_params, history)``. Needs the ``nn`` extra."""
-    jax, jnp, optax = require_jax()
+    _, jnp, _ = require_jax()
     for name, v in (("epochs", epochs), ("batch_size", batch_size)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InputError(f"{name} must be a positive integer, got {v!r}")
@@ -357,38 +389,15 @@ def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_ra
     n = X.shape[0]
     yi = _labels_index(y, n, net.n_classes)
     A, a0 = (jnp.asarray(v, dtype=jnp.float32) for v in net.and_matrix())
-    gain = float(net.gain)
     apply_f, fparams = features if features is not None else (None, None)
-
-    def logits_fn(params, xb):
-        z = xb if apply_f is None else apply_f(params["features"], xb)
-        h = jax.nn.sigmoid(gain * (z @ params["W"].T + params["b"]))
-        a = jax.nn.sigmoid(gain * (h @ A.T + a0))
-        return a @ params["V"].T + params["c"]
-
-    def loss_fn(params, xb, yb):
-        return optax.softmax_cross_entropy_with_integer_labels(logits_fn(params, xb), yb).mean()
-
+    opt, step, evaluate = _compiled_training(float(net.gain), float(learning_rate), apply_f)
     params = {k: jnp.asarray(v, dtype=jnp.float32) for k, v in net.params().items()}
     if apply_f is not None:
         params["features"] = fparams
-    opt = optax.adam(learning_rate)
     state = opt.init(params)
 
-    @jax.jit
-    def step(params, state, xb, yb):
-        loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
-        updates, state = opt.update(grads, state, params)
-        return optax.apply_updates(params, updates), state, loss
-
-    @jax.jit
-    def evaluate(params, xb, yb):
-        lg = logits_fn(params, xb)
-        return (optax.softmax_cross_entropy_with_integer_labels(lg, yb).mean(),
-                jnp.mean(jnp.argmax(lg, axis=1) == yb))
-
     Xj, yj = jnp.asarray(X), jnp.asarray(yi)
-    init_loss, init_acc = (float(v) for v in evaluate(params, Xj, yj))
+    init_loss, init_acc = (float(v) for v in evaluate(params, A, a0, Xj, yj))
     rng = np.random.default_rng(random_state)
     bs = min(int(batch_size), n)
     losses, accs = [], []
@@ -397,12 +406,12 @@ def train_multiclass(net: MultiClassNetwork, X, y, epochs: int = 20, learning_ra
         batch_losses = []
         for start in range(0, n - bs + 1, bs):  # full batches only: one compiled shape
             idx = order[start:start + bs]
-            params, state, loss = step(params, state, Xj[idx], yj[idx])
+            params, state, loss = step(params, state, A, a0, Xj[idx], yj[idx])
             batch_losses.append(float(loss))
         if not np.all(np.isfinite(batch_losses)):
             raise InputError("training diverged (non-finite loss); lower learning_rate or gain")
         losses.append(float(np.mean(batch_losses)))
-        accs.append(float(evaluate(params, Xj, yj)[1]))
+        accs.append(float(evaluate(params, A, a0, Xj, yj)[1]))
     history = TrainingHistory(tuple(losses), tuple(accs), init_loss, init_acc)
     trained = net.with_params({k: np.asarray(params[k], dtype=float) for k in ("W", "b", "V", "c")})
     if apply_f is not None:
@@ -451,18 +460,11 @@ def _check_images(images, labels, n_out):
     return X, _labels_index(labels, X.shape[0], n_out)
 
 
-def train_cnn(params, images, labels, epochs: int = 2, learning_rate: float = 1e-3, batch_size: int = 128,
-              random_state=None) -> tuple:
-    """Train every layer of `small_cnn` with softmax cross-entropy (Adam). Returns ``(params, losses per epoch)``
-    with numpy parameters. Needs the ``nn`` extra."""
-    jax, jnp, optax = require_jax()
-    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InputError(f"{name} must be a positive integer, got {v!r}")
-    X, y = _check_images(images, labels, params["d2"].shape[1])
-    p = {k: jnp.asarray(v, jnp.float32) for k, v in params.items()}
+@functools.lru_cache(maxsize=8)
+def _compiled_cnn(learning_rate: float):
+    """``(optimizer, step)`` of `train_cnn`, jitted once per learning rate."""
+    jax, _, optax = require_jax()
     opt = optax.adam(learning_rate)
-    state = opt.init(p)
 
     def loss_fn(p, xb, yb):
         return optax.softmax_cross_entropy_with_integer_labels(cnn_logits(p, xb), yb).mean()
@@ -472,6 +474,24 @@ def train_cnn(params, images, labels, epochs: int = 2, learning_rate: float = 1e
         loss, g = jax.value_and_grad(loss_fn)(p, xb, yb)
         updates, state = opt.update(g, state, p)
         return optax.apply_updates(p, updates), state, loss
+
+    return opt, step
+
+
+def train_cnn(params, images, labels, epochs: int = 2, learning_rate: float = 1e-3, batch_size: int = 128,
+              random_state=None) -> tuple:
+    """Train every layer of `small_cnn` with softmax cross-entropy (Adam). Returns ``(params, losses per epoch)``
+    with numpy parameters. Needs the ``nn`` extra."""
+    _, jnp, _ = require_jax()
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise InputError(f"{name} must be a positive integer, got {v!r}")
+    if not (np.isfinite(learning_rate) and learning_rate > 0):
+        raise InputError(f"learning_rate must be a positive number, got {learning_rate!r}")
+    X, y = _check_images(images, labels, params["d2"].shape[1])
+    p = {k: jnp.asarray(v, jnp.float32) for k, v in params.items()}
+    opt, step = _compiled_cnn(float(learning_rate))
+    state = opt.init(p)
 
     rng = np.random.default_rng(random_state)
     bs = min(int(batch_size), len(y))
