@@ -222,7 +222,9 @@ def config_from_args(args) -> Config:
                 q[key] = tuple(int(v) for v in values)
     if getattr(args, "transfer_problems", None) is not None:
         q["tr_problems"] = args.transfer_problems
-    cfg = Config(parts=tuple(args.parts) if getattr(args, "parts", None) else PARTS, seed=int(args.seed),
+    parts = tuple(args.parts) if getattr(args, "parts", None) else \
+        tuple(p for p in PARTS if p != "transfer" or has_network_library())  # without the nn extra: no transfer
+    cfg = Config(parts=parts, seed=int(args.seed),
                  quick=quick, data_root=getattr(args, "data", None), backend=getattr(args, "backend", None), **q)
     validate_config(cfg)
     return cfg
@@ -1083,6 +1085,9 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
         out.append("")
     if figures:
         out += ["Figures: " + ", ".join(figures), ""]
+    if "transfer" not in cfg.parts and not has_network_library():
+        out += ["The transfer analogue (Figs. 10-11) was not run: it needs JAX and optax (pip install "
+                "'certiprog[nn]').", ""]
     out += ["## Not run (data not available)", ""] + [f"- {v}" for v in MISSING.values()] + [""]
     return "\n".join(out)
 

@@ -284,3 +284,17 @@ def test_transfer_rows_average_problems():
     assert cnn["kind"] == "multi" and cnn["value"] == pytest.approx(50.0)
     md = E.format_report(cfg, [], [], recs, {}, [], (), rows)
     assert "ANALOGUE" in md and "| binary | best | LHM | 20 | 85.00 |" in md
+
+
+def test_without_the_network_library(monkeypatch):
+    # the default run drops the transfer part and Table 4's NN when JAX / optax are missing; asking for transfer
+    # explicitly is a clear error
+    monkeypatch.setattr(E, "has_network_library", lambda: False)
+    cfg = E.config_from_args(parse("--quick"))
+    assert "transfer" not in cfg.parts and "table1" in cfg.parts
+    cfg4 = replace(cfg, parts=("table4",))
+    if LETTER.is_file():
+        assert "NN" not in {t.config["method"] for t in E.tasks(cfg4)}
+    with pytest.raises(InputError, match="certiprog\\[nn\\]"):
+        E.tasks(replace(cfg, parts=("transfer",)))
+    assert "needs JAX" in E.format_report(cfg, [], [], [], {}, [])
