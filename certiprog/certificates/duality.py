@@ -323,7 +323,78 @@ def _ldl_residual_norm(Q, sigma, L, D, ip) -> float:
     return float(np.max(rows)) * (1 + 4 * (n + k + 8) * _U) + 1e-290 if n else 0.0
 
 
+def _gershgorin_lower(Q) -> float:
+    """A proved lower bound of lambda_min(Q) for symmetric sparse Q: min_i Q_ii - sum_{j != i} |Q_ij| (Gershgorin's
+    discs, exact for the float matrix; the row sums' rounding errors are bounded a priori)."""
+    Q = sp.csr_matrix(Q)
+    n = Q.shape[0]
+    if n == 0:
+        return np.inf
+    d = Q.diagonal()
+    row = np.repeat(np.arange(n), np.diff(Q.indptr))
+    off = np.where(row != Q.indices, np.abs(Q.data), 0.0)
+    k = int(np.diff(Q.indptr).max()) if Q.nnz else 1
+    off_hi = np.bincount(row, off, n) * (1 + gamma(k + 1)) * (1 + 4 * (k + 4) * _U) + 1e-300
+    diff = d - off_hi
+    return float(np.min(diff - _U * np.abs(diff) - 1e-300))
+
+
+def _cg_solver(Q):
+    """Approximate ``Q u = rhs`` by Jacobi-preconditioned conjugate gradients (sparse matvecs only; the certificate
+    encloses the residual of whatever u comes back, so the accuracy only affects the bound's tightness)."""
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    Q = sp.csr_matrix(Q)
+    dinv = 1.0 / Q.diagonal()
+    M = LinearOperator(Q.shape, matvec=lambda v: dinv * np.ravel(v), dtype=float)
+
+    def solver(rhs):
+        rhs = np.asarray(rhs, float)
+        u = dinv * rhs
+        for _ in range(3):  # restarted: each pass refines against the true residual
+            r = rhs - Q @ u
+            nr = float(np.linalg.norm(r))
+            if nr == 0 or nr <= 1e-15 * float(np.linalg.norm(rhs)):
+                break
+            du, _ = cg(Q, r, rtol=1e-14, atol=0.0, maxiter=10 * Q.shape[0] + 100, M=M)
+            u = u + du
+        return u
+
+    return solver
+
+
+_PSD_CACHE: dict = {}
+_PSD_CACHE_SIZE = 8
+
+
+def _psd_key(P: sp.csr_matrix):
+    """A content key of a sparse matrix (shape, pattern and values), for the `psd_certificate` cache."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=20)
+    for arr in (P.indptr, P.indices, P.data):
+        h.update(np.ascontiguousarray(arr).view(np.uint8))
+    return P.shape, P.nnz, h.hexdigest()
+
+
 def psd_certificate(P) -> PsdCertificate:
+    """`_psd_certificate` with a small cache keyed by P's content: a Model checked again (or re-solved with new
+    data that leaves P alone, e.g. a Parameter in the constraints) does not pay the factorisation twice."""
+    Pc = sp.csr_matrix(P, dtype=float, copy=True)
+    Pc.sum_duplicates()
+    Pc.sort_indices()
+    key = _psd_key(Pc)
+    hit = _PSD_CACHE.get(key)
+    if hit is not None:
+        return hit
+    out = _psd_certificate(Pc)
+    if len(_PSD_CACHE) >= _PSD_CACHE_SIZE:
+        _PSD_CACHE.pop(next(iter(_PSD_CACHE)))
+    _PSD_CACHE[key] = out
+    return out
+
+
+def _psd_certificate(P) -> PsdCertificate:
     """Prove P positive definite (with a lower eigenvalue bound), PSD up to a shift, or indefinite.
 
     Diagonal P is read off exactly. Otherwise, on the columns S it touches, ``P_SS + sigma I = L D L' + R``
@@ -348,6 +419,10 @@ def psd_certificate(P) -> PsdCertificate:
             return PsdCertificate("indefinite", cols, float(d.min()), f"P has a negative diagonal entry "
                                   f"{d.min():.3g} (and no off-diagonal entries)", witness=w)
         return PsdCertificate("diagonal", cols, float(d.min()))
+    if d.min() > 0:  # diagonally dominant (graph-Laplacian-like, ridge-dominated): proved in O(nnz), solved by CG
+        lam = _gershgorin_lower(Q)
+        if lam > 0:
+            return PsdCertificate("pd", cols, lam, solver=_cg_solver(Q))
     scale = float(np.max(np.abs(d))) or float(abs(Q).max())
     shift = None
     for sigma in (-1e-6 * scale, -1e-9 * scale, -1e-12 * scale, 1e-12 * scale, 1e-9 * scale):
@@ -536,28 +611,30 @@ def _tighten_objective(problem, U, lo, hi) -> bool:
         return False
     R_all = U - problem.r0 - m[~inf].sum()
     pad_all = _INFL * (abs(U) + abs(problem.r0) + np.abs(m[~inf]).sum()) + 1e-300
-    changed = False
-    for j in range(lo.size):
-        if inf.sum() == 1 and not inf[j]:
-            continue
-        if d[j] == 0 and q[j] == 0:
-            continue
-        R = R_all + (0.0 if inf[j] else m[j]) + pad_all
-        if d[j] > 0:
-            disc = q[j] ** 2 + 2 * d[j] * R
-            if disc < 0:
-                continue  # infeasible level set: leave bounds as they are
-            sq = np.sqrt(disc) * (1 + _INFL)
-            new_lo, new_hi = (-q[j] - sq) / d[j], (-q[j] + sq) / d[j]
-            new_lo -= _INFL * (1 + abs(new_lo))
-            new_hi += _INFL * (1 + abs(new_hi))
-        elif q[j] > 0:
-            new_lo, new_hi = -np.inf, R / q[j] + _INFL * (1 + abs(R / q[j]))
-        else:
-            new_lo, new_hi = R / q[j] - _INFL * (1 + abs(R / q[j])), np.inf
-        if _improves(np.array(new_hi), np.array(hi[j]), -1) or _improves(np.array(new_lo), np.array(lo[j]), 1):
-            changed = True
-        hi[j], lo[j] = min(hi[j], new_hi), max(lo[j], new_lo)
+    cols = np.flatnonzero(inf) if inf.sum() == 1 else np.arange(lo.size)
+    cols = cols[(d[cols] != 0) | (q[cols] != 0)]
+    if cols.size == 0:
+        return False
+    dj, qj = d[cols], q[cols]
+    R = R_all + np.where(inf[cols], 0.0, m[cols]) + pad_all
+    new_lo, new_hi = np.full(cols.size, -np.inf), np.full(cols.size, np.inf)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        curved = dj > 0
+        disc = qj * qj + 2 * dj * R
+        ok = curved & (disc >= 0)  # (an infeasible level set leaves the bounds as they are)
+        sq = np.sqrt(np.where(ok, disc, 0.0)) * (1 + _INFL)
+        dd = np.where(ok, dj, 1.0)
+        lo_q, hi_q = (-qj - sq) / dd, (-qj + sq) / dd
+        new_lo = np.where(ok, lo_q - _INFL * (1 + np.abs(lo_q)), new_lo)
+        new_hi = np.where(ok, hi_q + _INFL * (1 + np.abs(hi_q)), new_hi)
+        lin = ~curved
+        qq = np.where(lin, qj, 1.0)
+        t = R / qq
+        new_hi = np.where(lin & (qj > 0), t + _INFL * (1 + np.abs(t)), new_hi)
+        new_lo = np.where(lin & (qj < 0), t - _INFL * (1 + np.abs(t)), new_lo)
+    changed = bool(np.any(_improves(new_hi, hi[cols], -1)) or np.any(_improves(new_lo, lo[cols], 1)))
+    hi[cols] = np.minimum(hi[cols], new_hi)
+    lo[cols] = np.maximum(lo[cols], new_lo)
     return changed
 
 
@@ -867,8 +944,123 @@ def _equality_basis(problem):
     return rows, np.sort(piv[: rows.size])
 
 
-def _verify_point(problem, x, eq_rows, basic) -> float | None:
-    """Upper end of f over a ball proved to contain a feasible point near x; None if not proved."""
+class _Lift:
+    """Columns that only ever help feasibility ("epigraph" columns), to repair a point without a solver.
+
+    A column is *monotone* when each of its nonzero entries lies in a nonneg row or an SOC head row with a
+    negative coefficient: raising it raises those slacks and touches no other row (hinge / slack / epigraph
+    variables). A nonneg row, or an SOC copy whose head row, holds a monotone column is *fixable*: after the
+    other columns are set, raising that column by the (enclosed) deficit makes the row feasible. The remaining
+    *core* rows involve core columns only; a strictly feasible core point comes from a margin problem of the
+    core's size (the hinge-minimax SOC: d columns, not the m hinge rows).
+    """
+
+    def __init__(self, problem):
+        A = sp.csr_matrix(problem.A)
+        m, n = A.shape
+        kind = problem.row_kinds()
+        head = np.zeros(m, bool)  # SOC head rows
+        soc_head = np.arange(m)  # each SOC row's head row
+        for blk in problem.blocks:
+            if blk.cone.kind == "soc":
+                rows = np.arange(blk.start, blk.stop)
+                soc_head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
+                head[blk.start:blk.stop:blk.cone.dim] = True
+        good_row = (kind == "nonneg") | head
+        row = np.repeat(np.arange(m), np.diff(A.indptr))
+        col, a = A.indices, A.data
+        good = good_row[row] & (a < 0)
+        bad_cols = np.bincount(col[~good & (a != 0)], minlength=n) > 0
+        has = np.bincount(col[a != 0], minlength=n) > 0
+        self.mono = has & ~bad_cols
+        sel = self.mono[col] & (a != 0)
+        # per fixable row: the monotone column with the largest |coefficient|
+        fix_col = np.full(m, -1)
+        fix_a = np.zeros(m)
+        if sel.any():
+            r, c, v = row[sel], col[sel], -a[sel]
+            order = np.lexsort((v, r))  # by row, then |a| ascending: the last of each row wins
+            fix_col[r[order]], fix_a[r[order]] = c[order], v[order]
+        self.fix_col, self.fix_a = fix_col, fix_a
+        fixable = fix_col >= 0
+        soc_rows = kind == "soc"
+        fixable[soc_rows] = fix_col[soc_head[soc_rows]] >= 0  # an SOC copy is fixable through its head
+        self.fixable, self.kind, self.soc_head = fixable, kind, soc_head
+        self.core_cols = np.flatnonzero(~self.mono)
+        self.core_rows = np.flatnonzero(~fixable)
+        self.A = A
+        self.useful = bool(self.mono.any())
+
+    def apply(self, problem, X: Ball) -> None:
+        """Raise monotone columns of X (a ball whose monotone entries are exact) until every fixable row's
+        slack is (probably) feasible; the caller proves it."""
+        if not self.useful:
+            return
+        b = problem.b
+        if not hasattr(self, "absA"):
+            self.absA = abs(self.A)
+        for _ in range(3):
+            S = Ball(b) - matvec(self.A, X)
+            mag = np.abs(b) + self.absA @ np.abs(X.mid)  # the size of the terms each slack is made of
+            need = np.zeros(problem.m)  # lower bound the fixable row's slack must be raised by
+            nn = self.fixable & (self.kind == "nonneg")
+            lo = S.lo()
+            need[nn] = np.where(lo[nn] <= 0, -lo[nn], 0.0)
+            for blk in problem.blocks:
+                if blk.cone.kind != "soc" or not self.fixable[blk.start]:
+                    continue
+                d = blk.cone.dim
+                heads = np.arange(blk.start, blk.stop, d)
+                heads = heads[self.fixable[heads]]
+                for h0 in heads:
+                    body = S[h0 + 1:h0 + d].norm_hi() if d > 1 else 0.0
+                    need[h0] = max(body - S[h0:h0 + 1].lo()[0], 0.0)
+            rows = np.flatnonzero(need > 0)
+            if rows.size == 0:
+                return
+            delta = (need[rows] * (1 + 1e-9) + 1e-12 * (mag[rows] + need[rows]) + 1e-300) / self.fix_a[rows]
+            raise_by = np.zeros(problem.n)
+            np.maximum.at(raise_by, self.fix_col[rows], delta)
+            j = np.flatnonzero(raise_by > 0)
+            X.mid[j] = X.mid[j] + raise_by[j]
+
+    def core_problem(self, problem):
+        """The core rows and columns as a ConicProblem (for `interior_point`), or None if there are none."""
+        from dataclasses import replace
+
+        from ..solvers.conic import Block
+
+        if self.core_rows.size == 0 or self.core_cols.size == 0:
+            return None
+        rows, blocks, cones, start = [], [], [], 0
+        for blk in problem.blocks:
+            c = blk.cone
+            r = np.arange(blk.start, blk.stop)
+            keep = r[~self.fixable[r]]
+            if keep.size == 0:
+                continue
+            if c.kind == "nonneg":
+                cone = Cone("nonneg", int(keep.size))
+            elif keep.size == r.size:
+                cone = c
+            else:  # SOC: whole copies
+                cone = Cone(c.kind, c.dim, int(keep.size // c.dim), c.alpha)
+            blocks.append(Block(blk.owner, cone, None, blk.primary, start))
+            cones.append(cone)
+            rows.append(keep)
+            start += keep.size
+        rows = np.concatenate(rows)
+        C = self.core_cols
+        nc = C.size
+        return replace(problem, P=sp.csc_matrix((nc, nc)), q=np.zeros(nc), r0=0.0,
+                       A=sp.csc_matrix(self.A[rows][:, C]), b=problem.b[rows], cones=cones, blocks=blocks,
+                       columns={}, times={})
+
+
+def _verify_point(problem, x, eq_rows, basic, lift: _Lift | None = None) -> float | None:
+    """Upper end of f over a ball proved to contain a feasible point near x; None if not proved.
+
+    ``lift``: raise the monotone columns after the equality solve (`_Lift`)."""
     X = Ball(np.asarray(x, float))
     A = sp.csr_matrix(problem.A)
     if eq_rows.size:
@@ -880,6 +1072,8 @@ def _verify_point(problem, x, eq_rows, basic) -> float | None:
         except ValueError:
             return None
         X.mid[basic], X.rad[basic] = sol.mid, sol.rad
+    if lift is not None:
+        lift.apply(problem, X)
     S = Ball(problem.b) - matvec(A, X)
     for blk in problem.blocks:
         if blk.cone.kind == "zero":  # satisfied exactly by the exact solution inside the enclosure
@@ -890,12 +1084,12 @@ def _verify_point(problem, x, eq_rows, basic) -> float | None:
     return f.hi()
 
 
-def interior_point(problem, x0, eps: float | None = None):
+def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
     """A point with b - A x in the interior of K (zero rows exact), near x0, from a Clarabel margin problem.
 
     ``eps``: weight of the proximity term ``eps/2 ||x - x0||^2`` (default ``1e-3 / (1 + ||x0||^2)``; 0 finds
-    any strictly feasible point however far). Returns (x, t) with margin t (> 0 means strictly feasible up
-    to the solver's accuracy)."""
+    any strictly feasible point however far); ``t_max``: the margin sought (a small one keeps the point near x0).
+    Returns (x, t) with margin t (> 0 means strictly feasible up to the solver's accuracy)."""
     import clarabel
 
     from ..solvers.backends.clarabel_backend import clarabel_cones
@@ -921,7 +1115,7 @@ def interior_point(problem, x0, eps: float | None = None):
     q = np.concatenate([-eps * x0, [-1.0]])
     A = sp.vstack([sp.hstack([problem.A, sp.csc_matrix(e[:, None])]),
                    sp.hstack([sp.csc_matrix((1, n)), sp.csc_matrix([[1.0]])])], format="csc")
-    b = np.concatenate([problem.b, [1.0]])
+    b = np.concatenate([problem.b, [float(t_max)]])
     cones = clarabel_cones(problem) + [clarabel.NonnegativeConeT(1)]
     s = clarabel.DefaultSettings()
     s.verbose = False
@@ -944,14 +1138,40 @@ def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tu
     if U is not None:
         info["repair"] = 0.0
         return U, "", info
+    lift = _Lift(problem)
+    if lift.useful:  # raise epigraph columns first: no solver needed when only their rows are violated
+        U = _verify_point(problem, x, rows, basic, lift)
+        if U is not None:
+            info["repair"] = 0.0
+            info["lifted"] = True
+            return U, "", info
     if not repair:
         return np.inf, "the primal point could not be proved feasible (repair disabled)", info
+    core = lift.core_problem(problem) if lift.useful else None
+    if core is not None and core.n < problem.n:  # a strictly feasible core point from a small margin problem
+        C = lift.core_cols
+        scale = 1.0 + float(np.max(np.abs(core.b), initial=0.0)) + \
+            float(np.max(abs(core.A) @ np.abs(x[C]), initial=0.0))
+        for t_max in (1e-7 * scale, 1e-4 * scale, 1.0):  # a small margin first: the point stays near x
+            # (a firm proximity weight when the margin is capped small: the nearest such point, not any)
+            xc_core, t = interior_point(core, x[C], eps if t_max == 1.0 else 1.0, t_max=t_max)
+            info["interior_margin"] = t
+            if not t > 0:
+                continue
+            xc = x.copy()
+            xc[C] = xc_core
+            for lam in 10.0 ** np.arange(-10, 0.01, 0.5):
+                U = _verify_point(problem, (1 - lam) * x + lam * xc, rows, basic, lift)
+                if U is not None:
+                    info["repair"] = lam
+                    info["lifted"] = True
+                    return U, "", info
     xc, t = interior_point(problem, x, eps)
     info["interior_margin"] = t
     if not t > 0:
         return np.inf, "the primal point is not provably feasible and no strictly feasible point was found", info
     for lam in 10.0 ** np.arange(-10, 0.01, 0.5):
-        U = _verify_point(problem, (1 - lam) * x + lam * xc, rows, basic)
+        U = _verify_point(problem, (1 - lam) * x + lam * xc, rows, basic, lift if lift.useful else None)
         if U is not None:
             info["repair"] = lam
             return U, "", info
