@@ -126,8 +126,8 @@ def test_bad_inputs():
         error_clumping(X[:, 0], y, 1.0, 0.5, 0.1)
 
 
-def test_build_speed_5000_points():
-    """5,000 x 20 builds (kd-tree graph + model) and compiles to conic data in about a second."""
+def test_build_5000_points_stays_sparse():
+    """5,000 x 20 builds (graph + model) and compiles to sparse conic data (timing: benchmarks/error_clumping.py)."""
     rng = np.random.default_rng(4)
     m, n = 5000, 20
     X = rng.standard_normal((m, n))
@@ -142,7 +142,6 @@ def test_build_speed_5000_points():
     assert prob.P.nnz <= model.data.Theta.nnz + n  # the quadratic stays sparse
     print(f"error_clumping 5000x20: build {t1 - t0:.3f}s, compile+assemble {t2 - t1:.3f}s, "
           f"mean degree {model.data.A.nnz / m:.1f}")
-    assert t2 - t0 < 2.0  # ~0.15 s measured; generous for slow CI machines
 
 
 def test_precomputed_graph_gives_the_same_model_and_is_validated():
