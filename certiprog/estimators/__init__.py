@@ -2,8 +2,12 @@
 
 | estimator | paper | module |
 |---|---|---|
-| `MPMClassifier`, `HPMPMClassifier` | 004 | `formulations/hp_mpm/estimator.py` |
-| `ManifoldClassifier` | 001 | `formulations/mcp/estimator.py` |
+| `KHHMClassifier`, `LHMClassifier` | 000 | `formulations/hinge_minimax_paper/estimator.py` |
+| `LHMNetClassifier` (needs the `nn` extra) | 000 | `formulations/hinge_minimax_paper/estimator_net.py` |
+| `ManifoldClassifier` | 001 | `formulations/mcp_paper/estimator.py` |
+| `ME2Classifier` | 002 | `formulations/me2_paper/estimator.py` |
+| `ErrorClumpingClassifier`, `HolePunchingClassifier` | 003 | `formulations/error_clumping_paper/estimator.py` |
+| `MPMClassifier`, `HPMPMClassifier` | 004 | `formulations/hp_mpm_paper/estimator.py` |
 """
 from __future__ import annotations
 
