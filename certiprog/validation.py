@@ -176,6 +176,21 @@ def flag(x, name: str) -> bool:
     return bool(x)
 
 
+def solver(x, backend_name: str | None = None, argument: str = "solver") -> str | None:
+    """None (the backend's choice) or the name of a solver installed here (on ``backend_name`` if given), compared
+    case-insensitively; checked before any work is done."""
+    if x is None:
+        return None
+    from .solvers.registry import available_solvers
+
+    names = sorted({s for _, s in available_solvers(licensed=False, backend=backend_name)}, key=str.upper)
+    if not isinstance(x, str) or x.upper() not in {n.upper() for n in names}:
+        where = f" on backend {backend_name!r}" if backend_name else ""
+        raise InputError(f"{argument} must be None (automatic) or a solver installed here{where}: {names}; got "
+                         f"{_given(x)}")
+    return x
+
+
 def optional_name(x, name: str) -> str | None:
     """None or a non-empty string (a solver name, a label)."""
     if x is None:

@@ -171,8 +171,7 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
             raise InputError(f"kernel must be 'linear', 'rbf' or a callable k(X, Y); got {self.kernel!r:.60}")
         if self.gamma is not None:
             validate.scalar(self.gamma, "gamma (rbf width; None for 1/n_features)", low=0.0, low_open=True)
-        validate.backend(self.backend)
-        validate.optional_name(self.solver, "solver")
+        validate.solver(self.solver, validate.backend(self.backend))
 
     # ---- prediction -------------------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:

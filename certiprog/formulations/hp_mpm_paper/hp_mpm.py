@@ -382,8 +382,12 @@ class HPMPMProblem:
         ``progress``: a tqdm bar over the iterations. Extra ``options`` go to the backend.
         """
         validate.choice(method, "method", METHODS)
-        validate.backend(backend)
-        validate.optional_name(solver, "solver")
+        validate.solver(solver, validate.backend(backend))
+        validate.scalar(tol, "tol (relative kappa bracket width)", low=0.0, high=1.0, low_open=True, high_open=True)
+        validate.integer(max_iter, "max_iter", low=1)
+        validate.scalar(eps_kappa, "eps_kappa", low=0.0, low_open=True)
+        validate.scalar(eps_w, "eps_w", low=0.0, low_open=True)
+        validate.flag(progress, "progress")
         if method == "alternating":
             return algorithm1(self, backend, solver, max_iter=max_iter, eps_kappa=eps_kappa, eps_w=eps_w,
                               kappa_step=kappa_step, certify=certify, progress=progress, **options)

@@ -75,8 +75,7 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
         validate.choice(self.cuts, "cuts", ("worst", "all"))
         if self.drop_inactive is not None:
             validate.positive(self.drop_inactive, "drop_inactive (None or a slack threshold > 0)")
-        validate.backend(self.backend)
-        validate.optional_name(self.solver, "solver")
+        validate.solver(self.solver, validate.backend(self.backend))
         validate.flag(self.progress, "progress")
         validate.flag(self.certify, "certify")
 

@@ -583,8 +583,7 @@ def mcp_slack(manifolds, labels, C, delta=1e-2, max_iter=1000, backend=None, sol
 
 
 def _run_mcp(manifolds, labels, C, delta, max_iter, backend, solver, cuts, drop_inactive, progress, options):
-    validate.backend(backend)
-    validate.optional_name(solver, "solver")
+    validate.solver(solver, validate.backend(backend))
     validate.flag(progress, "progress")
     ms = as_manifolds(manifolds)
     y = validate.labels(labels, "labels", size=len(ms))
