@@ -262,8 +262,11 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
                     p[0], p[1], p[2] = 0.0, max(p[1], 0.0), max(p[2], 0.0)
                     continue
                 u = arb(float(p[0]))
-                need = (-u) * (arb(float(p[1])) / u - 1).exp()  # w >= -u exp(v/u - 1)
-                p[2] = max(p[2], _hi(need))
+                need = _hi((-u) * (arb(float(p[1])) / u - 1).exp())  # w >= -u exp(v/u - 1)
+                if np.isfinite(need):
+                    p[2] = max(p[2], need)
+                else:  # u ~ 0 with v > 0: exp(v/u) overflows; the face u = 0 is in K* (v, w >= 0)
+                    p[0], p[1], p[2] = 0.0, max(p[1], 0.0), max(p[2], 0.0)
             v = v.reshape(-1)
         zz[r] = v
     return zz, float(np.linalg.norm(zz - z))

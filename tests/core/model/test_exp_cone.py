@@ -349,3 +349,19 @@ def test_unbounded_without_a_ray_is_never_certified():
     m = c.Model(c.maximize(c.log(x).sum()), [x >= 0])
     sol = m.solve(backend="clarabel")
     assert check(m, sol).verdict not in ("certified", "accurate", "certified_unbounded")
+
+
+def test_dual_nudging_keeps_exp_duals_finite_and_in_the_dual_cone():
+    """A dual with u ~ -1e-300 and v > 0 (exp(v/u) overflows) is moved to the face u = 0, never to w = inf."""
+    from certiprog.certificates.duality import dual_in_cone
+
+    x = c.Variable(name="x")
+    problem = c.Model(c.minimize(c.exp(x)), [x >= -1]).compile().assemble()
+    blk = next(b for b in problem.blocks if b.cone.kind == "exp")
+    rng = np.random.default_rng(0)
+    for u, v, w in [(-1e-300, 1.0, 1.0), (-1.0, 2.0, -3.0), (2.0, -1.0, 1.0), (-1e-3, -5.0, 0.0)]:
+        z = rng.uniform(0, 1, problem.m)
+        z[blk.start:blk.stop] = [u, v, w]
+        zz, _ = dual_in_cone(problem, z)
+        part = zz[blk.start:blk.stop]
+        assert np.all(np.isfinite(part)) and _in_exp_dual(part, 0.0)
