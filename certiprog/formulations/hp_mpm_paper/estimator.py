@@ -9,7 +9,14 @@ After ``fit``: ``kappa_``, ``alpha_`` = kappa^2/(1+kappa^2), ``worst_case_error_
 (the bound: eq. 5 for the MPM, which holds for the EMPIRICAL moments; Cor. 1 for the HP-MPM, which holds for the
 true moments with probability >= 1 - k delta when nu >= 1, see `certiprog.formulations.hp_mpm_paper.hp_mpm`), ``b_`` (the
 paper's b*), ``status_`` and ``solution_`` (a JSON-serialisable dict: backend, solver, bracket, history, the
-certificate of the last SOCP).
+certificate of the last SOCP, ``kernel_rank``, ``rank_tol``, ``training_bound``).
+
+The bound is checked on the training data before it is reported: per class, the Cantelli bound of the training
+scores (as ``decision_function`` computes them) bounds the training error and equals 1/(1+kappa*^2) in exact
+arithmetic (for the HP-MPM it is at most that). A kernel fit that the training scores refute (rounding in a
+numerically rank-deficient Gram matrix) is refitted with fewer directions; ``worst_case_error_`` is never below the
+training bound. A kernel matrix that is numerically constant (rbf ``gamma`` too small for the data) is an
+`InputError` saying to increase gamma.
 
 ``status_ == 'no_meaningful_solution'`` (alpha_ = kappa_ = 0, worst_case_error_ = 1, with a
 `NoMeaningfulSolutionWarning`): the MPM's class means coincide (Thm 2), or the HP-MPM's ``||x̂1 - x̂0|| <=
