@@ -1,0 +1,344 @@
+"""Speed at the papers' scale (issue 15): build, solve and certify every paper's program at two sizes, against
+CVXPY + Clarabel (and scikit-learn / the papers' dedicated solvers where they solve a comparable problem), measured
+in one run, plus a scaling curve (time against m, exponent fitted by least squares in log-log) per program.
+
+Programs and instances (seeded; sizes m x d):
+
+* ``000`` eq. (8) hinge-minimax (`hinge_minimax_paper.programs.hinge_minimax`): positives ``N(s, I_d)``, background
+  moments from 5,000 draws of ``N(-s, I_d)``, s = 3 / sqrt(d), lam = 1, delta = 0.5. Sizes 2,000 x 100 and 20,000 x 300;
+  ``structured``: `hinge_minimax_paper.solver.solve_hinge_minimax` when present (certified first-order solver).
+* ``003`` eq. (1) error clumping (`error_clumping_paper.programs.error_clumping`): MNIST 0-4 vs 5-9 (pixels / 255 plus
+  a constant feature, the paper's split), rho giving a mean neighbourhood of 1 %, eta = 0.5, lam = 1e-2; m = 2,000
+  and 10,000. The graph is built once outside the timings and given to every path. ``structured``:
+  `error_clumping_paper.solver.solve_error_clumping` (certified).
+* ``004`` kernel MPM, rbf (`hp_mpm_paper.kernels.kernel_mpm`): two Gaussian classes in 10 dimensions (means +-0.5),
+  m/2 points each, gamma = 1/d; m = 1,000 and 2,000. ``sklearn``: ``SVC(kernel="rbf")`` on the same data (a
+  different classifier, shown for the cost of a kernel machine on the same points).
+* ``002`` ME2 local dual QP (`me2_paper.programs.me2_dual`): `programs.me2_instance` with d = 6 (21 svec rows),
+  n = 1,000 and 3,313 negatives, mu = 1, lam = 1e-3, B = 4. ``structured``: `me2_paper.local_solver.solve_local`.
+
+Columns: ``build`` (the Model; for CVXPY the cvxpy.Problem), ``solve`` (Clarabel through certiprog), ``certify``
+(`certiprog.certificates.check(model, sol)`: KKT measures and the rigorous interval), ``cert/solve``, the certified
+interval and its relative width, the verdict, ``total`` (build + solve + certify) and the reference's total divided
+by ours; CVXPY's optimal value is checked against our interval (``in``). ``peak RSS``: the measuring process's
+maximum resident set minus that of a process that only imported the same modules (each measurement runs in its
+own spawned process; ``--inline`` runs them in this process and prints no memory). BLAS is pinned to one thread.
+
+    python benchmarks/scale.py [--programs 000 003 004 002] [--quick] [--no-curve] [--timeout 1800] [--out r.json]
+
+``--quick``: small sizes, in this process (seconds; the correctness test in tests/core/test_certificates_scale.py
+runs it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import time
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+PROGRAMS = ("000", "003", "004", "002")
+SIZES = {"000": [(2000, 100), (20000, 300)], "003": [(2000, 785), (10000, 785)], "004": [(1000, 10), (2000, 10)],
+         "002": [(1000, 6), (3313, 6)]}
+CURVES = {"000": [(1000, 100), (2000, 100), (4000, 100), (8000, 100), (16000, 100)],
+          "003": [(1000, 785), (2000, 785), (4000, 785), (8000, 785)],
+          "004": [(250, 10), (500, 10), (1000, 10), (1500, 10), (2000, 10)],
+          "002": [(500, 6), (1000, 6), (2000, 6), (4000, 6), (8000, 6)]}
+QUICK_SIZES = {"000": [(150, 8), (300, 8)], "003": [(120, 6), (240, 6)], "004": [(60, 4), (120, 4)],
+               "002": [(80, 3), (160, 3)]}
+QUICK_CURVES = {"000": [(100, 8), (200, 8), (400, 8)], "003": [(100, 6), (200, 6), (400, 6)],
+                "004": [(40, 4), (80, 4), (160, 4)], "002": [(100, 3), (200, 3), (400, 3)]}
+REFERENCES = {"000": ("cvxpy", "structured"), "003": ("cvxpy", "structured"), "004": ("cvxpy", "sklearn"),
+              "002": ("cvxpy", "structured")}
+
+
+# --------------------------------------------------------------------------- instances
+def instance(program: str, m: int, d: int, quick: bool) -> dict:
+    """The seeded data of one program at size (m, d) (MNIST for 003 unless ``quick``)."""
+    import numpy as np
+
+    rng = np.random.default_rng(1000 + m)
+    if program == "000":
+        shift = 3.0 / math.sqrt(d)  # ||mu|| ~ 3 > gamma = 1: the cone has an interior (w = 0 is not forced)
+        X = rng.normal(size=(m, d)) + shift
+        Z = rng.normal(size=(5000, d)) - shift
+        return dict(X=X, mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.5)
+    if program == "003":
+        from certiprog.formulations.error_clumping_paper.graph import radius_graph, rho_for_mean_degree
+
+        if quick:
+            X = np.hstack([rng.normal(size=(m, d - 1)), np.ones((m, 1))])
+            y = np.where(X[:, 0] + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
+        else:
+            from certiprog.datasets.mnist import mnist_binary
+
+            data = mnist_binary(positive=(5, 6, 7, 8, 9), seed=0, n_train=m)
+            X, y = data.X_train, data.y_train
+        rho = rho_for_mean_degree(X, 0.01 if not quick else 0.05, seed=0)
+        return dict(X=X, y=y, rho=rho, eta=0.5, lam=1e-2, graph=radius_graph(X, rho))
+    if program == "004":
+        n1 = m // 2
+        X1 = rng.normal(size=(n1, d)) + 0.5
+        X0 = rng.normal(size=(m - n1, d)) - 0.5
+        return dict(X1=X1, X0=X0, gamma=1.0 / d)
+    if program == "002":
+        from certiprog.formulations.me2_paper.programs import me2_instance
+
+        X_neg, c = me2_instance(m, m, d)
+        return dict(X_neg=X_neg, center=c, mu=1.0, lam=1e-3, B=4.0)
+    raise ValueError(f"unknown program {program!r}")
+
+
+def build_model(program: str, data: dict):
+    if program == "000":
+        from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+
+        return hinge_minimax(data["X"], data["mu"], data["Sigma"], data["lam"], data["delta"])
+    if program == "003":
+        from certiprog.formulations.error_clumping_paper.programs import error_clumping
+
+        return error_clumping(data["X"], data["y"], data["rho"], data["eta"], data["lam"], graph=data["graph"])
+    if program == "004":
+        from certiprog.formulations.hp_mpm_paper.kernels import kernel_mpm
+
+        return kernel_mpm(data["X1"], data["X0"], "rbf", data["gamma"])
+    from certiprog.formulations.me2_paper.programs import me2_dual
+
+    return me2_dual(data["X_neg"], data["center"], data["mu"], data["lam"], data["B"])
+
+
+def cvxpy_solve(program: str, data: dict) -> tuple[float, float, float]:
+    """(build seconds, solve seconds, optimal value in the program's own sense) with CVXPY + Clarabel."""
+    import cvxpy as cp
+    import numpy as np
+
+    t0 = time.perf_counter()
+    if program == "000":
+        X, mu, S, lam, delta = data["X"], data["mu"], data["Sigma"], data["lam"], data["delta"]
+        w = cp.Variable(X.shape[1])
+        ev, V = np.linalg.eigh(S)
+        LT = (V * np.sqrt(np.clip(ev, 0, None))).T
+        gam = math.sqrt((1 - delta) / delta)
+        prob = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - X @ w)) + lam * cp.sum_squares(w)),
+                          [gam * cp.norm(LT @ w) + mu @ w <= 0])
+    elif program == "003":
+        import scipy.sparse as sp
+
+        X, y, lam, eta = data["X"], data["y"], data["lam"], data["eta"]
+        m = X.shape[0]
+        Theta = sp.identity(m, format="csr") - (eta / (m - 1)) * data["graph"]
+        w, xi = cp.Variable(X.shape[1]), cp.Variable(m)
+        Z = X * y[:, None]
+        prob = cp.Problem(cp.Minimize(0.5 * lam * cp.sum_squares(w) + cp.quad_form(xi, cp.psd_wrap(Theta)) / (2 * m)),
+                          [xi >= 1 - Z @ w, xi >= 0])
+    elif program == "004":
+        from certiprog.formulations.hp_mpm_paper.kernels import kernel_class_moments
+
+        mom = kernel_class_moments(data["X1"], data["X0"], "rbf", data["gamma"])
+        v = cp.Variable(mom.p)
+        prob = cp.Problem(cp.Minimize(cp.norm(mom.F1 @ v) + cp.norm(mom.F0 @ v)), [mom.dmu @ v == 1])
+    else:
+        from certiprog.formulations.me2_paper.local_solver import local_problem, solve_local_cvxpy
+
+        prob = local_problem(data["X_neg"], data["center"])
+        build = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        sol = solve_local_cvxpy(problem=prob, mu=data["mu"], lam=data["lam"], B=data["B"])
+        return build, time.perf_counter() - t1, float(sol.primal)
+    build = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    prob.solve(solver="CLARABEL")
+    return build, time.perf_counter() - t1, float(prob.value)
+
+
+def other_solve(program: str, path: str, data: dict) -> dict | None:
+    """The program's dedicated solver or scikit-learn: seconds and (when certified) its interval; None if absent."""
+    t0 = time.perf_counter()
+    if path == "sklearn":
+        import numpy as np
+        from sklearn.svm import SVC
+
+        X = np.vstack([data["X1"], data["X0"]])
+        y = np.r_[np.ones(len(data["X1"])), -np.ones(len(data["X0"]))]
+        SVC(kernel="rbf", gamma=data["gamma"]).fit(X, y)
+        return dict(seconds=time.perf_counter() - t0)
+    if program == "003":
+        from certiprog.formulations.error_clumping_paper.solver import solve_error_clumping
+
+        fit = solve_error_clumping(data["X"], data["y"], data["rho"], data["eta"], data["lam"], graph=data["graph"])
+        return dict(seconds=time.perf_counter() - t0, lower=fit.lower, upper=fit.upper, certified=bool(fit.certified))
+    if program == "002":
+        from certiprog.formulations.me2_paper.local_solver import solve_local
+
+        sol = solve_local(data["X_neg"], data["center"], mu=data["mu"], lam=data["lam"], B=data["B"])
+        return dict(seconds=time.perf_counter() - t0, lower=sol.dual, upper=sol.primal,
+                    certified=sol.status == "optimal")
+    if program == "000":
+        try:
+            from certiprog.formulations.hinge_minimax_paper.solver import solve_hinge_minimax
+        except ImportError:
+            return None
+        fit = solve_hinge_minimax(data["X"], data["mu"], data["Sigma"], data["lam"], data["delta"], tol=1e-5)
+        return dict(seconds=time.perf_counter() - t0, lower=fit.lower, upper=fit.upper, certified=bool(fit.certified))
+    return None
+
+
+# --------------------------------------------------------------------------- one measurement
+def measure(job: dict) -> dict:
+    """One measurement: the certiprog path (build, solve, certify) or a reference path; times and peak RSS."""
+    import resource
+
+    from certiprog.certificates import check
+
+    import cvxpy  # noqa: F401  (imported before the baseline)
+    import sklearn.svm  # noqa: F401
+
+    if job["path"] == "baseline":
+        return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    program, (m, d) = job["program"], job["size"]
+    data = instance(program, m, d, job["quick"])
+    out = dict(program=program, m=m, d=d, path=job["path"])
+    if job["path"] == "certiprog":
+        t0 = time.perf_counter()
+        model = build_model(program, data)
+        t1 = time.perf_counter()
+        sol = model.solve(backend="clarabel")
+        t2 = time.perf_counter()
+        cert = check(model, sol)
+        t3 = time.perf_counter()
+        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
+        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
+                   verdict=cert.verdict, objective=float(sol.objective), status=str(sol.status))
+    elif job["path"] == "cvxpy":
+        b, s, v = cvxpy_solve(program, data)
+        out.update(build=b, solve=s, seconds=b + s, objective=v)
+    else:
+        res = other_solve(program, job["path"], data)
+        if res is None:
+            return dict(out, missing=True)
+        out.update(res)
+    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return out
+
+
+def run_isolated(job: dict, timeout: float) -> dict:
+    ctx = mp.get_context("spawn")
+    pool = ctx.Pool(1, maxtasksperchild=1)
+    try:
+        return pool.apply_async(measure, (job,)).get(timeout)
+    except mp.TimeoutError:
+        return dict(program=job["program"], m=job["size"][0], d=job["size"][1], path=job["path"], timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - a failed measurement is reported, not fatal to the run
+        return dict(program=job["program"], m=job["size"][0], d=job["size"][1], path=job["path"],
+                    error=f"{type(exc).__name__}: {exc}")
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+# --------------------------------------------------------------------------- report
+def fit_exponent(ms, ts) -> float:
+    """Least-squares slope of log t against log m (nan with fewer than two usable points)."""
+    import numpy as np
+
+    pts = [(math.log(m), math.log(t)) for m, t in zip(ms, ts) if t and t > 0 and np.isfinite(t)]
+    if len(pts) < 2:
+        return float("nan")
+    x, y = np.array(pts).T
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def rel_width(lo: float, hi: float) -> float:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return math.inf
+    return (hi - lo) / max(abs(hi), abs(lo), 1e-300)
+
+
+def _t(s) -> str:
+    if s is None or not isinstance(s, (int, float)) or not math.isfinite(s):
+        return "-"
+    return f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s" if s < 100 else f"{s / 60:.1f} min"
+
+
+def _mb(r: dict, base: float | None) -> str:
+    return "-" if base is None or "rss_kb" not in r else f"{(r['rss_kb'] - base) / 1024:.0f} MB"
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--programs", nargs="+", default=list(PROGRAMS), choices=PROGRAMS)
+    ap.add_argument("--quick", action="store_true", help="small sizes, in this process (a correctness run)")
+    ap.add_argument("--inline", action="store_true", help="measure in this process (no peak memory)")
+    ap.add_argument("--no-curve", action="store_true", help="skip the scaling curves")
+    ap.add_argument("--no-reference", action="store_true", help="skip CVXPY / scikit-learn / dedicated solvers")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per measurement (isolated runs)")
+    ap.add_argument("--out", default=None, help="write the measurements as JSON here")
+    args = ap.parse_args(argv)
+    inline = args.inline or args.quick
+    sizes = QUICK_SIZES if args.quick else SIZES
+    curves = QUICK_CURVES if args.quick else CURVES
+
+    def run(job):
+        job = dict(job, quick=args.quick)
+        return measure(job) if inline else run_isolated(job, args.timeout)
+
+    base = None if inline else run_isolated(dict(path="baseline", program="", size=(0, 0)), 600)["rss_kb"]
+    report = dict(sizes=[], curves=[], baseline_rss_kb=base, quick=args.quick)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# certiprog at scale (BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, {os.cpu_count()} cpus, "
+          f"load {load:.1f}{', quick' if args.quick else ''})\n")
+    print("| program | m x d | path | build | solve | certify | cert/solve | total | ref / ours | interval | rel. width "
+          "| verdict | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for prog in args.programs:
+        for size in sizes[prog]:
+            ours = run(dict(program=prog, path="certiprog", size=size))
+            rows = [ours]
+            if not args.no_reference:
+                rows += [run(dict(program=prog, path=p, size=size)) for p in REFERENCES[prog]]
+            for r in rows:
+                report["sizes"].append(r)
+                if r.get("missing"):
+                    continue
+                mxd = f"{r['m']:,} x {r['d']}"
+                if "error" in r or "timeout" in r:
+                    print(f"| {prog} | {mxd} | {r['path']} | {r.get('error') or 'timeout after %.0f s' % r['timeout']}"
+                          " |||||||||")
+                    continue
+                lo, hi = r.get("lower", math.nan), r.get("upper", math.nan)
+                iv = f"[{lo:.10g}, {hi:.10g}]" if "lower" in r else "-"
+                if r["path"] == "cvxpy" and "lower" in ours:
+                    tol = 1e-6 * max(1.0, abs(ours["upper"]))
+                    r["inside"] = bool(ours["lower"] - tol <= r["objective"] <= ours["upper"] + tol)
+                    iv = f"{r['objective']:.10g} ({'in' if r['inside'] else 'OUTSIDE'})"
+                ratio = r.get("certify", math.nan) / r["solve"] if r.get("solve") else math.nan
+                speed = r["seconds"] / ours["seconds"] if r is not ours and "seconds" in ours else math.nan
+                width = rel_width(lo, hi) if "lower" in r else math.nan
+                print(f"| {prog} | {mxd} | {r['path']} | {_t(r.get('build'))} | {_t(r.get('solve'))} | "
+                      f"{_t(r.get('certify'))} | {ratio:.3f} | {_t(r['seconds'])} | {speed:.2f} | {iv} | {width:.1e} | "
+                      f"{r.get('verdict', r.get('certified', '-'))} | {_mb(r, base)} |")
+    if not args.no_curve:
+        print("\n## Scaling curves (certiprog + Clarabel; exponent: least-squares slope of log time on log m)\n")
+        print("| program | m | build | solve | certify | total |\n|---|---|---|---|---|---|")
+        for prog in args.programs:
+            pts = [run(dict(program=prog, path="certiprog", size=size)) for size in curves[prog]]
+            ok = [p for p in pts if "seconds" in p]
+            for p in pts:
+                report["curves"].append(p)
+                print(f"| {prog} | {p['m']:,} | {_t(p.get('build'))} | {_t(p.get('solve'))} | {_t(p.get('certify'))} | "
+                      f"{_t(p.get('seconds')) if 'seconds' in p else p.get('error', 'timeout')} |")
+            ms = [p["m"] for p in ok]
+            ex = {k: fit_exponent(ms, [p[k] for p in ok]) for k in ("solve", "certify", "seconds")}
+            report.setdefault("exponents", {})[prog] = ex
+            print(f"| {prog} | exponent | | {ex['solve']:.2f} | {ex['certify']:.2f} | {ex['seconds']:.2f} |")
+    if args.out:
+        with open(args.out, "w") as fh:
+            json.dump(report, fh, indent=1, default=float)
+    return report
+
+
+if __name__ == "__main__":
+    main()
