@@ -156,7 +156,10 @@ def seed(x, name: str = "random_state"):
     """``x`` if it is None, an integer >= 0, a numpy Generator, RandomState or SeedSequence (checked, not used)."""
     if x is None or isinstance(x, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
         return x
-    return integer(x, f"{name} (a seed: None, an integer >= 0 or a numpy Generator)", low=0)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Integral) or not 0 <= int(x) < 2**32:
+        raise InputError(f"{name} must be None, an integer in [0, 2**32) or a numpy Generator / RandomState; got "
+                         f"{_given(x)}")
+    return int(x)
 
 
 def rng(x, name: str = "rng") -> np.random.Generator:
