@@ -341,7 +341,9 @@ def _rel(a: float, scale: float) -> float:
 def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INACCURATE, base=None) -> Certificate:
     """The KKT part of `check` for raw vectors x, z (no interval, no recovery): verdict at best ``accurate``."""
     base = base or dict(tol=tol, tol_inaccurate=tol_inaccurate)
-    P, q, A, b = problem.P, problem.q, sp.csr_matrix(problem.A), problem.b
+    from .duality import _csr_A
+
+    P, q, A, b = problem.P, problem.q, _csr_A(problem), problem.b
     Px, Ax, ATz = P @ x, A @ x, A.T @ z
     aP, aA = abs(sp.csr_matrix(P)), abs(A)
     ax, az = np.abs(x), np.abs(z)

@@ -127,9 +127,16 @@ class Ball:
 def matvec(A, v, transpose: bool = False) -> Ball:
     """Ball enclosure of ``A @ v`` (or ``A.T @ v``) for a sparse or dense float matrix A and a Ball/array v."""
     v = Ball.of(v)
-    if sp.issparse(A):
-        M = sp.csr_matrix(A.T if transpose else A)
-        k = int(np.diff(M.indptr).max()) if M.shape[0] and M.nnz else 1
+    if sp.issparse(A):  # CSR or CSC used as they come (a transpose is a view): no conversion of a large A
+        M = A.T if transpose else A
+        if M.format not in ("csr", "csc"):
+            M = sp.csr_matrix(M)
+        if not (M.shape[0] and M.nnz):
+            k = 1
+        elif M.format == "csr":
+            k = int(np.diff(M.indptr).max())
+        else:  # terms per row of a CSC matrix (duplicates counted: k only has to be an upper bound)
+            k = int(np.bincount(M.indices, minlength=M.shape[0]).max())
         aM = abs(M)
     else:
         M = np.asarray(A, float)
