@@ -361,3 +361,23 @@ def test_issue_13_neighbourhood_reproducers_give_the_exact_graph():
     np.testing.assert_array_equal(far, np.eye(len(X1)))
     none = formulations.neighbourhood_matrix(np.zeros((5, 0)), 1.0, 0.5).toarray()
     np.testing.assert_allclose(none, np.eye(5) - 0.5 / 4 * (1 - np.eye(5)))
+
+
+@pytest.mark.slow
+def test_every_bad_value_exhaustively():
+    """The fuzz above samples its cases; this walks all of them (every builder x argument x bad value, every
+    estimator x parameter x bad value, every bad data set): minutes, so marked slow."""
+    for name, f in BUILDERS.items():
+        make = BASELINES.get(name, lambda f=f: _generic(f))
+        for arg, valid in make().items():
+            for label, bad, strict in _bad_values(valid):
+                kwargs = make()
+                value = bad(kwargs[arg]) if callable(bad) else bad
+                kwargs[arg] = value
+                _check(name, f, kwargs, arg, label, _strict_for(valid, value, strict) and (arg, label) not in MEANINGFUL)
+    for name, cls in ESTIMATORS.items():
+        X, y = _estimator_data(name)
+        for arg in cls().get_params():
+            for label, bad, strict in SCALAR_BAD + NAME_BAD[:1]:
+                _check(name, lambda **kw: _estimator(cls, **kw).fit(X, y), {arg: bad}, arg, label,
+                       strict and (arg, label) not in MEANINGFUL)
