@@ -182,6 +182,9 @@ def add_arguments(parser) -> None:
                         help=f"KHHM's delta values tried on validation (default {','.join(map(str, DELTA_GRID))})")
     parser.add_argument("--lam-grid", default=None,
                         help=f"KHHM's lam values tried on validation (default {','.join(map(str, LAM_GRID))})")
+    parser.add_argument("--table2-methods", nargs="+", default=None, choices=("KHHM",) + TABLE2_BASELINES,
+                        metavar="METHOD", help="Table 2's methods: KHHM (every K) and any of "
+                        f"{', '.join(repr(m) for m in TABLE2_BASELINES)} (default all)")
     parser.add_argument("--table4-sizes", default=None,
                         help="Table 4 analogue: C of LHM / LDAs / NN and K of KHHM, e.g. '2,3' (default 2,3,4,5)")
     parser.add_argument("--transfer-positives", default=None,
@@ -220,6 +223,10 @@ def config_from_args(args) -> Config:
                 raise InputError(f"--{option.replace('_', '-')} takes integers, got {getattr(args, option)!r}")
             for key in keys:
                 q[key] = tuple(int(v) for v in values)
+    if getattr(args, "table2_methods", None):
+        q["t2_methods"] = tuple(m for m in args.table2_methods if m != "KHHM")
+        if "KHHM" not in args.table2_methods:
+            q["t2_K"] = ()
     if getattr(args, "transfer_problems", None) is not None:
         q["tr_problems"] = args.transfer_problems
     parts = tuple(args.parts) if getattr(args, "parts", None) else \
@@ -253,7 +260,7 @@ def validate_config(cfg: Config) -> None:
         raise InputError(f"tr_problems is at most 5 (five target problems per setting), got {cfg.tr_problems}")
     for key in ("t2_K", "t4_C", "t4_K", "tr_pos_sizes", "tr_class_sizes"):
         v = getattr(cfg, key)
-        if not v or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in v):
+        if (not v and key != "t2_K") or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in v):
             raise InputError(f"{key} must hold positive integers, got {v}")
     bad = [s for s in cfg.t4_letters if s not in LETTERS]
     if bad or not cfg.t4_letters:
@@ -267,6 +274,8 @@ def validate_config(cfg: Config) -> None:
     if any(not 0 < d < 1 for d in cfg.delta_grid):
         raise InputError(f"delta_grid values must be in (0, 1), got {cfg.delta_grid}")
     bad = [m for m in cfg.t2_methods if m not in TABLE2_BASELINES]
+    if not cfg.t2_K and not cfg.t2_methods:
+        raise InputError("Table 2 has no method: give KHHM (t2_K) or a baseline")
     if bad:
         raise InputError(f"unknown Table 2 method(s) {bad}; choose from {list(TABLE2_BASELINES)}")
 

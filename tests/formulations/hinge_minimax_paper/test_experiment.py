@@ -149,6 +149,12 @@ def test_config_from_args():
                                    "--transfer-per-class", "10", "--transfer-problems", "2"))
     assert cfg.t4_C == cfg.t4_K == (2, 3) and cfg.tr_pos_sizes == (20, 100) and cfg.tr_class_sizes == (10,)
     assert cfg.tr_problems == 2
+    cfg = E.config_from_args(parse("--table2-methods", "KHHM", "RBF SVM"))
+    assert cfg.t2_methods == ("RBF SVM",) and cfg.t2_K == (1, 2, 3, 4)
+    cfg = E.config_from_args(parse("--table2-methods", "AdaBoost"))
+    assert cfg.t2_methods == ("AdaBoost",) and cfg.t2_K == ()
+    with pytest.raises(InputError, match="no method"):
+        E.validate_config(replace(cfg, t2_methods=()))
     with pytest.raises(InputError, match="integers"):
         E.config_from_args(parse("--table4-sizes", "2.5"))
     with pytest.raises(InputError, match="at most 5"):
