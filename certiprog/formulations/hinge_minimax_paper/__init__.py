@@ -17,6 +17,6 @@ PAPER = Paper("000", "Hinge-minimax learners (K hyperplanes, latent models)", __
               estimators={"KHHMClassifier": f"{__name__}.estimator", "LHMClassifier": f"{__name__}.estimator",
                           "LHMNetClassifier": f"{__name__}.estimator_net"},
               experiments=(Experiment("hinge-minimax", f"{__name__}.experiment",
-                                      "000: Table 1 / Fig. 5 (2-D), Table 2 (Letter), Figs. 7-8 (latent toy)"),))
+                                      "000: Tables 1-2, Figs. 5, 7-8; Table 4 / Figs. 10-11 analogues"),))
 
 __all__ = ["PAPER", "background_risk", "hinge_minimax"]
