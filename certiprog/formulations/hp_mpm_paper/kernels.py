@@ -97,9 +97,10 @@ def gram(kernel, X, Y=None, *, psd_tol: float = 1e-8) -> np.ndarray:
     Xa = np.asarray(X, float)
     Ya = Xa if Y is None else np.asarray(Y, float)
     try:
-        K = np.asarray(kernel(Xa, Ya), dtype=float)
+        K = kernel(Xa, Ya)
     except (TypeError, ValueError, IndexError, ArithmeticError, np.linalg.LinAlgError) as exc:
         raise InputError(f"the kernel failed on inputs of shape {Xa.shape}, {Ya.shape}: {exc}") from exc
+    K = validate.real_array(K, "the kernel's Gram matrix k(X, Y)")
     if K.shape != (Xa.shape[0], Ya.shape[0]):
         raise InputError(f"the kernel returned shape {K.shape}; expected ({Xa.shape[0]}, {Ya.shape[0]}) "
                          "(k(X, Y) must give one row per row of X, one column per row of Y)")

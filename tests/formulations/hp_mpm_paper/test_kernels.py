@@ -254,6 +254,10 @@ def test_kernel_bad_inputs():
             kernel_mpm(X1, X0, rank_tol=bad_tol)
     with pytest.raises(InputError, match="kernel must be"):
         kernel_mpm(X1, X0, kernel=np.eye(2))
+    with pytest.raises(InputError, match="complex"):  # was silently cut to its real part
+        kernel_mpm(X1, X0, kernel=lambda X, Y: X @ Y.T + 0j)
+    with pytest.raises(InputError, match="complex"):
+        kernel_mpm(X1 + 1j, X0)
 
 
 # ----------------------------------------------------------------------------------------------
