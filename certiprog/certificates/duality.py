@@ -219,7 +219,7 @@ def _in_dual_cone(cone: Cone, w: Ball) -> bool:
 # --------------------------------------------------------------------------- dual cone, rigorously
 def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
     """z projected onto K* and nudged so that membership is proved; returns (z, ||change||)."""
-    arb = _arb()
+    arb = _arb() if any(b.cone.kind in ("psd", "pow", "pownd", "exp") for b in problem.blocks) else None
     zz = np.array(z, float)
     for blk in problem.blocks:
         c, r = blk.cone, slice(blk.start, blk.stop)
