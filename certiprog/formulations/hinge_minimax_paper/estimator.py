@@ -77,7 +77,7 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
             pos = self.pos_label
         self.pos_label_ = pos
         if self.standardize:
-            self._center = X.mean(axis=0)
+            self._center = X.mean(axis=0) if self.bias else np.zeros(X.shape[1])  # bias=False: keep the origin
             sd = X.std(axis=0)
             self._scale = np.where(sd > 0, sd, 1.0)
         else:
