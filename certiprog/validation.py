@@ -132,7 +132,7 @@ def choice(x, name: str, options) -> object:
     """``x`` if it is one of ``options`` (compared with ==, hashable values only), else an InputError listing them."""
     options = tuple(options)
     try:
-        ok = any(x is o or (type(x) is type(o) and x == o) for o in options)
+        ok = any(x is o or (isinstance(x, type(o)) and bool(x == o)) for o in options)
     except Exception:  # noqa: BLE001 - arrays and odd objects compare badly: not a choice
         ok = False
     if not ok:
