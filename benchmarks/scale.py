@@ -24,7 +24,8 @@ by ours; CVXPY's optimal value is checked against our interval (``in``). ``peak 
 maximum resident set minus that of a process that only imported the same modules (each measurement runs in its
 own spawned process; ``--inline`` runs them in this process and prints no memory). BLAS is pinned to one thread.
 
-    python benchmarks/scale.py [--programs 000 003 004 002] [--quick] [--no-curve] [--timeout 1800] [--out r.json]
+    python benchmarks/scale.py [--programs 000 003 004 002] [--quick] [--no-curve | --no-sizes] [--timeout 1800]
+        [--out r.json]
 
 ``--quick``: small sizes, in this process (seconds; the correctness test in tests/core/test_certificates_scale.py
 runs it).
@@ -274,6 +275,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="small sizes, in this process (a correctness run)")
     ap.add_argument("--inline", action="store_true", help="measure in this process (no peak memory)")
     ap.add_argument("--no-curve", action="store_true", help="skip the scaling curves")
+    ap.add_argument("--no-sizes", action="store_true", help="skip the two-size table (curves only)")
     ap.add_argument("--no-reference", action="store_true", help="skip CVXPY / scikit-learn / dedicated solvers")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per measurement (isolated runs)")
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
@@ -293,7 +295,7 @@ def main(argv=None) -> dict:
           f"load {load:.1f}{', quick' if args.quick else ''})\n")
     print("| program | m x d | path | build | solve | certify | cert/solve | total | ref / ours | interval | rel. width "
           "| verdict | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for prog in args.programs:
+    for prog in [] if args.no_sizes else args.programs:
         for size in sizes[prog]:
             ours = run(dict(program=prog, path="certiprog", size=size))
             rows = [ours]
