@@ -153,6 +153,7 @@ def test_tiny_run_writes_every_output_and_resumes(tmp_path, capsys):
     assert "| classifier | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | all |" in md
     assert "| w_0.5 paper | 0.056 | 0.615 | 0.044 | 0.305 | 0.673 | 0.243 | 0.613 | 0.166 | 0.187 | 0.127 |" in md
     assert "rho = " in md and "lambda = " in md and "validation error" in md
+    assert "edge of the grid" in md  # a two-value grid: whichever wins is at an edge, and the report says so
     rows = list(csv.DictReader(open(out / "table.csv")))
     assert list(rows[0]) == ["eta", "digit", "n_test", "ours", "paper", "diff", "rho", "lam"]
     assert len(rows) == 3 * 11
