@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
-from certiprog.errors import CertiprogError, InputError, SavedFileError
+from certiprog.errors import InputError, SavedFileError
 
 from .graph import rho_for_mean_degree
 from .hole_punching import HolePunchingResult, hole_punching, route
@@ -95,10 +95,9 @@ class _Base(ClassifierMixin, BaseEstimator):
         validate.scalar(self.tol, "tol", low=0.0, low_open=True)
         if self.c is not None:
             validate.scalar(self.c, "c", low=0.0, low_open=True)
-        try:
-            resolve_solver(self.solver)
-        except CertiprogError as exc:  # name the parameter: the solver is given as a backend name
-            raise type(exc)(f"solver={self.solver!r:.40}: {exc}") from exc
+        name = resolve_solver(self.solver)
+        if name not in ("structured", "algorithm1"):  # a backend name, 'backend' or 'backend:solver'
+            validate.backend(name.split(":")[0], "solver (a backend name, or 'auto', 'structured', 'algorithm1')")
 
     def _encode(self, X, y):
         if y is None:
