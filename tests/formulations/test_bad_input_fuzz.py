@@ -218,6 +218,8 @@ def _check(what, f, kwargs, arg, label, strict):
         _call(f, kwargs)
     except CertiprogError as exc:
         assert str(exc), f"{what}({arg}={label}): a CertiprogError without a message"
+        if strict and arg != "data":  # a value that is never valid: the message names the argument
+            assert arg in str(exc), f"{what}({arg}={label}): the error does not name {arg!r}: {exc}"
         return
     except Exception as exc:  # noqa: BLE001 - the point of the test
         pytest.fail(f"{what}({arg}={label}) raised {type(exc).__name__}: {exc}")
