@@ -14,22 +14,37 @@ Normalisation: every measure is divided by the magnitude of the terms it is comp
 invariant when the objective, a constraint family or the variables are rescaled (no ``1 + ...``, which
 made problems with small data look accurate whatever the error)::
 
-    primal (block B):  dist / (||b_B|| + ||A_B||_F ||x||)
-    dual cone (B):     dist * ||A_B||_F / S         S = || |P||x| + |q| + |A'||z| ||
-    stationarity:      ||Px + q + A'z|| / S
-    compl. (B), gap:   abs / G                      G = |x|'|P||x| + |q|'|x| + |b|'|z|
+    primal (block B):  dist / (||b_B|| + ||A_B||_F X)
+    dual cone (B):     dist * ||A_B||_F / S'
+    stationarity:      ||Px + q + A'z|| / S'
+    compl. (B), gap:   abs / O
 
-(0/0 counts as 0.)
+(0/0 counts as 0), with (`_objective_scales`) ``G = |x|'|P||x| + |q|'|x| + |b|'|z|``,
+``S = || |P||x| + |q| + |A'||z| ||``, the objective's data scale ``D = |r0| + ||q|| xb + 1/2 ||P||_F xb^2``
+(``xb = ||b|| / ||A||_F``), the objective's scale ``O = G + |r0| + S ||x|| + D``, ``X = ||x|| + delta`` with
+``S delta + 1/2 ||P||_F delta^2 = O`` (how far x moves to change the objective by O) and ``S' = S + O / X``.
+At a degenerate optimum slacks and duals (or x) are ~0 together, so ``G``, ``S`` and ``||x||`` alone are ~0
+too and a 1e-10 residual read ~1 against them; ``O``, ``X`` and ``S'`` keep the objective's and the data's
+own units there (the role of the absolute tolerances of Clarabel, ``|gap| <= eps_abs + eps_rel min(|p|,
+|d|)``, and SCS, without their data-blind absolute 1).
 
 Verdicts (optimality), from strong to weak:
 
 * ``certified``: proved. The rigorous interval (`certiprog.certificates.duality`) has both ends finite,
-  ``upper - lower <= tol * scale`` and the reported objective lies in ``[lower, upper]`` up to the same
-  tolerance, *and* every KKT measure is ``<= tol``. ``scale = max(|upper|, |lower|)``: the objective's own
-  magnitude. Only when the interval cannot tell the optimum from 0 (it contains 0, or its width exceeds
-  ``min(|lower|, |upper|)``), where no relative accuracy exists, is the width judged in the data's own units
-  instead: ``scale = F = |r0| + |q|'|x| + 1/2 |x|'|P||x|``, the magnitude of the terms the objective is
-  made of (it scales with the data, unlike an absolute 1).
+  ``upper - lower <= tol * scale``, the reported objective lies in ``[lower, upper]`` up to the same
+  tolerance, the returned x is feasible to ``tol`` (primal measures) and P is not proved indefinite. The
+  other KKT measures do not enter: they judge the dual point, whose quality the finite lower end proves
+  directly, and the upper end is a feasible point proved in ball arithmetic (no tolerance). So a right
+  answer at a degenerate optimum is certified even when its ratios read ~1 (a note says so).
+  ``scale = max(|upper|, |lower|)``: the objective's own magnitude. When the interval cannot tell the
+  optimum from 0 (it contains 0, or its width exceeds ``min(|lower|, |upper|)``), no relative accuracy
+  exists, and the width is judged against an absolute floor in the data's own units:
+  ``scale = max(|upper|, |lower|, F, D)`` with ``F = |r0| + |q|'|x| + 1/2 |x|'|P||x|`` (the magnitude of the
+  terms the objective is made of) and D above (the objective's size at the x-scale the constraints' data
+  imply). Both scale like the objective when the data are rescaled (x1e8, x1e-8), so the floor creates no
+  false ``certified`` there; what ``certified`` then promises is ``|objective - optimum| <= tol * max(|optimum|,
+  F, D)``: e.g. an optimum of exactly 0 (a point inside the region of 000's background-risk QP) is certified
+  with an absolute error of at most ``tol`` times the objective's data scale.
 * ``accurate``: every KKT measure ``<= tol`` but nothing is proved (interval not asked for, an infinite
   end, or too wide: `Certificate.interval_notes` says which).
 * ``inaccurate``: measures ``<= tol_inaccurate``; ``failed`` otherwise, or when P is proved indefinite
@@ -277,28 +292,45 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
             cert.interval_notes.append("lower > upper: the problem data or the arithmetic is inconsistent")
     _check_semi_infinite(problem, x, cert)
     reported = getattr(solution, "objective", None)
-    _decide(cert, reported if isinstance(reported, (int, float, np.floating)) else None)
+    _decide(cert, reported if isinstance(reported, (int, float, np.floating)) else None,
+            convex=psd.kind != "indefinite")
     return cert
 
 
-def _decide(cert: Certificate, reported=None) -> None:
-    """Upgrade an ``accurate`` optimality verdict to ``certified`` when the interval proves it (module doc)."""
-    if cert.verdict != "accurate" or cert.interval is None:
+def _decide(cert: Certificate, reported=None, convex: bool = True) -> None:
+    """``certified`` when the interval proves the optimum, whatever the residual ratios say (module doc).
+
+    A proof beats the heuristics: complementarity, gap, dual-cone and stationarity ratios can read ~1 at a
+    degenerate optimum (slacks and duals both ~0) although the answer is right; they only ever judge the dual
+    point, whose quality the finite lower end proves directly. The upper end is a feasible point proved in
+    ball arithmetic (possibly a repaired one, no tolerance), so it needs nothing from the residuals; the
+    returned x must still be feasible to ``tol`` (primal measures), as ``certified`` vouches for it too.
+    """
+    if cert.kind != "optimality" or cert.interval is None or not convex or cert.verdict == "failed" and \
+            cert.worst.startswith("semi-infinite"):
         return
     lo, hi = cert.interval
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return
     width = hi - lo
     zero_like = lo <= 0 <= hi or min(abs(lo), abs(hi)) <= width  # the optimum may as well be 0
-    scale = max(abs(lo), abs(hi), cert.scales.get("objective_terms", 0.0) if zero_like else 0.0)
+    floor = max(cert.scales.get("objective_terms", 0.0), cert.scales.get("objective_data", 0.0)) if zero_like else 0.0
+    scale = max(abs(lo), abs(hi), floor)
     slack = cert.tol * scale
     objs = [cert.primal_objective] + ([float(reported)] if reported is not None and np.isfinite(reported) else [])
     outside = [o for o in objs if not (lo - slack <= o <= hi + slack)]
+    primal = max((blk.primal_rel for blk in cert.blocks), default=0.0)
     if width > slack:
         cert.interval_notes.append(f"not certified: interval width {width:.3g} exceeds tol * {scale:.3g}")
     elif outside:
         cert.interval_notes.append(f"not certified: the reported objective {outside[0]:.10g} is outside the interval")
+    elif not primal <= cert.tol:
+        cert.interval_notes.append(f"not certified: the returned point violates its constraints by {primal:.3g} "
+                                   f"(relative) > tol, although the interval is narrow")
     else:
+        if cert.verdict != "accurate":
+            cert.notes.append(f"residual measures alone say {cert.verdict} (worst {cert.worst} = {cert.max_rel:.3g}), "
+                              "but the rigorous interval proves the optimum")
         cert.verdict = "certified"
 
 
@@ -338,6 +370,30 @@ def _rel(a: float, scale: float) -> float:
     return 0.0 if a == 0 else (a / scale if scale > 0 else np.inf)
 
 
+def _objective_scales(problem, xn: float, S: float, G: float, a_fro: float):
+    """(O, D, x_scale, S'): the units the KKT measures are judged in (module docstring, "Normalisation").
+
+    D, the objective's data scale: ``|r0| + ||q|| xb + 1/2 ||P||_F xb^2`` with ``xb = ||b|| / ||A||_F``, the size
+    of x the constraints' data imply. O, the objective's scale: ``G + |r0| + S ||x|| + D``. delta, the distance
+    over which the objective can change by O: the root of ``S delta + 1/2 ||P||_F delta^2 = O``. x_scale =
+    ``||x|| + delta``; S' = ``S + O / x_scale``. Each scales with the data like the measure it divides (objective
+    x c: O, D, S' x c, delta fixed; x -> x / c: delta / c), and none vanishes at a degenerate point where x,
+    the slacks or the duals are ~0 (S, G and ||x|| alone do).
+    """
+    P = problem.P
+    p_fro = float(sp.linalg.norm(P)) if sp.issparse(P) else float(np.linalg.norm(P))
+    b_norm = float(np.linalg.norm(problem.b))
+    xb = b_norm / a_fro if a_fro > 0 else 0.0
+    r0 = abs(float(problem.r0))
+    D = r0 + float(np.linalg.norm(problem.q)) * xb + 0.5 * p_fro * xb * xb
+    O = G + r0 + S * xn + D
+    den = S + np.sqrt(S * S + 2.0 * p_fro * O)
+    delta = 2.0 * O / den if den > 0 else 0.0
+    x_scale = xn + delta
+    stat_scale = S + (O / x_scale if x_scale > 0 else 0.0)
+    return float(O), float(D), float(x_scale), float(stat_scale)
+
+
 def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INACCURATE, base=None) -> Certificate:
     """The KKT part of `check` for raw vectors x, z (no interval, no recovery): verdict at best ``accurate``."""
     base = base or dict(tol=tol, tol_inaccurate=tol_inaccurate)
@@ -353,10 +409,11 @@ def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INAC
     nrm = np.linalg.norm
     xn = nrm(x)
     Pax = aP @ ax
-    stat_scale = float(nrm(Pax + np.abs(q) + aA.T @ az))
+    S = float(nrm(Pax + np.abs(q) + aA.T @ az))
     G = float(ax @ Pax + np.abs(q) @ ax + np.abs(b) @ az)
     F = float(abs(problem.r0) + np.abs(q) @ ax + 0.5 * ax @ Pax)
     row_sq = np.asarray(A.multiply(A).sum(axis=1)).ravel()
+    O, D, x_scale, stat_scale = _objective_scales(problem, xn, S, G, float(np.sqrt(row_sq.sum())))
     stat = float(nrm(Px + q + ATz))
     gap = p - d
     blocks = []
@@ -370,16 +427,16 @@ def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INAC
             da += distance_to_cone(blk.cone, z[r], dual=True) ** 2
             ca += float(s[r] @ z[r])
         a_norm = float(np.sqrt(row_sq[rows].sum()))
-        p_scale = float(nrm(b[rows])) + a_norm * xn
+        p_scale = float(nrm(b[rows])) + a_norm * x_scale
         kinds = ",".join(sorted({blk.cone.kind for blk in blks}))
         rep = BlockReport(owner, kinds, sum(blk.cone.rows for blk in blks), np.sqrt(pa), _rel(np.sqrt(pa), p_scale),
-                          np.sqrt(da), _rel(np.sqrt(da) * a_norm, stat_scale), ca, _rel(abs(ca), G))
+                          np.sqrt(da), _rel(np.sqrt(da) * a_norm, stat_scale), ca, _rel(abs(ca), O))
         blocks.append(rep)
         for name, v in ((f"primal[{owner}]", rep.primal_rel), (f"dual[{owner}]", rep.dual_rel),
                         (f"complementarity[{owner}]", rep.compl_rel)):
             if not v <= max_rel:
                 worst, max_rel = name, v
-    gap_rel = _rel(abs(gap), G)
+    gap_rel = _rel(abs(gap), O)
     if not gap_rel <= max_rel:
         worst, max_rel = "gap", gap_rel
     sense = problem.sense
@@ -388,7 +445,8 @@ def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INAC
         verdict=verdict, kind="optimality", max_rel=float(max_rel),
         worst=worst, primal_objective=sense * p, dual_objective=sense * d, gap_abs=abs(gap), gap_rel=gap_rel,
         stationarity_abs=stat, stationarity_rel=_rel(stat, stat_scale), blocks=blocks,
-        scales={"x_norm": float(xn), "stationarity": stat_scale, "gap": G, "objective_terms": F}, **base,
+        scales={"x_norm": float(xn), "x_scale": x_scale, "stationarity": stat_scale, "gap": G, "objective": O,
+                "objective_terms": F, "objective_data": D}, **base,
     )
 
 
