@@ -46,6 +46,7 @@ def test_background_risk_zero_optimum_is_certified():
     natural = float(mu @ np.linalg.solve(Sigma, mu))  # d^2 at z = 0: the objective's own unit
     assert abs(sol.objective) <= TOL * natural and hi - lo <= TOL * natural
     assert m.derived(sol).risk == pytest.approx(1.0, abs=1e-6)
+    assert check(m, sol, interval=False).verdict == "accurate"  # residuals alone: tiny in the objective's units
 
 
 @pytest.mark.parametrize("how", ["W", "Sigma", "mu,Sigma"])
@@ -152,3 +153,23 @@ def test_degenerate_lp_is_certified_and_a_wrong_answer_is_not(zero):
         if obj_bad - (opt + r0) > 1e-3:
             bad = SimpleNamespace(x=x_bad, objective=obj_bad, **base)
             assert check(m, bad).verdict != "certified"
+
+
+@pytest.mark.parametrize("kq, kb", [(20, 0), (0, -20), (-27, 27), (27, 27)])
+def test_degenerate_measures_are_scale_invariant(kq, kb):
+    """Objective x 2^kq and right-hand side x 2^kb (exact in floating point) with the point scaled alike
+    (x x 2^kb, z x 2^kq): every relative measure is unchanged, so no absolute unit hides in the new scales."""
+    from certiprog.certificates.kkt import kkt_measures
+
+    A, b, q, _, _ = _degenerate_lp(3)
+    sol = _model(A, b, q, 0.0).solve(backend="clarabel")
+    ref = kkt_measures(sol.problem, np.asarray(sol.x), np.asarray(sol.z))
+    scaled = _model(A, b * 2.0 ** kb, q * 2.0 ** kq, 0.0).compile().assemble()
+    got = kkt_measures(scaled, np.asarray(sol.x) * 2.0 ** kb, np.asarray(sol.z) * 2.0 ** kq)
+    assert got.verdict == ref.verdict
+    for a, c in zip(ref.blocks, got.blocks):
+        for f in ("primal_rel", "dual_rel", "compl_rel"):
+            assert getattr(c, f) == pytest.approx(getattr(a, f), rel=1e-9, abs=1e-300), (a.owner, f)
+    assert got.gap_rel == pytest.approx(ref.gap_rel, rel=1e-9)
+    assert got.stationarity_rel == pytest.approx(ref.stationarity_rel, rel=1e-9, abs=1e-300)
+    assert got.scales["objective"] == pytest.approx(ref.scales["objective"] * 2.0 ** (kq + kb), rel=1e-12)
