@@ -970,12 +970,24 @@ def _equality_basis(problem):
                           [np.zeros(0, int)])
     if rows.size == 0:
         return rows, rows
-    AE = _csr_A(problem)[rows].toarray()
+    A = _csr_A(problem)
+    AE = A[rows].toarray()
     _, R, piv = sla.qr(AE, pivoting=True, mode="economic")
     d = np.abs(np.diag(R))
     if d.size < rows.size or d.min() <= 1e-10 * max(d.max(), 1e-300):
         raise ValueError("the equality rows are rank deficient (redundant or inconsistent equalities)")
-    return rows, np.sort(piv[: rows.size])
+    basic = np.sort(piv[: rows.size])
+    # prefer columns that occur in the equality rows only (epigraph variables these rows define): solving for them
+    # leaves the other columns, and so their bounds, as the solver returned them
+    n = problem.n
+    only = (np.bincount(A.indices, minlength=n) == np.bincount(A[rows].indices, minlength=n)) & np.any(AE != 0, 0)
+    if only.any() and not np.all(only[basic]):
+        _, R2, piv2 = sla.qr(AE * np.where(only, 1e3, 1.0), pivoting=True, mode="economic")
+        cand = np.sort(piv2[: rows.size])
+        d2 = np.abs(np.diag(sla.qr(AE[:, cand], mode="r")[0]))  # judged unweighted, as the original basis
+        if d2.size == rows.size and d2.min() > 1e-10 * max(d2.max(), 1e-300) and d2.min() >= 1e-3 * d.min():
+            basic = cand
+    return rows, basic
 
 
 class _Lift:
@@ -1091,6 +1103,30 @@ class _Lift:
                        columns={}, times={})
 
 
+def _clip_to_bounds(problem, x: np.ndarray) -> np.ndarray:
+    """x moved into the box of the single-entry inequality rows ``a x_j <= b`` (variable bounds), slightly inside
+    (a relative 1e-15, at least 1e-250 / |a|) so that the slack's enclosure proves the bound; x itself when nothing
+    moves. A QP solver's point often leaves its bounds by ~1e-16; this repairs it without a margin problem."""
+    A = _csr_A(problem)
+    kinds = problem.row_kinds()
+    rows = np.flatnonzero((np.diff(A.indptr) == 1) & (kinds == "nonneg"))
+    if rows.size == 0:
+        return x
+    cols, a = A.indices[A.indptr[rows]], A.data[A.indptr[rows]]
+    keep = a != 0
+    rows, cols, a = rows[keep], cols[keep], a[keep]
+    bound = problem.b[rows] / a
+    pad = np.maximum(1e-15 * np.abs(bound), 1e-250 / np.abs(a))
+    hi = np.full(x.size, np.inf)
+    lo = np.full(x.size, -np.inf)
+    np.minimum.at(hi, cols[a > 0], (bound - pad)[a > 0])
+    np.maximum.at(lo, cols[a < 0], (bound + pad)[a < 0])
+    xc = np.where(lo <= hi, np.clip(x, lo, hi), x)
+    if np.array_equal(xc, x) or np.any(np.abs(xc - x) > 1e-8 * (1 + np.abs(x))):  # only a rounding-size repair
+        return x
+    return xc
+
+
 def _verify_point(problem, x, eq_rows, basic, lift: _Lift | None = None) -> float | None:
     """Upper end of f over a ball proved to contain a feasible point near x; None if not proved.
 
@@ -1172,6 +1208,13 @@ def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tu
     if U is not None:
         info["repair"] = 0.0
         return U, "", info
+    xb = _clip_to_bounds(problem, x)  # variable bounds, then epigraph columns: no solver needed for these
+    if xb is not x:
+        U = _verify_point(problem, xb, rows, basic)
+        if U is not None:
+            info["repair"] = 0.0
+            info["clipped"] = True
+            return U, "", info
     lift = _Lift(problem)
     if lift.useful:  # raise epigraph columns first: no solver needed when only their rows are violated
         U = _verify_point(problem, x, rows, basic, lift)

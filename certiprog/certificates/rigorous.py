@@ -132,17 +132,24 @@ def matvec(A, v, transpose: bool = False) -> Ball:
         if M.format not in ("csr", "csc"):
             M = sp.csr_matrix(M)
         if not (M.shape[0] and M.nnz):
-            k = 1
+            rows = np.ones(M.shape[0])
         elif M.format == "csr":
-            k = int(np.diff(M.indptr).max())
-        else:  # terms per row of a CSC matrix (duplicates counted: k only has to be an upper bound)
-            k = int(np.bincount(M.indices, minlength=M.shape[0]).max())
+            rows = np.diff(M.indptr).astype(float)
+        else:  # terms per row of a CSC matrix (duplicates counted: each only has to be an upper bound)
+            rows = np.bincount(M.indices, minlength=M.shape[0]).astype(float)
+        k = int(rows.max(initial=1))
         aM = abs(M)
-    else:
-        M = np.asarray(A, float)
-        M = M.T if transpose else M
-        k = M.shape[1] if M.ndim == 2 else 1
-        aM = np.abs(M)
+        # row i's inner product has rows[i] terms: |fl - exact| <= gamma_{rows[i]+1} |a_i|'|v| (a short row of a
+        # matrix that also holds long ones keeps its own, tight error bound)
+        kk = rows + 1
+        g = kk * U / (1 - kk * U)
+        m = M @ v.mid
+        r = g * (aM @ np.abs(v.mid)) + aM @ v.rad + U * np.abs(m)
+        return Ball(np.asarray(m, float).reshape(-1), _safe(np.asarray(r, float).reshape(-1), k + 2))
+    M = np.asarray(A, float)
+    M = M.T if transpose else M
+    k = M.shape[1] if M.ndim == 2 else 1
+    aM = np.abs(M)
     m = M @ v.mid
     r = aM @ (gamma(k + 1) * np.abs(v.mid) + v.rad) + U * np.abs(m)
     return Ball(np.asarray(m, float).reshape(-1), _safe(np.asarray(r, float).reshape(-1), k))
