@@ -181,3 +181,43 @@ def test_fit_exponent_recovers_a_power_law():
     assert scale.fit_exponent(ms, [3e-6 * m ** 2.5 for m in ms]) == pytest.approx(2.5)
     assert math.isnan(scale.fit_exponent([100], [1.0]))
     assert math.isnan(scale.fit_exponent(ms, [0.0, float("nan"), 0.0, 1.0]))
+
+
+# --------------------------------------------------------------------------- per-row rounding bounds, bound clipping
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(n=st.integers(2, 400), seed=st.integers(0, 10**6))
+def test_matvec_rows_keep_their_own_error_bound(n, seed):
+    from fractions import Fraction
+
+    from certiprog.certificates.rigorous import U, matvec
+
+    rng = np.random.default_rng(seed)
+    dense = rng.normal(size=n)
+    A = sp.csr_matrix(np.vstack([dense, np.eye(n)[0] * 3.0]))  # a dense row and a one-term row
+    v = rng.normal(size=n)
+    out = matvec(A, v)
+    exact0 = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(dense, v))
+    assert out.lo()[0] <= exact0 <= out.hi()[0]
+    assert out.lo()[1] <= Fraction(3.0) * Fraction(float(v[0])) <= out.hi()[1]
+    assert out.rad[1] <= 8 * U * abs(3.0 * v[0]) + 1e-280  # not gamma_n of the dense row
+
+
+def test_clipping_to_bounds_repairs_rounding_size_violations_only():
+    from certiprog.model import Model, Variable, minimize, sum_squares
+
+    n = 50
+    x = Variable(n, "x")
+    model = Model(minimize(sum_squares(x - 2.0)))
+    model.add(x <= 1.0, name="ub")
+    model.add(x >= 0.0, name="lb")
+    problem = model.compile().assemble()
+    _, a, b = problem.columns["x"]
+    pt = np.zeros(problem.n)
+    pt[a:b] = 1.0 + 1e-16 * np.arange(n)  # at or just beyond the bound
+    clipped = duality._clip_to_bounds(problem, pt)
+    assert np.all(clipped[a:b] < 1.0) and np.all(clipped[a:b] > 1.0 - 1e-12)
+    U, why, info = duality.upper_bound(problem, pt)
+    assert np.isfinite(U) and info.get("clipped")
+    far = pt.copy()
+    far[a] = 1.5  # a real violation is left to the margin-problem repair
+    assert duality._clip_to_bounds(problem, far) is far
