@@ -600,12 +600,18 @@ def _tighten_rows(G, h, lo, hi, order=None) -> bool:
     fin_sum = np.bincount(row, cf, G.shape[0])
     abs_sum = np.bincount(row, np.abs(cf), G.shape[0])
     n_inf = np.bincount(row, inf.astype(float), G.shape[0])
+    if not np.any(n_inf <= 1):  # every row has two unbounded terms or more: nothing to derive
+        return False
     rest_inf = n_inf[row] - inf
     ok = (rest_inf == 0) & (a != 0)
-    rest = fin_sum[row] - cf
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        val = (h[row] - rest) / a
-        pad = _INFL * (np.abs(h[row]) + abs_sum[row] + np.abs(val * a)) / np.abs(a) + 1e-300
+    val = np.zeros_like(a)
+    pad = np.zeros_like(a)
+    if ok.any():  # (only the entries that can give a bound)
+        r_ok, a_ok = row[ok], a[ok]
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            v = (h[r_ok] - (fin_sum[r_ok] - cf[ok])) / a_ok
+            val[ok] = v
+            pad[ok] = _INFL * (np.abs(h[r_ok]) + abs_sum[r_ok] + np.abs(v * a_ok)) / np.abs(a_ok) + 1e-300
     changed = False
     up = ok & (a > 0)
     if up.any():
