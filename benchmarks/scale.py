@@ -313,7 +313,7 @@ def main(argv=None) -> dict:
                 lo, hi = r.get("lower", math.nan), r.get("upper", math.nan)
                 iv = f"[{lo:.10g}, {hi:.10g}]" if "lower" in r else "-"
                 if r["path"] == "cvxpy" and "lower" in ours:
-                    tol = 1e-6 * max(1.0, abs(ours["upper"]))
+                    tol = 1e-6 * max(abs(ours["lower"]), abs(ours["upper"])) + 1e-12  # relative
                     r["inside"] = bool(ours["lower"] - tol <= r["objective"] <= ours["upper"] + tol)
                     iv = f"{r['objective']:.10g} ({'in' if r['inside'] else 'OUTSIDE'})"
                 ratio = r.get("certify", math.nan) / r["solve"] if r.get("solve") else math.nan
