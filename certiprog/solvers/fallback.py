@@ -2,8 +2,10 @@
 
 `confirmed(problem, sol)` asks the certificate layer whether an answer is backed by evidence: a primal point
 whose KKT check does not fail, or an infeasibility / unboundedness ray that verifies. `first_confirmed` runs
-candidate solves in order and returns the first confirmed answer, recording every attempt in
-``sol.info['fallback']``; when no candidate is confirmed it returns the first answer it got, saying so.
+candidate solves in order and returns the first answer the check calls certified or accurate, recording every
+attempt in ``sol.info['fallback']``. An `inaccurate` answer is evidence, but weak: the next candidate is tried,
+and the inaccurate one is returned only if no candidate does better. When no candidate is confirmed at all it
+returns the first answer it got, saying so.
 The check is the cheap one (`certiprog.certificates.check` with ``interval=False``) on the conic problem the
 solver was given: for a cutting-plane master, the master itself, not the semi-infinite program.
 """
@@ -15,6 +17,7 @@ from typing import Callable, Iterable
 from ..errors import BackendError
 
 CONFIRMING = ("certified", "accurate", "inaccurate")  # verdict prefixes that count as evidence
+STRONG = ("certified", "accurate")  # evidence that stops the search (an inaccurate answer makes it go on)
 MAX_ANSWERS = 3  # solves tried before giving up (refusals do not count): each extra one costs a full solve
 
 
@@ -56,7 +59,7 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
     ``sol.info['fallback']`` lists every attempt as {solver, status, verdict} or {solver, error};
     ``sol.info['verdict']`` is the returned answer's verdict (`certiprog.certificates.check`'s word).
     """
-    attempts, first, answers, errors = [], None, 0, []
+    attempts, first, weak, answers, errors = [], None, None, 0, []
     for label, solve in candidates:
         if max_answers is not None and answers >= max_answers:
             break
@@ -73,15 +76,23 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
         attempts.append({"solver": label, "status": str(sol.status), "verdict": why})
         if first is None:
             first = (sol, v, label)
-        if ok:
+        if ok and v.startswith(STRONG):
             sol.info["fallback"] = {"chosen": label, "attempts": attempts}
             sol.info["verdict"] = v
             return sol
+        if ok and weak is None:
+            weak = (sol, v, label)
     if first is None:
         if len(errors) == 1:  # one candidate: its own error, as if it had been named
             raise errors[0]
         raise BackendError("no solver could take the problem: "
                            + "; ".join(f"{a['solver']}: {a['error']}" for a in attempts))
+    if weak is not None:  # the best evidence there is: the first inaccurate-but-confirmed answer
+        sol, v, label = weak
+        sol.info["fallback"] = {"chosen": label, "attempts": attempts,
+                                "note": "no solver's answer was certified or accurate; this one is inaccurate"}
+        sol.info["verdict"] = v
+        return sol
     sol, v, label = first
     sol.info["fallback"] = {"chosen": label, "attempts": attempts,
                             "note": "no solver's answer could be confirmed by the certificate; "

@@ -408,3 +408,34 @@ def test_cvxpy_solvers_are_listed_without_importing_cvxpy_and_agree_with_it():
     listed = registered_backends()["cvxpy"].solvers()
     assert set(listed) == set(cp.installed_solvers()) & set(cvxpy_backend.CAPABILITIES)
     assert set(cvxpy_backend.PACKAGES) == set(cvxpy_backend.CAPABILITIES)
+
+
+def _sloppy():
+    """A backend whose one solver stops early: Clarabel's answer moved off the optimum by 1e-4 (an 'inaccurate'
+    verdict), so the chooser must try the next solver and keep the sloppy answer only as a last resort."""
+    from certiprog.solvers.backends.common import make_solution
+
+    def solve(problem, solver, options):
+        ref = solve_conic(problem, "clarabel", "clarabel")
+        x = ref.x - 1e-4
+        return make_solution(problem, "optimal", x, ref.z, problem.b - problem.A @ x, backend="_sloppy",
+                             solver="sloppy")
+
+    caps = SolverCapabilities("sloppy", cones=frozenset({"zero", "nonneg", "soc"}), preferred=lambda problem: True)
+    return registry.Backend(name="_sloppy", solve=solve, cones=caps.cones, duals=True, solvers=lambda: ["sloppy"],
+                            capabilities={"sloppy": caps})
+
+
+def test_an_inaccurate_answer_makes_the_chooser_try_the_next_solver(monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "_sloppy", _sloppy())
+    model = _qp()
+    named = model.solve(backend="_sloppy", solver="sloppy")
+    assert named.info["verdict"].startswith("inaccurate"), named.info["verdict"]  # the premise of this test
+    sol = model.solve()
+    attempts = sol.info["fallback"]["attempts"]
+    assert attempts[0]["solver"] == "_sloppy/sloppy" and attempts[0]["verdict"].startswith("inaccurate")
+    assert sol.backend == "clarabel" and sol.info["verdict"] in GOOD
+    # nothing better inside the one backend: the inaccurate answer comes back, labelled as such
+    within = model.solve(backend="_sloppy")
+    assert within.backend == "_sloppy" and within.info["verdict"].startswith("inaccurate")
+    assert "inaccurate" in within.info["fallback"]["note"]
