@@ -151,6 +151,7 @@ class Structure:
         self.blocks: list[Block] = []
         self.quad: list[QuadTerm] = []
         self.cutting_plane: list[ForAll] = []
+        self.aux_defs: dict = {}  # aux variable id -> the Expression it equals at an optimum (atom or sum_squares)
         self._n_aux = 0
         for name, con in model.constraints.items():
             if isinstance(con, ForAll) and (forall == "cutting_plane" or not con.has_exact_form):
@@ -192,6 +193,7 @@ class Structure:
         out = Expression(e.shape, e.terms, e.const)
         for S, atom in e.nonlin:
             t = self._aux(atom.shape, atom.name)
+            self.aux_defs[t.id] = atom.expr()
             for con in atom.epigraph(t):
                 for cone, s in con.blocks():
                     self._add_block(f"{owner}/{atom.name}", cone, s, primary=False)
@@ -219,6 +221,7 @@ class Structure:
                 F, w = F * np.sqrt(row), 1.0
             if Q is None and not _is_selection(F):
                 u = self._aux(F.shape, "sq")
+                self.aux_defs[u.id] = F
                 self._add_block("_objective/sum_squares", Cone("zero", F.size), (u - F).flatten(), False)
                 F = u.flatten() if u.ndim else u
             self.quad.append(QuadTerm(w, F.flatten(), Q))
