@@ -13,6 +13,13 @@ any backend's (``sol.info['verdict']``). Why not a registered backend: a backend
 data, and the registry offers every backend to every model its cones fit (`registry.available_solvers`, which the
 core tests and the demo enumerate), while this path exists only for models whose data carry their own solver.
 Example: paper 003's eq. (1) (`certiprog.formulations.error_clumping_paper.solver`).
+
+``values`` need only name the model's own variables: the compiler's internal columns (the epigraph variable of each
+atom, ``_pnorm1``, ``_pos2``, ...; the ``_sq`` copies of a sum of squares) are filled by `fill_auxiliary`, each with
+the value of the expression it stands for at the user point (``Structure.aux_defs``), and any column left (the
+internal variables an atom's epigraph creates, e.g. norm1's ``_abs``) by a small conic problem over those columns
+alone, the others fixed. Duals may name a constraint's own rows or an internal block's owner (``"chebyshev/pnorm"``,
+``"_objective/pos"``; `ConicProblem.blocks`); rows given no dual get 0.
 """
 from __future__ import annotations
 
@@ -47,14 +54,14 @@ def solve_structured(model, backend=None, **options):
     t0 = time.perf_counter()
     out = model.data.structured_solve(**options)
     elapsed = time.perf_counter() - t0
-    x = np.zeros(problem.n)
-    for name, (_var, start, stop) in problem.columns.items():
-        if name not in out["values"]:
-            raise BackendError(f"the structured solver returned no value for the variable {name!r}")
-        x[start:stop] = np.ravel(out["values"][name])
+    x = fill_auxiliary(problem, out["values"])
     z = np.zeros(problem.m)
     for name, dual in out.get("duals", {}).items():
-        blocks = problem.rows_of(name)
+        blocks = [b for b in problem.blocks if b.owner == name and b.primary] or \
+            [b for b in problem.blocks if b.owner == name]
+        if not blocks:
+            raise BackendError(f"the structured solver returned a dual for {name!r}, which names no rows; have "
+                               f"{sorted({b.owner for b in problem.blocks})}")
         dual = np.ravel(dual)
         rows = sum(b.stop - b.start for b in blocks)
         if rows != dual.size:
@@ -71,3 +78,85 @@ def solve_structured(model, backend=None, **options):
     for name, v in model.variables.items():
         v.value = sol.value(name)
     return sol
+
+
+def fill_auxiliary(problem, values: dict) -> np.ndarray:
+    """The stacked primal vector of ``problem`` from ``values`` = {user variable name: array}.
+
+    Internal columns not named in ``values`` are filled in creation order with the value of what they stand for
+    (``problem.structure.aux_defs``: an atom's epigraph variable takes the atom's value, a ``_sq`` copy its affine
+    expression) once every variable that expression reads is known; what is left (variables an atom's epigraph
+    creates inside itself) is the solution of the conic problem over those columns alone, the others fixed
+    (`_solve_remaining`). Raises BackendError when a user variable is missing or has the wrong size.
+    """
+    structure = problem.structure
+    user = {v.id for v in structure.user_vars}
+    x = np.full(problem.n, np.nan)
+    known: dict = {}
+    for name, (var, start, stop) in problem.columns.items():
+        if name in values:
+            val = np.ravel(np.asarray(values[name], dtype=float))
+            if val.size != stop - start:
+                raise BackendError(f"the structured solver's value for {name!r} has {val.size} entries; the "
+                                   f"variable has {stop - start}")
+            x[start:stop] = val
+            known[var] = np.asarray(values[name], dtype=float).reshape(var.shape)
+        elif var.id in user:
+            raise BackendError(f"the structured solver returned no value for the variable {name!r}")
+    defs = getattr(structure, "aux_defs", {})
+    for var in structure.aux_vars:
+        if var in known or var.id not in defs:
+            continue
+        expr = defs[var.id]
+        if all(v in known for v in expr.variables):
+            known[var] = np.asarray(expr.value_at(known), dtype=float).reshape(var.shape)
+    for name, (var, start, stop) in problem.columns.items():
+        if var in known:
+            x[start:stop] = np.ravel(known[var])
+    free = np.isnan(x)
+    if free.any():
+        x[free] = _solve_remaining(problem, x, free)
+    return x
+
+
+def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """Minimise the objective over the columns ``free`` with the others fixed at ``x``, subject to the cone blocks
+    those columns enter (Clarabel); the point it returns, whatever its status (the certificate judges it)."""
+    import scipy.sparse as sp
+
+    from ..model.cones import Cone
+    from .backends.clarabel_backend import clarabel_cones
+
+    import clarabel
+
+    A = sp.csc_matrix(problem.A)
+    J = np.flatnonzero(free)
+    fixed = np.where(free, 0.0, x)
+    AJ = A[:, J].tocsr()
+    touched = np.diff(AJ.indptr) > 0
+    keep = [blk for blk in problem.blocks if touched[blk.start:blk.stop].any()]
+    rows = np.concatenate([np.arange(b.start, b.stop) for b in keep]) if keep else np.zeros(0, int)
+    A_sub = sp.csc_matrix(AJ[rows])
+    b_sub = (problem.b - A @ fixed)[rows]
+    P = sp.csc_matrix(problem.P)
+    P_sub = sp.triu(P[J][:, J], format="csc")
+    q_sub = problem.q[J] + (P @ fixed)[J]
+
+    class _Cones:  # the kept blocks' cones, merged as the backends merge them
+        @staticmethod
+        def merged_cones():
+            out = []
+            for blk in keep:
+                c = blk.cone
+                if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
+                    out[-1] = Cone(c.kind, out[-1].dim + c.rows)
+                else:
+                    out.append(Cone(c.kind, c.rows) if c.kind in ("zero", "nonneg") else c)
+            return out
+
+    if not keep:
+        return np.zeros(J.size)
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    res = clarabel.DefaultSolver(P_sub, q_sub, A_sub, b_sub, clarabel_cones(_Cones), settings).solve()
+    return np.asarray(res.x, dtype=float)

@@ -1,0 +1,101 @@
+"""``model.solve(solver="structured")`` on models whose compiled form has internal columns, and certiprog's
+automatic choice trying the formulation's own solver first on large problems (`certiprog.solvers.structured`)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from certiprog.certificates import check
+from certiprog.errors import CertiprogError
+from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+from certiprog.model import Model, Variable, hinge, minimize, norm1, norm2, norm_inf, sum_squares
+from certiprog.model.cones import project
+from certiprog.solvers.structured import fill_auxiliary
+
+
+def _toy(seed: int):
+    """A model whose compiled form has atom epigraph columns (hinge, norm2, norm_inf), norm1's internal '_abs'
+    columns and a sum-of-squares copy."""
+    rng = np.random.default_rng(seed)
+    A, B, c = rng.normal(size=(7, 3)), rng.normal(size=(4, 3)), rng.normal(size=3)
+    x = Variable(3, "x")
+    model = Model(minimize(hinge(A @ x).sum() + norm1(x - c) + sum_squares(B @ x) + norm_inf(x)), name="toy")
+    model.add(norm2(x) <= 10.0, name="ball")
+    return model, x
+
+
+def _in_cones(problem, x) -> float:
+    """Largest distance of the slack b - A x from its cone, block by block."""
+    s = problem.b - problem.A @ x
+    return max(float(np.linalg.norm(s[b.start:b.stop] - project(b.cone, s[b.start:b.stop])))
+               for b in problem.blocks)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fill_auxiliary_gives_the_user_objective_and_a_feasible_point(seed):
+    model, x = _toy(seed)
+    problem = model.compile().assemble()
+    assert any(name.startswith("_abs") for name in problem.columns)  # an epigraph's own internal variable
+    rng = np.random.default_rng(100 + seed)
+    point = rng.normal(size=3)
+    full = fill_auxiliary(problem, {"x": point})
+    assert np.all(np.isfinite(full))
+    assert _in_cones(problem, full) <= 1e-7
+    expected = model.objective.expr.value_at({x: point})
+    assert problem.objective_value(full) == pytest.approx(float(expected), rel=1e-7, abs=1e-7)
+
+
+def test_fill_auxiliary_matches_clarabel_at_its_point():
+    model, x = _toy(3)
+    ref = model.solve(backend="clarabel")
+    full = fill_auxiliary(ref.problem, {"x": ref.value("x")})
+    assert ref.problem.objective_value(full) == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_fill_auxiliary_refuses_a_missing_or_misshapen_user_value():
+    model, _ = _toy(0)
+    problem = model.compile().assemble()
+    with pytest.raises(CertiprogError, match="no value for the variable 'x'"):
+        fill_auxiliary(problem, {})
+    with pytest.raises(CertiprogError, match="has 2 entries"):
+        fill_auxiliary(problem, {"x": np.zeros(2)})
+
+
+def _hinge_instance(seed: int, **kw):
+    rng = np.random.default_rng(seed)
+    d = 5
+    X = rng.normal(size=(60, d)) + np.eye(d)[0]
+    mu = -np.ones(d) + 0.2 * rng.normal(size=d)
+    Sigma = 0.5 * np.eye(d) + 0.1
+    return hinge_minimax(X, mu, Sigma, 0.05, 0.3, **kw)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_hinge_minimax_structured_agrees_with_clarabel_and_is_certified(seed):
+    model = _hinge_instance(seed)
+    ref = model.solve(backend="clarabel")
+    sol = model.solve(solver="structured", tol=1e-7)
+    lo, hi = sol.info["interval"]
+    cert = check(model, sol)
+    assert cert.certified, cert
+    clo, chi = cert.interval
+    assert clo <= hi and lo <= chi  # the two rigorous intervals meet
+    assert clo - 1e-6 * abs(chi) <= ref.objective <= chi + 1e-6 * abs(chi)  # Clarabel's value inside ours
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+    np.testing.assert_allclose(model.variables["w"].value, ref.value("w"), atol=1e-3)
+    assert sol.info["verdict"].startswith(("certified", "accurate"))
+    assert model.derived(sol).constraint_value <= 1e-9
+
+
+@pytest.mark.parametrize("kw, what", [({"bias": True}, "bias=True"), ({"squared_reg": False}, "squared_reg=False")])
+def test_hinge_minimax_structured_refuses_what_it_does_not_cover(kw, what):
+    model = _hinge_instance(0, **kw)
+    with pytest.raises(CertiprogError, match=f"{what}.*backend='clarabel'"):
+        model.solve(solver="structured")
+
+
+def test_hinge_minimax_structured_refuses_lam_zero():
+    rng = np.random.default_rng(0)
+    model = hinge_minimax(rng.normal(size=(10, 2)), -np.ones(2), np.eye(2), 0.0, 0.3)
+    with pytest.raises(CertiprogError, match="lam = 0.*backend='clarabel'"):
+        model.solve(solver="structured")
