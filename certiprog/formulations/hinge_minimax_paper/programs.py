@@ -92,6 +92,28 @@ class HingeMinimaxData:
     squared_reg: bool
     params: tuple = field(default=(), repr=False)  # the Parameters (mu, Sigma factor^T) `set_moments` refills
 
+    def structured_solve(self, **options) -> dict:
+        """The certified first-order solver (`solver.solve_hinge_minimax`) for ``model.solve(solver="structured")``
+        (`certiprog.solvers.structured`): ``w``, and the duals of its certificate in certiprog's convention: the
+        hinge rows of ``_objective/pos`` (``t_i >= 1 - x_i'w``: alpha; ``t_i >= 0``: 1 - alpha), ``chebyshev``
+        (``-(gamma t + mu'w) >= 0``: y0) and its cone ``chebyshev/pnorm`` (``(t, L'w)``: ``gamma y``);
+        its rigorous interval in ``info``. Covers ``bias=False``, ``squared_reg=True``, ``lam > 0`` (else an
+        InputError naming the backend to use). ``options`` go to `solve_hinge_minimax` (tol, max_iter, ...)."""
+        from .solver import solve_hinge_minimax
+
+        if self.bias or not self.squared_reg or not self.lam > 0:
+            what = "bias=True" if self.bias else "squared_reg=False" if not self.squared_reg else "lam = 0"
+            raise InputError(f"solver='structured' covers hinge_minimax with bias=False, squared_reg=True, lam > 0; "
+                             f"this model has {what}: solve it with model.solve(backend='clarabel')")
+        fit = solve_hinge_minimax(self.X, self.mu, self.Sigma, self.lam, self.delta, **options)
+        y = np.asarray(fit.y, float)
+        duals = {"_objective/pos": np.concatenate([fit.alpha, 1.0 - fit.alpha]), "chebyshev": y[:1],
+                 "chebyshev/pnorm": self.gamma * y}
+        return dict(values={"w": fit.w}, duals=duals,
+                    status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
+                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
+                              structured_status=fit.status, **fit.info))
+
     def derive(self, sol) -> HingeMinimaxSolution:
         X, mu, Sigma = self.X, self.mu, self.Sigma
         wv = np.asarray(sol.value("w"), float).reshape(-1)
