@@ -9,7 +9,9 @@ Who chooses the solver decides how far the answer is trusted:
 
 When certiprog chooses, an answer the certificate cannot confirm (infeasible or unbounded without a verified
 ray, a point whose KKT check fails, no answer at all) moves on to the next capable solver, and
-``sol.info['fallback']`` records every attempt (`certiprog.solvers.fallback`).
+``sol.info['fallback']`` records every attempt (`certiprog.solvers.fallback`). With neither named, a model whose
+``model.data`` has its own structured solver and whose conic matrix has more than
+`structured.AUTO_MIN_NNZ` nonzeros tries that solver first (`structured.auto_candidate`).
 """
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ from .registry import (
 from .solution import Solution, Status
 
 
-def solve_conic(problem, backend: str | None = None, solver: str | None = None, **options) -> Solution:
+def solve_conic(problem, backend: str | None = None, solver: str | None = None, *, first=None,
+                **options) -> Solution:
     """Solve an assembled ConicProblem: on the named solver, or on the first one certiprog chooses whose answer
-    the certificate confirms (see the module docstring)."""
+    the certificate confirms (see the module docstring); ``first``: a (label, solve) candidate tried before them."""
     from ..errors import BackendError
     from .fallback import MAX_ANSWERS, first_confirmed, verdict
     from .registry import backend_of_solver, check_solver, why_none
@@ -52,6 +55,8 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
         where = f"backend {backend!r}" if backend else "any available backend"
         raise BackendError(f"no solver of {where} takes this problem here: {why_none(problem, backend)}")
     candidates = [(f"{name}/{s}", functools.partial(_run, name, s, problem, options)) for name, s in pairs]
+    if first is not None:
+        candidates.insert(0, first)
     return first_confirmed(problem, candidates, skip=lambda exc: True, max_answers=MAX_ANSWERS)
 
 
@@ -78,7 +83,12 @@ def solve_model(model, backend: str | None = None, solver: str | None = None, *,
         return solve_cutting_plane(structure, backend=backend, solver=solver, cp_tol=cp_tol,
                                    cp_max_iter=cp_max_iter, progress=progress, **options)
     problem = structure.assemble()
-    sol = solve_conic(problem, backend, solver, **options)
+    first = None
+    if backend is None and solver is None:
+        from .structured import auto_candidate
+
+        first = auto_candidate(model, problem)
+    sol = solve_conic(problem, backend, solver, first=first, **options)
     _store_values(model, sol)
     return sol
 
