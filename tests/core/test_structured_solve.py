@@ -99,3 +99,67 @@ def test_hinge_minimax_structured_refuses_lam_zero():
     model = hinge_minimax(rng.normal(size=(10, 2)), -np.ones(2), np.eye(2), 0.0, 0.3)
     with pytest.raises(CertiprogError, match="lam = 0.*backend='clarabel'"):
         model.solve(solver="structured")
+
+
+# ------------------------------------------------------------------ certiprog's automatic choice (solve_model)
+class _WrongAnswer:
+    """model.data whose structured solver returns a far-off point (the chooser must not accept it)."""
+
+    def structured_solve(self, **options):
+        return dict(values={"x": np.full(3, 5.0)}, status="optimal")
+
+
+class _Refuses:
+    def structured_solve(self, **options):
+        from certiprog.errors import InputError
+
+        raise InputError("this case is not covered; use backend='clarabel'")
+
+
+@pytest.fixture
+def tiny_threshold(monkeypatch):
+    import certiprog.solvers.structured as structured
+
+    monkeypatch.setattr(structured, "AUTO_MIN_NNZ", 0)
+
+
+def test_auto_tries_the_structured_solver_first_on_large_problems(tiny_threshold):
+    model = _hinge_instance(1)
+    sol = model.solve()
+    assert sol.info["fallback"]["chosen"] == "structured"
+    assert sol.info["fallback"]["attempts"][0]["solver"] == "structured"
+    assert sol.info["verdict"].startswith(("certified", "accurate"))
+    ref = _hinge_instance(1).solve(backend="clarabel")
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+    assert check(model, sol).certified
+
+
+def test_auto_skips_the_structured_solver_below_the_threshold():
+    model = _hinge_instance(1)
+    sol = model.solve()
+    assert sol.info["fallback"]["chosen"] != "structured"
+    assert all(a["solver"] != "structured" for a in sol.info["fallback"]["attempts"])
+
+
+def test_auto_falls_back_when_the_structured_answer_is_not_confirmed(tiny_threshold):
+    model, _ = _toy(0)
+    ref = model.solve(backend="clarabel")
+    model.data = _WrongAnswer()
+    sol = model.solve()
+    attempts = sol.info["fallback"]["attempts"]
+    assert attempts[0]["solver"] == "structured" and attempts[0]["verdict"].startswith("failed")
+    assert sol.info["fallback"]["chosen"] != "structured"
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+def test_auto_falls_back_when_the_structured_solver_refuses(tiny_threshold):
+    model = _hinge_instance(0, bias=True)
+    sol = model.solve()
+    first = sol.info["fallback"]["attempts"][0]
+    assert first["solver"] == "structured" and "bias=True" in first["error"]
+    assert sol.info["fallback"]["chosen"] != "structured"
+    model2, _ = _toy(1)
+    model2.data = _Refuses()
+    sol2 = model2.solve()
+    assert "not covered" in sol2.info["fallback"]["attempts"][0]["error"]
+    assert sol2.info["verdict"].startswith(("certified", "accurate"))
