@@ -32,8 +32,11 @@ from .backends.common import make_solution
 
 STRUCTURED = "structured"
 # certiprog's own choice (model.solve() with no backend and no solver) tries the formulation's structured solver first
-# when the conic matrix A has more nonzeros than this: below it an interior point is fast anyway (000 eq. (8) at
-# 2,000 x 100, 2e5 nonzeros: Clarabel 0.5 s); at 20,000 x 300 (6e6) Clarabel takes 26-80 s, the structured solver 3 s.
+# when the conic matrix A has more nonzeros than this. Below it an interior point costs about a second, and a
+# first-order method that stalls on an ill-conditioned small instance would only add its time before the fallback.
+# Measured (000 eq. (8), benchmarks/scale.py's instances, 2 shared cores): 2,000 x 100 (2.1e5 nonzeros) model.solve()
+# 1.3 s on Clarabel (structured alone 0.1 s); 20,000 x 300 (6.1e6) model.solve() 4.6 s, structured chosen, verdict
+# accurate (Clarabel 26-83 s, issue 15 and benchmarks/scale.py).
 AUTO_MIN_NNZ = 10**6
 
 
