@@ -163,3 +163,15 @@ def test_auto_falls_back_when_the_structured_solver_refuses(tiny_threshold):
     sol2 = model2.solve()
     assert "not covered" in sol2.info["fallback"]["attempts"][0]["error"]
     assert sol2.info["verdict"].startswith(("certified", "accurate"))
+
+
+def test_auto_falls_back_on_the_trivial_hinge_minimax_fit(tiny_threshold):
+    """w = 0 the only feasible point: the first-order solver's duals do not meet stationarity, the chooser's check
+    rejects them and Clarabel's answer is returned (the recorded attempt says why)."""
+    rng = np.random.default_rng(0)
+    model = hinge_minimax(rng.normal(size=(40, 4)) + 1, -0.5 * np.ones(4), np.eye(4) + 0.1, 0.1, 0.2)
+    sol = model.solve()
+    attempts = sol.info["fallback"]["attempts"]
+    assert attempts[0]["solver"] == "structured"
+    assert sol.info["fallback"]["chosen"] != "structured"
+    assert sol.objective == pytest.approx(40.0, rel=1e-6)
