@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
-from certiprog.errors import BackendError, InputError
+from certiprog.errors import BackendError
 
 from .gap import DualityGap, certified_gap
-from .programs import _check_graph, _eta, neighbourhood_graph
+from .programs import eq1_inputs
 
 __all__ = ["Algorithm1Result", "algorithm1"]
 
@@ -77,19 +77,12 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
     a terminal only); ``tol``: the relative gap under which the final point's verdict is 'certified'; ``block``:
     iterates per exact xi-averaging product (default: about 4 MB of m x block floats).
     """
-    X = validate.matrix(X, "X", min_rows=2)
+    X, yv, rho, eta, lam, A = eq1_inputs(X, y, rho, eta, lam, graph)
     m, n = X.shape
-    if n < 1:
-        raise InputError("X has 0 columns; at least one feature is needed")
-    yv = validate.labels(y, "y", size=m)
-    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
-    eta = _eta(eta)
-    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
     passes = validate.scalar(passes, "passes", low=0.0, low_open=True)
     if c is None:
         c = min(1.0, 1.0 / (lam + float(np.max(np.einsum("ij,ij->i", X, X)))))
     c = validate.scalar(c, "c", low=0.0, low_open=True)
-    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
     coef = eta / (m - 1)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     T = max(1, int(round(passes * m)))

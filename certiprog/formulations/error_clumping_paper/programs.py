@@ -165,6 +165,21 @@ class ErrorClumpingData:
             xi_above_hinge=xv - hinge)
 
 
+def eq1_inputs(X, y, rho, eta, lam, graph=None):
+    """Validated ``(X, y, rho, eta, lam, A)`` of eq. (1) (A: the neighbourhood graph, built when ``graph`` is None):
+    the one check that the Model, the structured solver and Algorithm 1 all run."""
+    X = validate.matrix(X, "X", min_rows=2)
+    m, n = X.shape
+    if n < 1:
+        raise InputError("X has 0 columns; at least one feature is needed")
+    yv = validate.labels(y, "y", size=m)
+    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
+    eta = _eta(eta)
+    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
+    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
+    return np.ascontiguousarray(X), yv, rho, eta, lam, A
+
+
 def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     """Eq. (1) of paper 003 as a Model.
 
@@ -178,15 +193,8 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     ``model.data`` is an `ErrorClumpingData` (with ``Theta``, ``A`` (sparse), ``degree``); ``model.derived(sol)``
     an `ErrorClumpingSolution`.
     """
-    X = validate.matrix(X, "X", min_rows=2)
+    X, yv, rho, eta, lam, A = eq1_inputs(X, y, rho, eta, lam, graph)
     m, n = X.shape
-    if n < 1:
-        raise InputError("X has 0 columns; at least one feature is needed")
-    yv = validate.labels(y, "y", size=m)
-    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
-    eta = _eta(eta)
-    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
-    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
     Theta = _theta(A, eta)
     Z = X * yv[:, None]  # rows y_i x_i
 

@@ -49,7 +49,7 @@ from certiprog.errors import InputError
 from certiprog.solvers.first_order import accelerated_gradient, variable_metric_descent
 
 from .graph import radius_graph
-from .programs import _check_graph, _eta
+from .programs import eq1_inputs
 
 __all__ = ["ErrorClumpingFit", "solve_error_clumping", "solve_error_clumping_path", "certify_error_clumping",
            "dual_point", "METHODS"]
@@ -236,17 +236,6 @@ def dual_point(X, y, A: sp.csr_matrix, eta: float, w, xi) -> tuple[np.ndarray, n
 
 
 # ----------------------------------------------------------------------------------------------- entry points
-def _inputs(X, y, rho, eta, lam, graph):
-    X = validate.matrix(X, "X", min_rows=2)
-    m, n = X.shape
-    if n < 1:
-        raise InputError("X has 0 columns; at least one feature is needed")
-    yv = validate.labels(y, "y", size=m)
-    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
-    eta = _eta(eta)
-    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
-    A = radius_graph(X, rho) if graph is None else _check_graph(graph, m)
-    return np.ascontiguousarray(X), yv, rho, eta, lam, A
 
 
 def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, method: str = "newton",
@@ -262,7 +251,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
     tqdm bar. Bad input raises `InputError` (a `CertiprogError`).
     """
     t_start = time.perf_counter()
-    X, yv, rho, eta, lam, A = _inputs(X, y, rho, eta, lam, graph)
+    X, yv, rho, eta, lam, A = eq1_inputs(X, y, rho, eta, lam, graph)
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}; got {method!r}")
     tol = validate.scalar(tol, "tol", low=0.0, low_open=True)
