@@ -235,6 +235,35 @@ def labels(y, name: str = "labels", *, size: int | None = None) -> np.ndarray:
     return a
 
 
+def binary_target(y, estimator: str, pos_label=None, *, minority: bool = False):
+    """``(classes, is_positive)`` of a binary classification target, for every paper's estimator.
+
+    Exactly two classes are needed (scikit-learn's wording for more than two; one class says there is nothing to
+    separate). The positive class is ``pos_label`` when given, else the minority class when ``minority`` (ties: the
+    second class), else ``classes[1]`` (scikit-learn's convention).
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+
+    try:
+        check_classification_targets(y)
+    except ValueError as exc:
+        raise InputError(f"{exc}: y must hold class labels (two distinct values)") from exc
+    classes, idx, counts = np.unique(y, return_inverse=True, return_counts=True)
+    if classes.size > 2:
+        raise InputError(f"Only binary classification is supported. {estimator} got {classes.size} classes; fit one "
+                         "classifier per pair or one-vs-rest (e.g. sklearn's OneVsRestClassifier) for more")
+    if classes.size < 2:
+        raise InputError(f"{estimator} needs examples of two classes; got 1 class ({classes.tolist()}): there is "
+                         "nothing to separate")
+    if pos_label is not None:
+        if pos_label not in classes.tolist():
+            raise InputError(f"pos_label {pos_label!r} is not one of the classes {classes.tolist()}")
+        pos = classes.tolist().index(pos_label)
+    else:
+        pos = 0 if (minority and counts[0] < counts[1]) else 1
+    return classes, idx == pos
+
+
 def _is_complex(value) -> bool:
     if value is None or isinstance(value, (str, bytes)):
         return False

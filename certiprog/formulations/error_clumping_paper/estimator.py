@@ -27,7 +27,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
@@ -104,19 +103,8 @@ class _Base(ClassifierMixin, BaseEstimator):
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         X, y = _finite_data(self, X, y)
         validate.squares_representable(X, "X")
-        try:
-            check_classification_targets(y)
-        except ValueError as exc:
-            raise InputError(str(exc)) from exc
-        self.classes_, idx = np.unique(y, return_inverse=True)
-        if self.classes_.size > 2:
-            raise InputError(f"Only binary classification is supported. {type(self).__name__} got "
-                             f"{self.classes_.size} classes; fit one classifier per pair (e.g. sklearn's "
-                             "OneVsOneClassifier) for more")
-        if self.classes_.size < 2:
-            raise InputError(f"{type(self).__name__} needs samples of two classes; got 1 class "
-                             f"({self.classes_.tolist()}): there is nothing to separate")
-        return X, np.where(idx == 1, 1.0, -1.0)
+        self.classes_, is_pos = validate.binary_target(y, type(self).__name__)
+        return X, np.where(is_pos, 1.0, -1.0)
 
     def _set_rho(self, X) -> float:
         """``rho_``: ``rho``, or (None) the radius whose neighbourhoods hold about 1 % of the training points on

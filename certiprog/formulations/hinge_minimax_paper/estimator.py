@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
@@ -60,22 +59,8 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
         validate.seed(getattr(self, "random_state", None), "random_state")
         X, y = validate.sklearn_data(self, X, y, ensure_all_finite=False, dtype=np.float64)
         X = validate.matrix(X, "X", min_rows=1)  # NaN / inf: an InputError (a ValueError) naming the fix
-        check_classification_targets(y)
-        self.classes_, counts = np.unique(y, return_counts=True)
-        name = type(self).__name__
-        if self.classes_.size > 2:
-            raise InputError(f"Only binary classification is supported. {name} got {self.classes_.size} classes: "
-                             "give one positive class and one background class (one-vs-rest per class)")
-        if self.classes_.size < 2:
-            raise InputError(f"{name} needs examples of two classes (positives to enclose and a background to "
-                             f"exclude); got 1 class ({self.classes_.tolist()})")
-        if self.pos_label is None:
-            pos = self.classes_[0] if counts[0] < counts[1] else self.classes_[1]
-        else:
-            if self.pos_label not in self.classes_.tolist():
-                raise InputError(f"pos_label {self.pos_label!r} is not one of the classes {self.classes_.tolist()}")
-            pos = self.pos_label
-        self.pos_label_ = pos
+        self.classes_, is_pos = validate.binary_target(y, type(self).__name__, self.pos_label, minority=True)
+        self.pos_label_ = y[is_pos][0]
         if self.standardize:
             self._center = X.mean(axis=0) if self.bias else np.zeros(X.shape[1])  # bias=False: keep the origin
             sd = X.std(axis=0)
@@ -83,7 +68,6 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
         else:
             self._center, self._scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
         Xs = (X - self._center) / self._scale
-        is_pos = y == pos
         return Xs[is_pos], Xs[~is_pos]
 
     def _raw(self, W: np.ndarray, b: np.ndarray):

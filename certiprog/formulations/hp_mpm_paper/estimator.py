@@ -30,7 +30,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from certiprog.errors import BackendError, InputError
@@ -69,19 +68,8 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
     # ---- fit helpers ------------------------------------------------------------------------------------------------
     def _split(self, X, y):
         X, y = validate.sklearn_data(self, X, y, dtype=np.float64)
-        try:
-            check_classification_targets(y)
-        except ValueError as exc:
-            raise InputError(f"{exc}: y must hold class labels (two distinct values)") from exc
-        self.classes_, idx = np.unique(y, return_inverse=True)
-        if self.classes_.size > 2:
-            raise InputError(f"Only binary classification is supported. {type(self).__name__} got "
-                             f"{self.classes_.size} classes; fit one classifier per pair (e.g. sklearn's "
-                             "OneVsOneClassifier) for more")
-        if self.classes_.size < 2:
-            raise InputError(f"{type(self).__name__} needs samples of two classes; got 1 class "
-                             f"({self.classes_.tolist()}): there is nothing to separate")
-        X1, X0 = X[idx == 1], X[idx == 0]
+        self.classes_, is_pos = validate.binary_target(y, type(self).__name__)
+        X1, X0 = X[is_pos], X[~is_pos]
         for lab, Xj in ((self.classes_[1], X1), (self.classes_[0], X0)):
             if Xj.shape[0] < 2:
                 raise InputError(f"class {lab!r} has 1 sample; its covariance is undefined: the MPM needs >= 2 "

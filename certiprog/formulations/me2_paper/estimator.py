@@ -32,7 +32,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
@@ -137,23 +136,8 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         return mu, lam, B, tol
 
     def _split(self, X, y):
-        check_classification_targets(y)
-        self.classes_, counts = np.unique(y, return_counts=True)
-        if self.classes_.size > 2:
-            raise InputError(f"Only binary classification is supported. ME2Classifier got {self.classes_.size} "
-                             "classes: give one positive (minority) class and one negative class, or fit one model "
-                             "per pair")
-        if self.classes_.size < 2:
-            raise InputError(f"ME2Classifier needs examples of two classes (positives to centre the ellipsoids on "
-                             f"and negatives to exclude); got 1 class ({self.classes_.tolist()})")
-        if self.pos_label is None:
-            pos = self.classes_[0] if counts[0] < counts[1] else self.classes_[1]
-        else:
-            if self.pos_label not in self.classes_.tolist():
-                raise InputError(f"pos_label {self.pos_label!r} is not one of the classes {self.classes_.tolist()}")
-            pos = self.pos_label
-        self.pos_label_ = pos
-        is_pos = y == pos
+        self.classes_, is_pos = validate.binary_target(y, "ME2Classifier", self.pos_label, minority=True)
+        self.pos_label_ = y[is_pos][0]
         P, N = X[is_pos], X[~is_pos]
         # a positive equal to a negative sits at distance 0 from the ellipsoid it must exclude (R* = 0 or an
         # ellipsoid that cannot exclude it): refuse rather than learn a degenerate model
