@@ -354,6 +354,14 @@ class RunReport:
     shard: tuple | None = None
 
 
+def number_list(text) -> tuple:
+    """A command-line list of numbers, ``"0.1,0.3 0.5"`` -> ``(0.1, 0.3, 0.5)``: the experiments' one parser."""
+    try:
+        return tuple(float(v) for v in str(text).replace(",", " ").split())
+    except ValueError:
+        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
+
+
 def parse_shard(text) -> tuple | None:
     """``"i/n"`` -> (i, n) with 0 <= i < n; None stays None."""
     if text is None:

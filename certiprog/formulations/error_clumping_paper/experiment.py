@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.runner import Task
+from certiprog.experiments.runner import Task, number_list
 
 from .tables import DIGITS, EXTRACTION_NOTES, TABLE1, check_text_statements, paper_error, paper_overall
 
@@ -81,11 +81,6 @@ class Config:
 # ----------------------------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------------------------
-def _floats(text: str) -> tuple:
-    try:
-        return tuple(float(v) for v in str(text).replace(",", " ").split())
-    except ValueError:
-        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
 
 
 def add_arguments(parser) -> None:
@@ -122,9 +117,9 @@ def config_from_args(args) -> Config:
     n_test = args.n_test if args.n_test is not None else q.get("n_test", HALF)
     cfg = Config(
         n_train=n_train, n_test=n_test, seed=args.seed,
-        etas=_floats(args.etas) if args.etas is not None else PAPER_ETAS,
+        etas=number_list(args.etas) if args.etas is not None else PAPER_ETAS,
         neighbourhood=args.neighbourhood, lam=args.lam,
-        lam_grid=_floats(args.lam_grid) if args.lam_grid is not None else LAM_GRID,
+        lam_grid=number_list(args.lam_grid) if args.lam_grid is not None else LAM_GRID,
         validation=args.validation, fig2=not args.no_fig2, splits=args.splits,
         n_holes=args.n_holes if args.n_holes is not None else q.get("n_holes", 20), hp_eta=args.hp_eta,
         fig2_train=args.fig2_train if args.fig2_train is not None else q.get("fig2_train", n_train),

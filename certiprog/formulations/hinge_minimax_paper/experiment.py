@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.runner import Task
+from certiprog.experiments.runner import Task, number_list
 
 from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2, TABLE4
 
@@ -161,11 +161,6 @@ def eer(y, score) -> float:
 # ----------------------------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------------------------
-def _floats(text) -> tuple:
-    try:
-        return tuple(float(v) for v in str(text).replace(",", " ").split())
-    except ValueError:
-        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
 
 
 def add_arguments(parser) -> None:
@@ -209,16 +204,16 @@ def config_from_args(args) -> Config:
     if getattr(args, "reps", None) is not None:
         q["t1_reps"] = args.reps
     if getattr(args, "fractions", None):
-        q["t1_fractions"] = _floats(args.fractions)
+        q["t1_fractions"] = number_list(args.fractions)
     if getattr(args, "no_certify", False):
         q["certify"] = False
     for key in ("delta_grid", "lam_grid"):
         if getattr(args, key, None):
-            q[key] = _floats(getattr(args, key))
+            q[key] = number_list(getattr(args, key))
     for option, keys in (("table4_sizes", ("t4_C", "t4_K")), ("transfer_positives", ("tr_pos_sizes",)),
                          ("transfer_per_class", ("tr_class_sizes",))):
         if getattr(args, option, None):
-            values = _floats(getattr(args, option))
+            values = number_list(getattr(args, option))
             if any(v != int(v) for v in values):
                 raise InputError(f"--{option.replace('_', '-')} takes integers, got {getattr(args, option)!r}")
             for key in keys:

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import CertiprogError, InputError
-from certiprog.experiments.runner import Task, run_tasks
+from certiprog.experiments.runner import Task, number_list, run_tasks
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +94,6 @@ class Config:
 # ----------------------------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------------------------
-def _floats(text: str) -> tuple:
-    try:
-        return tuple(float(v) for v in text.replace(",", " ").split())
-    except ValueError:
-        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
 
 
 def add_arguments(parser) -> None:
@@ -143,9 +138,9 @@ def config_from_args(args) -> Config:
     grids = QUICK_GRIDS if quick else dict(nu=PAPER_NU, C=PAPER_C, lam=PAPER_LAMBDA, sigma=PAPER_SIGMA)
     cfg = Config(
         datasets=tuple(names),
-        proportions=_floats(args.proportions) if args.proportions else (QUICK_PROPORTIONS if quick
+        proportions=number_list(args.proportions) if args.proportions else (QUICK_PROPORTIONS if quick
                                                                         else PAPER_PROPORTIONS),
-        adult_proportions=_floats(args.adult_proportions),
+        adult_proportions=number_list(args.adult_proportions),
         partitions=args.partitions if args.partitions is not None else (QUICK_PARTITIONS if quick else 50),
         validation=args.validation, seed=args.seed, delta=args.delta, kernel=kernel, backend=args.backend,
         solver=args.solver, n_jobs=getattr(args, "jobs", 1), progress=False if getattr(args, "no_progress", False)

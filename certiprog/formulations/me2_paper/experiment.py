@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.runner import Task
+from certiprog.experiments.runner import Task, number_list
 
 from .tables import DATASETS as PAPER_DATASETS
 from .tables import METHODS, paper_value
@@ -88,11 +88,6 @@ class Config:
 # ----------------------------------------------------------------------------------------------------------------
 # Command line
 # ----------------------------------------------------------------------------------------------------------------
-def _floats(text: str) -> tuple:
-    try:
-        return tuple(float(v) for v in str(text).replace(",", " ").split())
-    except ValueError:
-        raise InputError(f"expected numbers separated by commas, got {text!r}") from None
 
 
 def add_arguments(parser) -> None:
@@ -128,7 +123,7 @@ def config_from_args(args) -> Config:
                  seed=args.seed, methods=tuple(args.methods) if args.methods else METHODS,
                  rule=args.rule, rank_metric=args.rank_metric, chunk=args.chunk, fig3=not args.no_fig3,
                  fig3_runs=args.fig3_runs if args.fig3_runs is not None else q.get("fig3_runs", 5),
-                 fig3_rates=_floats(args.fig3_rates) if args.fig3_rates else q.get("fig3_rates", FIG3_RATES),
+                 fig3_rates=number_list(args.fig3_rates) if args.fig3_rates else q.get("fig3_rates", FIG3_RATES),
                  quick=quick, data_root=args.data,
                  **{k: q[k] for k in ("mu_grid", "lam_grid", "C_grid", "gamma_grid") if k in q})
     validate_config(cfg)

@@ -377,3 +377,14 @@ def test_scheduler_implies_dask():
     assert R.options_from_args(parse(["--scheduler", "auto", "--executor", "ray"])).executor == "ray"
     assert R.options_from_args(parse([])).executor == "loky" and R.options_from_args(parse([])).progress is None
     assert R.options_from_args(parse(["--no-progress", "--n-jobs", "3"])).progress is False
+
+
+def test_number_list_parses_commas_and_spaces_and_names_bad_text():
+    from certiprog.errors import InputError
+    from certiprog.experiments.runner import number_list
+
+    assert number_list("0.1,0.3 0.5") == (0.1, 0.3, 0.5)
+    assert number_list(" 1e-3 , 2 ") == (1e-3, 2.0)
+    assert number_list("") == ()
+    with pytest.raises(InputError, match="numbers separated by commas"):
+        number_list("0.1,abc")
