@@ -135,6 +135,20 @@ class HingeMinimaxData:
                                     delta=self.delta, trivial=trivial)
 
 
+def eq8_inputs(X_pos, mu, Sigma, lam, delta):
+    """Validated ``(X, mu, Sigma, L, lam, delta)`` of eq. (8) (``L``: a factor with ``Sigma = L L^T``): the one
+    check that the Model and the structured solver both run."""
+    X = validate.matrix(X_pos, "X_pos", min_rows=1)
+    d = X.shape[1]
+    if d < 1:
+        raise InputError("X_pos has 0 columns; at least one feature is needed")
+    mu = validate.vector(mu, "mu", size=d)
+    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
+    lam = validate.scalar(lam, "lam", low=0.0)
+    delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
+    return X, mu, Sigma, L, lam, delta
+
+
 def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg: bool = True) -> Model:
     """000 eq. (8) for positives ``X_pos`` (m x d) against background moments ``mu`` (d), ``Sigma`` (d x d, PSD).
 
@@ -144,14 +158,8 @@ def hinge_minimax(X_pos, mu, Sigma, lam, delta, bias: bool = False, squared_reg:
     `HingeMinimaxSolution`. ``mu`` and ``L^T`` are Parameters: `set_moments` moves the model to other background
     moments without compiling it again (Alg. 1 refits against many conditional moments).
     """
-    X = validate.matrix(X_pos, "X_pos", min_rows=1)
+    X, mu, Sigma, L, lam, delta = eq8_inputs(X_pos, mu, Sigma, lam, delta)
     m, d = X.shape
-    if d < 1:
-        raise InputError("X_pos has 0 columns; at least one feature is needed")
-    mu = validate.vector(mu, "mu", size=d)
-    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
-    lam = validate.scalar(lam, "lam", low=0.0)
-    delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     gamma = float(np.sqrt((1.0 - delta) / delta))
 
     w = Variable(d, "w")

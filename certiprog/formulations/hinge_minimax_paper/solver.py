@@ -45,6 +45,8 @@ from certiprog.certificates.rigorous import U, Ball, gamma as gamma_k, matvec
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import DescentResult
 
+from .programs import eq8_inputs
+
 __all__ = ["HingeMinimaxFit", "solve_hinge_minimax", "solve_model"]
 
 
@@ -207,17 +209,10 @@ def _lipschitz(prob: _Problem, iters: int = 20, seed: int = 0) -> float:
 
 
 def _inputs(X_pos, mu, Sigma, lam, delta):
-    X = validate.matrix(X_pos, "X_pos", min_rows=1)
-    m, d = X.shape
-    if d < 1:
-        raise InputError("X_pos has 0 columns; at least one feature is needed")
-    mu = validate.vector(mu, "mu", size=d)
-    Sigma, L = validate.covariance(Sigma, "Sigma", d, factor=True)
-    lam = validate.scalar(lam, "lam", low=0.0)
+    X, mu, _, L, lam, delta = eq8_inputs(X_pos, mu, Sigma, lam, delta)
     if not lam > 0:
         raise InputError("the structured hinge-minimax solver needs lam > 0 (its dual is smooth only then); "
                          "solve lam = 0 with model.solve(backend='clarabel')")
-    delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     return np.ascontiguousarray(X, dtype=float), mu, L, float(np.sqrt((1.0 - delta) / delta)), lam
 
 
