@@ -940,13 +940,15 @@ def latent_toy(seed: int, n_pos: int = 40, n_neg: int = 300):
 
 def lemma9_verdict(runs: dict):
     """000-L9 on real runs: ``runs`` maps a label to an `lhm.LHMFit` fitted with the risk-based stop disabled
-    (`lhm.lemma9_runs`); refuted with the first run whose eq. (20) risk rose between model steps, else verified on
-    these runs. Usable on any user's runs (e.g. the Letter benchmark)."""
+    (`lhm.lemma9_runs`); refuted with the first run whose eq. (20) risk rose between model steps by more than
+    solver round-off (`lhm.risk_rose`), else verified on these runs. Usable on any user's runs (e.g. Letter)."""
+    from certiprog.formulations.hinge_minimax_paper.lhm import risk_rose
+
     rows, bad = [], None
     for label, fit in runs.items():
         r = [h.risk for h in fit.history]
         rows.append(f"{label}: " + " -> ".join(f"{v:.4f}" for v in r))
-        rises = [(i + 2, r[i], r[i + 1]) for i in range(len(r) - 1) if r[i + 1] > r[i]]
+        rises = [(i + 2, r[i], r[i + 1]) for i in range(len(r) - 1) if risk_rose(r[i], r[i + 1])]
         if rises and bad is None:
             bad = (label, rises[0], fit)
     if bad is None:

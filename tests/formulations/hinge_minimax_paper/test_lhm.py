@@ -186,3 +186,13 @@ def test_stacked_thm1_equals_one_qp_per_region_with_certified_blocks():
         assert ref == pytest.approx(der.d2[j], rel=1e-6, abs=1e-8)
         assert der.d2[j] - slack - 1e-7 <= ref <= der.d2[j] + 1e-7
     assert np.allclose(der.risk, 1 / (1 + der.d2)) and np.all(W @ der.z_star.T + B.T >= -1e-7)
+
+
+def test_a_round_off_rise_is_not_a_lemma9_failure():
+    """Rises below the sub-problems' certification tolerance (1e-6 relative) are solver round-off, not evidence."""
+    from certiprog.formulations.hinge_minimax_paper.lhm import RISE_RTOL, risk_rose
+
+    assert not risk_rose(0.6, 0.6 * (1 + 1e-9)) and not risk_rose(0.6, 0.5)
+    assert risk_rose(0.6, 0.6 * (1 + 10 * RISE_RTOL)) and risk_rose(1.513, 2.334)
+    assert not risk_rose(1e-12, 2e-12)  # near zero the unit is 1 (the risk is a probability plus a mean hinge)
+    assert risk_rose(0.6, 0.6 + 1e-9, rtol=0.0)
