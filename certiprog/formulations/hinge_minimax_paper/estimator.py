@@ -8,7 +8,8 @@ negated when the positive class is ``classes_[0]``); ``predict`` gives the posit
 (Def. 1's closed half-spaces).
 
 ``standardize=True`` (default) fits on z-scored features (statistics of the whole training set; constant columns
-kept; with ``bias=False`` only scaled, not centred, so the homogeneous planes stay through the raw origin) and maps the hyperplanes back, so ``W_``, ``b_`` act on the raw features. The paper does not standardise; eq.
+kept; with ``bias=False`` only scaled, not centred, so the homogeneous planes stay through the raw origin) and maps
+the hyperplanes back, so ``W_``, ``b_`` act on the raw features. The paper does not standardise; eq.
 (8)'s regulariser and hinge margin are not scale invariant, so without it data scaled by 1e8 or 1e-8 would give a
 different (or trivial) model. Thm 1's worst-case risk is affine invariant, so it is the same in both coordinates.
 
