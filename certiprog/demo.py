@@ -191,14 +191,12 @@ def explain_failures(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(backends: list[str] | None = None) -> int:
-    """``certiprog demo``: the table, the backends skipped and why, and why any row failed; 1 on a failing row."""
+def report(backends: list[str] | None = None) -> tuple[str, int]:
+    """``certiprog demo``'s text (the table, the backends skipped and why, why any row failed) and its exit code
+    (1 on a failing row); the CLI prints it."""
     rows = run_demo(backends)
-    print(format_table(rows))
-    print()
-    print(format_skipped(skipped_backends(backends), len(demo_instances())))
+    parts = [format_table(rows), format_skipped(skipped_backends(backends), len(demo_instances()))]
     why = explain_failures(rows)
     if why:
-        print()
-        print(why)
-    return 1 if any(failing(r) for r in rows) else 0
+        parts.append(why)
+    return "\n\n".join(parts), (1 if any(failing(r) for r in rows) else 0)
