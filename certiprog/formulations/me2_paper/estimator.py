@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import InputError
@@ -43,17 +43,6 @@ from .programs import LOCAL_METHODS, me2_fit
 from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
 
 __all__ = ["ME2Classifier"]
-
-
-def _validated(est, *args, **kw):
-    """scikit-learn's `validate_data` (NaN / inf, shapes, n_features_in_), its ValueErrors raised as `InputError`
-    (a ValueError too, with the same message, so scikit-learn's checks still recognise them)."""
-    try:
-        return validate_data(est, *args, dtype=np.float64, **kw)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(str(exc)) from exc
 
 SOLVERS = LOCAL_METHODS  # ("dedicated", "generic", "cvxpy-direct"); any other value is a backend name
 
@@ -155,7 +144,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     # ---- fit ------------------------------------------------------------------------------------------------
     def fit(self, X, y):
         """Learn one ellipsoid per positive example (after the local tuning with ``tuning="local"``)."""
-        X, y = _validated(self, X, y)
+        X, y = validate.sklearn_data(self, X, y, dtype=np.float64)
         mu, lam, B, tol = self._check_params()
         P, N, is_pos = self._split(X, y)
         p = len(P)
@@ -191,7 +180,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     # ---- predict --------------------------------------------------------------------------------------------
     def _positive_score(self, X):
         check_is_fitted(self, "M_")
-        X = _validated(self, X, reset=False)
+        X = validate.sklearn_data(self, X, dtype=np.float64, reset=False)
         score, assign = rule_scores(self.centers_, self.M_, self.R_, X, rule=self.rule, m=self.m,
                                     rank_metric=self.rank_metric, thresholds=self.thresholds_)
         return score, assign
