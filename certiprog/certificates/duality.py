@@ -1192,7 +1192,7 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
     A = sp.vstack([sp.hstack([problem.A, sp.csc_matrix(e[:, None])]),
                    sp.hstack([sp.csc_matrix((1, n)), sp.csc_matrix([[1.0]])])], format="csc")
     b = np.concatenate([problem.b, [float(t_max)]])
-    cones = clarabel_cones(problem) + [clarabel.NonnegativeConeT(1)]
+    cones = clarabel_cones(problem.merged_cones()) + [clarabel.NonnegativeConeT(1)]
     s = clarabel.DefaultSettings()
     s.verbose = False
     res = clarabel.DefaultSolver(sp.triu(P, format="csc"), q, A, b, cones, s).solve()

@@ -94,15 +94,20 @@ class ConicProblem:
 
     def merged_cones(self) -> list:
         """Cones with consecutive zero / nonneg blocks merged (fewer, larger cones for solvers)."""
-        out: list[Cone] = []
-        for c in self.cones:
-            if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
-                out[-1] = Cone(c.kind, out[-1].dim + c.rows)
-            elif c.kind in ("zero", "nonneg"):
-                out.append(Cone(c.kind, c.rows))
-            else:
-                out.append(c)
-        return out
+        return merge_cones(self.cones)
+
+
+def merge_cones(cones) -> list:
+    """``cones`` in order, consecutive zero / nonneg ones merged into one of their total size."""
+    out: list[Cone] = []
+    for c in cones:
+        if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
+            out[-1] = Cone(c.kind, out[-1].dim + c.rows)
+        elif c.kind in ("zero", "nonneg"):
+            out.append(Cone(c.kind, c.rows))
+        else:
+            out.append(c)
+    return out
 
 
 def _offset_rows(blocks: list, start: int) -> int:

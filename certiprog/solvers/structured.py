@@ -155,8 +155,8 @@ def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:
     those columns enter (Clarabel); the point it returns, whatever its status (the certificate judges it)."""
     import scipy.sparse as sp
 
-    from ..model.cones import Cone
     from .backends.clarabel_backend import clarabel_cones
+    from .conic import merge_cones
 
     import clarabel
 
@@ -166,28 +166,16 @@ def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:
     AJ = A[:, J].tocsr()
     touched = np.diff(AJ.indptr) > 0
     keep = [blk for blk in problem.blocks if touched[blk.start:blk.stop].any()]
-    rows = np.concatenate([np.arange(b.start, b.stop) for b in keep]) if keep else np.zeros(0, int)
+    if not keep:
+        return np.zeros(J.size)
+    rows = np.concatenate([np.arange(b.start, b.stop) for b in keep])
     A_sub = sp.csc_matrix(AJ[rows])
     b_sub = (problem.b - A @ fixed)[rows]
     P = sp.csc_matrix(problem.P)
     P_sub = sp.triu(P[J][:, J], format="csc")
     q_sub = problem.q[J] + (P @ fixed)[J]
-
-    class _Cones:  # the kept blocks' cones, merged as the backends merge them
-        @staticmethod
-        def merged_cones():
-            out = []
-            for blk in keep:
-                c = blk.cone
-                if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
-                    out[-1] = Cone(c.kind, out[-1].dim + c.rows)
-                else:
-                    out.append(Cone(c.kind, c.rows) if c.kind in ("zero", "nonneg") else c)
-            return out
-
-    if not keep:
-        return np.zeros(J.size)
     settings = clarabel.DefaultSettings()
     settings.verbose = False
-    res = clarabel.DefaultSolver(P_sub, q_sub, A_sub, b_sub, clarabel_cones(_Cones), settings).solve()
+    cones = clarabel_cones(merge_cones(b.cone for b in keep))
+    res = clarabel.DefaultSolver(P_sub, q_sub, A_sub, b_sub, cones, settings).solve()
     return np.asarray(res.x, dtype=float)

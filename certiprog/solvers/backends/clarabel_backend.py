@@ -20,11 +20,12 @@ _STATUS = {
 }
 
 
-def clarabel_cones(problem) -> list:
+def clarabel_cones(cones) -> list:
+    """Clarabel's cone objects for certiprog's ``cones`` (already merged, `ConicProblem.merged_cones`)."""
     import clarabel
 
     out = []
-    for c in problem.merged_cones():
+    for c in cones:
         if c.kind == "zero":
             out.append(clarabel.ZeroConeT(c.rows))
         elif c.kind == "nonneg":
@@ -55,7 +56,7 @@ def solve_clarabel(problem, solver=None, options=None):
     if problem.m == 0:  # Clarabel needs at least one row: add the trivially satisfied 0 <= 1
         A, b, cones = sp.csc_matrix((1, problem.n)), np.ones(1), [clarabel.NonnegativeConeT(1)]
     else:
-        A, b, cones = problem.A, problem.b, clarabel_cones(problem)
+        A, b, cones = problem.A, problem.b, clarabel_cones(problem.merged_cones())
     try:
         res = clarabel.DefaultSolver(P, problem.q, A, b, cones, settings).solve()
     except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException, a BaseException
