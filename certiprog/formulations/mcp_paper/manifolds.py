@@ -443,9 +443,8 @@ def random_lq_ellipsoids(P, N, D, R0, q=2, rng=None, separable=None, max_tries=2
     is infeasible while the centers are separable (so the slack program of Sec. 3.1 is feasible). Checked by the
     exact robust counterpart; after ``max_tries`` draws an InputError says to change P, N, D or R0.
     """
-    if separable is not None:
-        if not isinstance(separable, (bool, np.bool_)):
-            raise InputError(f"separable must be None, True or False; got {separable!r}")
+    if separable is not None and not isinstance(separable, (bool, np.bool_)):
+        raise InputError(f"separable must be None, True or False; got {separable!r}")
     max_tries = validate.integer(max_tries, "max_tries", low=1)
     rng = _rng(rng)
     for _ in range(max_tries if separable is not None else 1):
