@@ -155,7 +155,7 @@ def _in_cone(cone: Cone, s: Ball) -> bool:
     arb = _arb()
     a = None
     if cone.kind in ("pow", "pownd"):
-        a = [arb(cone.alpha), arb(1 - cone.alpha)] if cone.kind == "pow" else [arb(t) for t in cone.alpha]
+        a = [arb(t) for t in cone.weights]
     for mrow, rrow in zip(M, Rd):
         p = [arb(float(m), float(r)) for m, r in zip(mrow, rrow)]
         if cone.kind == "psd":
@@ -185,7 +185,7 @@ def _plausibly_in_cone(cone: Cone, M: np.ndarray) -> bool:
             x, y, z = M[:, 0], M[:, 1], M[:, 2]
             gap = np.log(z) - np.log(y) - x / y
             return bool(np.all((y > 0) & (z > 0) & ~(gap < -1e-9 * (1 + np.abs(np.log(z)) + np.abs(x / y)))))
-        a = np.array([cone.alpha, 1 - cone.alpha]) if cone.kind == "pow" else np.asarray(cone.alpha)
+        a = np.array(cone.weights)
         X, w = M[:, :-1], np.abs(M[:, -1])
         g = np.exp(np.log(X) @ a)
         return bool(np.all(np.all(X > 0, axis=1) & ~(g < w * (1 - 1e-9))))
@@ -204,7 +204,7 @@ def _in_dual_cone(cone: Cone, w: Ball) -> bool:
             if not _hi((-u).log() + v / u - 1 - ww.log()) <= 0:
                 return False
         elif cone.kind in ("pow", "pownd"):  # u_i > 0 and prod (u_i / a_i)^a_i >= |w|
-            a = [cone.alpha, 1 - cone.alpha] if cone.kind == "pow" else list(cone.alpha)
+            a = cone.weights
             us, ww = p[:-1], p[-1]
             if not all(_lo(u) > 0 for u in us):
                 return False
@@ -247,7 +247,7 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
             v = v.reshape(-1)
         elif c.kind in ("pow", "pownd"):  # K* = {(u, w): u >= 0, prod (u_i/a_i)^a_i >= |w|}: shrink |w|
             v = v.reshape(c.count, c.dim)
-            a = [c.alpha, 1 - c.alpha] if c.kind == "pow" else list(c.alpha)
+            a = c.weights
             for p in v:
                 if np.any(p[:-1] <= 0):
                     p[:-1], p[-1] = np.maximum(p[:-1], 0.0), 0.0

@@ -46,7 +46,7 @@ def _interior_margin(cone, p) -> float:
 
         return float(np.linalg.eigvalsh(smat(p, cone.side))[0])
     if cone.kind in ("pow", "pownd"):
-        a = np.array([cone.alpha, 1 - cone.alpha]) if cone.kind == "pow" else np.asarray(cone.alpha)
+        a = np.array(cone.weights)
         if np.any(p[:-1] <= 0):
             return 0.0
         return float(np.exp(np.log(p[:-1]) @ a) - abs(p[-1]))

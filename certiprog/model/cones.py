@@ -67,6 +67,11 @@ class Cone:
         """Matrix side n of a psd cone (dim = n(n+1)/2)."""
         return int(round((np.sqrt(8 * self.dim + 1) - 1) / 2))
 
+    @property
+    def weights(self) -> tuple:
+        """The exponents a_i of a power cone's ``prod x_i^a_i >= |z|``: (alpha, 1 - alpha) for pow, alpha for pownd."""
+        return (self.alpha, 1 - self.alpha) if self.kind == "pow" else tuple(self.alpha)
+
     def to_json(self) -> dict:
         alpha = list(self.alpha) if isinstance(self.alpha, tuple) else self.alpha
         return {"kind": self.kind, "dim": self.dim, "count": self.count, "alpha": alpha}
@@ -290,7 +295,7 @@ def project(cone: Cone, s: np.ndarray, dual: bool = False) -> np.ndarray:
             return -_exp_project(-parts)[1].reshape(-1)
         return _exp_project(parts)[0].reshape(-1)
     if kind in ("pow", "pownd"):
-        a = np.array([cone.alpha, 1 - cone.alpha]) if kind == "pow" else np.asarray(cone.alpha)
+        a = np.array(cone.weights)
         if dual:  # Moreau: Pi_K*(v) = v + Pi_K(-v)
             return (parts + _pownd_project(-parts, a)).reshape(-1)
         return _pownd_project(parts, a).reshape(-1)
