@@ -717,6 +717,7 @@ class Parameter(Expression):
 
 
 def _expression_list(exprs, what: str) -> list:
+    """``exprs`` (a non-empty list of expressions or numbers) as Expressions, or a ShapeError naming ``what``."""
     try:
         if isinstance(exprs, (str, bytes)):
             raise TypeError(exprs)
@@ -724,6 +725,8 @@ def _expression_list(exprs, what: str) -> list:
     except TypeError:
         raise ShapeError(f"{what} takes a list of expressions, e.g. {what}([x, y]); "
                          f"got {type(exprs).__name__}") from None
+    if not items:
+        raise ShapeError(f"{what} needs at least one expression")
     return [as_expression(e) for e in items]
 
 
@@ -740,8 +743,6 @@ def concatenate(exprs, axis=0) -> Expression:
     All pieces must have the same number of dimensions (at least 1) and equal sides except along ``axis``.
     """
     exprs = _expression_list(exprs, "concatenate")
-    if not exprs:
-        raise ShapeError("concatenate needs at least one expression")
     if axis is None:
         exprs, axis = [e.flatten() for e in exprs], 0
     ndims = {e.ndim for e in exprs}
@@ -794,8 +795,6 @@ def vstack(exprs) -> Expression:
     ``concatenate`` to join vectors end to end.
     """
     exprs = _expression_list(exprs, "vstack")
-    if not exprs:
-        raise ShapeError("vstack needs at least one expression")
     return concatenate([e.reshape((1, e.size)) if e.ndim < 2 else e for e in exprs], axis=0)
 
 
@@ -803,8 +802,6 @@ def hstack(exprs) -> Expression:
     """Stack along the columns, as ``numpy.hstack``: scalars and vectors are joined end to end into a vector,
     matrices side by side (mixing vectors and matrices is a ShapeError, as in numpy)."""
     exprs = _expression_list(exprs, "hstack")
-    if not exprs:
-        raise ShapeError("hstack needs at least one expression")
     exprs = [e.reshape((1,)) if e.ndim == 0 else e for e in exprs]
     return concatenate(exprs, axis=0 if exprs[0].ndim == 1 else 1)
 
@@ -813,8 +810,6 @@ def stack(exprs, axis=0) -> Expression:
     """Join equal-shape expressions along a new axis, as ``numpy.stack`` (results of at most 2 dimensions:
     scalars into a vector, vectors into a matrix, one per row for ``axis=0`` and per column for ``axis=1``)."""
     exprs = _expression_list(exprs, "stack")
-    if not exprs:
-        raise ShapeError("stack needs at least one expression")
     shapes = {e.shape for e in exprs}
     if len(shapes) != 1:
         raise ShapeError(f"stack: all pieces need the same shape; got {[e.shape for e in exprs]}")
