@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import DCPError, InputError, ShapeError
 from .cones import Cone, _nd_alpha
-from .constraints import Constraint
+from .constraints import Constraint, equal_runs
 from .expression import as_expression, hstack
 
 
@@ -98,13 +98,9 @@ class PowConeND(Constraint):
 
     def blocks(self):
         """One block per run of cones with equal weights (rows stay in the user's order)."""
-        out, d, start = [], self.n + 1, 0
-        for i in range(1, self.k + 1):
-            if i == self.k or self.alphas[i] != self.alphas[start]:
-                idx = np.arange(start * d, i * d)
-                out.append((Cone("pownd", d, i - start, self.alphas[start]), self.s[idx]))
-                start = i
-        return out
+        d = self.n + 1
+        return [(Cone("pownd", d, b - a, self.alphas[a]), self.s[np.arange(a * d, b * d)])
+                for a, b in equal_runs(self.alphas)]
 
     def dual_shape(self):
         return (self.n + 1,) if self.k == 1 else (self.k, self.n + 1)

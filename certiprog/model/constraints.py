@@ -206,6 +206,17 @@ class PSD(Constraint):
         return (self.n, self.n)
 
 
+def equal_runs(values) -> list:
+    """(start, stop) of each run of equal consecutive entries of ``values`` (one cone block per run of equal
+    parameters keeps the rows in the user's order)."""
+    out, start = [], 0
+    for i in range(1, len(values) + 1):
+        if i == len(values) or values[i] != values[start]:
+            out.append((start, i))
+            start = i
+    return out
+
+
 class PowerCone3D(Constraint):
     """``x^alpha * y^(1-alpha) >= |z|``, x, y >= 0, elementwise over equal-size vectors.
 
@@ -240,12 +251,8 @@ class PowerCone3D(Constraint):
     def blocks(self):
         if self.k == 0 or np.all(self.alphas == self.alphas[0]):
             return [(Cone("pow", 3, self.k, float(self.alpha if self.k == 0 else self.alphas[0])), self.s)]
-        out, start = [], 0
-        for i in range(1, self.k + 1):
-            if i == self.k or self.alphas[i] != self.alphas[start]:
-                out.append((Cone("pow", 3, i - start, float(self.alphas[start])), self.s[np.arange(3 * start, 3 * i)]))
-                start = i
-        return out
+        return [(Cone("pow", 3, b - a, float(self.alphas[a])), self.s[np.arange(3 * a, 3 * b)])
+                for a, b in equal_runs(self.alphas)]
 
     def dual_shape(self):
         return (self.k, 3)
