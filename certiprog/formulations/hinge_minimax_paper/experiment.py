@@ -381,6 +381,7 @@ def latent_toy(n_pos: int, n_neg: int, seed) -> dict:
 # Learners
 # ----------------------------------------------------------------------------------------------------------------
 def _khhm_settings(config: dict) -> dict:
+    """The sub-problem settings (certify, backend, max_rounds) every KHHM and LHM fit takes from a task's config."""
     return dict(certify=bool(config.get("certify", True)), backend=config.get("backend"),
                 max_rounds=int(config.get("max_rounds", 25)))
 
@@ -588,8 +589,7 @@ def table2_task(config: dict, data_root=None) -> dict:
             fn = fit.decision
             out.update(_khhm_summary(fit), verdicts=verdicts)
         else:
-            fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, rate,
-                                        zlib.crc32(letter.encode()))
+            fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, rate, _seed(letter)[0])
         score = fn(Xte)
         out.update(params=params, rate_val=val, rate_test=rate(yte, score), auc_test=auc(yte, score),
                    seconds_per_sample=_decision_seconds(fn, Xte), n_test=int(len(yte)), n_test_pos=int(yte.sum()))
@@ -683,8 +683,7 @@ def table4_task(config: dict, data_root=None) -> dict:
             from .lhm import fit_lhm
 
             fit = fit_lhm(pos, Xtr, C=size, K=2, delta=config["delta"], lam=config["lam"], init="kmeans",
-                          random_state=seed, certify=bool(config.get("certify", True)),
-                          backend=config.get("backend"), max_rounds=int(config.get("max_rounds", 25)))
+                          random_state=seed, **_khhm_settings(config))
             score = fit.decision(Xte)
             out.update(risk=[float(r.risk) for r in fit.history], certified=bool(fit.certified),
                        stop_reason=str(fit.stop_reason))
