@@ -193,7 +193,6 @@ def _plausibly_in_cone(cone: Cone, M: np.ndarray) -> bool:
 
 def _in_dual_cone(cone: Cone, w: Ball) -> bool:
     """Proves that every point of the ball vector w lies in K* for exp / pow / pownd blocks (all copies)."""
-    arb = _arb()
     d = cone.dim
     for c in range(cone.count):
         p = _to_arb(w[c * d:(c + 1) * d])
@@ -208,12 +207,18 @@ def _in_dual_cone(cone: Cone, w: Ball) -> bool:
             us, ww = p[:-1], p[-1]
             if not all(_lo(u) > 0 for u in us):
                 return False
-            g = sum((arb(ai) * (u / arb(ai)).log() for ai, u in zip(a, us)), arb(0)).exp()
+            g = _dual_power_mean(a, us)
             if not _lo(g) >= max(abs(_lo(ww)), abs(_hi(ww))):
                 return False
         else:
             return False
     return True
+
+
+def _dual_power_mean(weights, us):
+    """``prod_i (u_i / a_i)^a_i`` in arb (u_i > 0 arb balls): the bound on |w| of the power cone's dual cone."""
+    arb = _arb()
+    return sum((arb(ai) * (u / arb(ai)).log() for ai, u in zip(weights, us)), arb(0)).exp()
 
 
 # --------------------------------------------------------------------------- dual cone, rigorously
@@ -252,7 +257,7 @@ def dual_in_cone(problem, z: np.ndarray) -> tuple[np.ndarray, float]:
                 if np.any(p[:-1] <= 0):
                     p[:-1], p[-1] = np.maximum(p[:-1], 0.0), 0.0
                     continue
-                g = sum((arb(ai) * (arb(float(u)) / arb(ai)).log() for ai, u in zip(a, p[:-1])), arb(0)).exp()
+                g = _dual_power_mean(a, [arb(float(u)) for u in p[:-1]])
                 p[-1] = np.sign(p[-1]) * min(abs(p[-1]), max(_lo(g), 0.0))
             v = v.reshape(-1)
         elif c.kind == "exp":  # K* = {u < 0, -u exp(v/u) <= e w} u {u = 0, v >= 0, w >= 0}: raise w
