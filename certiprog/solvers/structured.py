@@ -75,11 +75,11 @@ def solve_structured(model, backend=None, **options):
     if structure.cutting_plane:
         raise BackendError("solver='structured' does not take ForAll constraints left to cutting planes")
     sol = structured_answer(model, structure.assemble(), options)
+    from . import _store_values
     from .fallback import verdict
 
     sol.info["verdict"] = verdict(sol.problem, sol)
-    for name, v in model.variables.items():
-        v.value = sol.value(name)
+    _store_values(model, sol)
     return sol
 
 
