@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from certiprog.datasets.letter import LETTERS
 from certiprog.errors import InputError
 from certiprog.experiments.runner import Task, number_list
 
@@ -63,7 +64,6 @@ TRANSFER_MULTI = ("LHM-NN", "NN linear", "NN matching", "CNN scratch")
 TABLE4_METHODS = ("LHM", "Union of LDAs", "NN", "KHHM")
 SYNTH_POS = ((1.5, 1.5), ((0.5, 0.0), (0.0, 0.5)))
 SYNTH_NEG = ((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0)))
-LETTERS = tuple(chr(ord("A") + i) for i in range(26))
 TABLE1_METHODS = ("KHHM", "Linear SVM", "Bayes")
 TABLE2_BASELINES = ("Linear SVM", "RBF SVM", "AdaBoost")
 DELTA_GRID = (0.1, 0.3, 0.5, 0.7)
