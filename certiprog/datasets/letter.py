@@ -40,8 +40,7 @@ def load_letter(root=None, source: str = "keel") -> tuple[np.ndarray, np.ndarray
             if source == "uci":
                 if line_no == 1:  # "rows,features"
                     continue
-                row = [v for v in row[:N_FEATURES + 1]]
-                label, values = row[0], row[1:]
+                label, values = row[0], row[1:N_FEATURES + 1]
             else:
                 label, values = row[-1], row[:-1]
             if len(values) != N_FEATURES or label not in LETTERS:
