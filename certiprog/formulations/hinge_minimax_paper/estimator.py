@@ -36,7 +36,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from certiprog import validation as validate
 from certiprog.errors import InputError
 
-from .khhm import ACCEPT, fit_khhm, region_scores
+from .khhm import ACCEPT, fit_khhm, region_scores, verdict_counts
 from .lhm import fit_lhm
 
 __all__ = ["KHHMClassifier", "LHMClassifier"]
@@ -85,10 +85,7 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
 
     def _record(self, fit) -> None:
         self.subproblems_ = [s.to_dict() for s in fit.subproblems]
-        counts: dict = {}
-        for s in fit.subproblems:
-            counts[s.verdict] = counts.get(s.verdict, 0) + 1
-        self.verdicts_ = counts
+        self.verdicts_ = verdict_counts(fit.subproblems)
         self.certified_ = bool(fit.certified)
         self.stop_reason_ = fit.stop_reason
 

@@ -56,7 +56,7 @@ from certiprog.errors import BackendError, InputError
 from .programs import background_risk, hinge_minimax, set_halfspaces, set_moments
 
 __all__ = ["ACCEPT", "BackgroundRiskEvaluator", "KHHMFit", "RoundRecord", "SubProblem", "background_moments",
-           "fit_khhm", "hinge_losses", "inside", "region_scores"]
+           "fit_khhm", "hinge_losses", "inside", "region_scores", "verdict_counts"]
 
 ACCEPT = ("risk", "background", "always")
 MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
@@ -150,10 +150,7 @@ class KHHMFit:
     @property
     def verdicts(self) -> dict:
         """How many sub-problems got each verdict."""
-        out: dict = {}
-        for s in self.subproblems:
-            out[s.verdict] = out.get(s.verdict, 0) + 1
-        return out
+        return verdict_counts(self.subproblems)
 
     @property
     def certified(self) -> bool:
@@ -172,6 +169,14 @@ class KHHMFit:
 # ----------------------------------------------------------------------------------------------------------------
 # Small pieces (one definition each)
 # ----------------------------------------------------------------------------------------------------------------
+def verdict_counts(subproblems) -> dict:
+    """``{verdict: how many}`` of the sub-problems (a `KHHMFit`'s or an `lhm.LHMFit`'s), in first-seen order."""
+    out: dict = {}
+    for s in subproblems:
+        out[s.verdict] = out.get(s.verdict, 0) + 1
+    return out
+
+
 def region_scores(X: np.ndarray, W: np.ndarray, b: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
     """``min_k (w_k^T x + b_k)`` over the rows where ``active`` (all if None); 1.0 where no row is active."""
     if active is not None:
