@@ -29,7 +29,6 @@ Parts (``--parts``; default all that can run):
 * ``fig78`` (Sec. 5.2.1, Figs. 7-8): a 2-D latent toy (`latent_toy`: positives from two long parallel bars that
   k-means splits across, negatives a broad Gaussian and a bar between the positive ones): LHM (Alg. 2) from a random assignment vs a union of LDAs after k-means
   (Hariharan et al.: w_c = Sigma^-1 (mu_c - mu), the background's moments); the risk per LHM iteration (Fig. 8).
-  Needs the LHM learner (`lhm.py`); skipped with a note while it is missing.
 
 Not run: Table 3 / Fig. 6 (SUN397 features), Table 4 / Fig. 9 (VOC 2007 HOG), Figs. 10-11 (CIFAR): the data are not
 available (`tables.MISSING`).
@@ -294,15 +293,6 @@ def has_network_library() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("jax", "optax"))
 
 
-def has_lhm() -> bool:
-    """True if the LHM learner (Alg. 2, `lhm.py`) is importable."""
-    try:
-        from . import lhm  # noqa: F401
-    except ImportError:
-        return False
-    return hasattr(lhm, "fit_lhm")
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Data
 # ----------------------------------------------------------------------------------------------------------------
@@ -488,11 +478,10 @@ def tasks(cfg: Config) -> list:
         conf = dict(common, n_pos=cfg.f78_n_pos, n_neg=cfg.f78_n_neg, C=cfg.f78_C, K=cfg.f78_K,
                     f78_delta=cfg.f78_delta, f78_lam=cfg.f78_lam, max_iter=cfg.f78_max_iter)
         out.append(Task("fig78 union of LDAs", fig78_lda_task, conf, VERSION))
-        if has_lhm():
-            out.append(Task("fig78 LHM", fig78_lhm_task, conf, VERSION))
+        out.append(Task("fig78 LHM", fig78_lhm_task, conf, VERSION))
     if "table4" in cfg.parts:
         load_letter(cfg.data_root)
-        variants = [("LHM", c) for c in cfg.t4_C if has_lhm()] + [("Union of LDAs", c) for c in cfg.t4_C]
+        variants = [("LHM", c) for c in cfg.t4_C] + [("Union of LDAs", c) for c in cfg.t4_C]
         variants += [("NN", c) for c in cfg.t4_C if has_network_library()] + [("KHHM", k) for k in cfg.t4_K]
         for letter in cfg.t4_letters:
             for method, size in variants:
@@ -513,12 +502,12 @@ def tasks(cfg: Config) -> list:
             for setting in ("best", "worst"):
                 for problem in range(cfg.tr_problems):
                     for n_pos in cfg.tr_pos_sizes:
-                        for method in TRANSFER_BINARY if has_lhm() else TRANSFER_BINARY[1:]:
+                        for method in TRANSFER_BINARY:
                             conf = dict(base, setting=setting, problem=problem, n_pos=n_pos, rep=rep, method=method)
                             out.append(Task(f"transfer binary {setting} {problem} n={n_pos} rep {rep} {method}",
                                             transfer_binary_task, conf, VERSION, extra=extra))
                 for size in cfg.tr_class_sizes:
-                    for method in TRANSFER_MULTI if has_lhm() else TRANSFER_MULTI[1:]:
+                    for method in TRANSFER_MULTI:
                         conf = dict(base, setting=setting, size=size, rep=rep, method=method)
                         out.append(Task(f"transfer multi {setting} n={size} rep {rep} {method}",
                                         transfer_multi_task, conf, VERSION, extra=extra))
