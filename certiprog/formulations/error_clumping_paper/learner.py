@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 
 from .algorithm1 import algorithm1
 from .gap import certified_gap, from_interval
-from .programs import _check_graph, _eta, error_clumping, neighbourhood_graph
+from .programs import error_clumping
 from .solver import solve_error_clumping
 
 __all__ = ["ErrorClumpingFit", "fit_error_clumping", "resolve_solver"]
@@ -64,8 +63,7 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
         return ErrorClumpingFit(res.w, res.xi, res.objective, res.gap, "algorithm1", "iteration_limit",
                                 res.history)
     if name == "structured":
-        X, y, rho, eta, lam, A = _validated(X, y, rho, eta, lam, graph)
-        out = solve_error_clumping(X, y, rho, eta, lam, graph=A, tol=tol, progress=bool(progress))
+        out = solve_error_clumping(X, y, rho, eta, lam, graph=graph, tol=tol, progress=bool(progress))
         cert = from_interval(out.lower, out.upper, out.objective, tol)  # its own certificate: the same definition
         return ErrorClumpingFit(np.asarray(out.w, float), np.asarray(out.xi, float), cert.objective, cert,
                                 f"structured:{out.info.get('method', '')}", str(out.status), list(out.history))
@@ -82,15 +80,3 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
     cert = certified_gap(d.X, d.y, d.A, d.eta, d.lam, w, xi, tol=tol)
     return ErrorClumpingFit(w, xi, cert.objective, cert, f"{sol.backend}:{sol.solver}", str(sol.status), [])
 
-
-def _validated(X, y, rho, eta, lam, graph):
-    """The checks of `programs.error_clumping` without building the Model (for the structured solver)."""
-    X = validate.matrix(X, "X", min_rows=2)
-    if X.shape[1] < 1:
-        raise InputError("X has 0 columns; at least one feature is needed")
-    y = validate.labels(y, "y", size=X.shape[0])
-    rho = validate.scalar(rho, "rho", low=0.0, low_open=True)
-    eta = _eta(eta)
-    lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
-    A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, X.shape[0])
-    return X, y, rho, eta, lam, A
