@@ -1053,7 +1053,7 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
             out.append(f"| {r['method']} | {r['rate_mean']:.2f} | {r['per_size']} | {paper} |")
         missing = [m for m in TABLE4_METHODS if m not in {r["method"] for r in t4}]
         if missing:
-            out.append(f"\nNot run: {missing} (LHM needs lhm.py; NN needs the nn extra: pip install 'certiprog[nn]')")
+            out.append(f"\nNot run: {missing} (NN needs the nn extra: pip install 'certiprog[nn]')")
         out.append("")
     if tr:
         out += ["## Figs. 10-11 ANALOGUE: transfer from a CNN trained on MNIST digits 0-4", "",
