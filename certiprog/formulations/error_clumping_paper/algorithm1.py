@@ -120,10 +120,12 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
         filled, mu0, changes = 0, mu.copy(), []
 
     def record(t):
+        """Certify the averaged point after t steps, log it, and return its `DualityGap`."""
         flush()
         G = certified_gap(X, yv, A, eta, lam, wsum / t, xisum / t, tol=tol)
         history.append({"pass": t / m, "steps": t, "objective": G.objective, "lower": G.lower, "upper": G.upper,
                         "gap": G.gap})
+        return G
 
     idx = rng.integers(m, size=T)
     with _progress(progress, T, "Algorithm 1") as bar, np.errstate(over="ignore", invalid="ignore"):
@@ -158,18 +160,17 @@ def algorithm1(X, y, rho, eta, lam, passes: float = 20, c: float | None = None, 
                 if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
                     raise BackendError(f"Algorithm 1 diverged (non-finite iterate within pass {t // m}) with step "
                                        f"constant c = {c:.3g}; use a smaller c (default min(1, 1/(lam + max ||x_i||^2)))")
-                record(t)
+                gap = record(t)
                 bar.set_postfix(objective=f"{history[-1]['objective']:.6g}", gap=f"{history[-1]['gap']:.2e}")
             bar.update(1)
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(mu))):
         raise BackendError(f"Algorithm 1 diverged (non-finite iterate) with step constant c = {c:.3g}; use a "
                            "smaller c (default min(1, 1/(lam + max ||x_i||^2)))")
     if T % m:
-        record(T)
+        gap = record(T)  # else the loop's last record (t = T) certified the final average already
     w_bar, xi_bar = wsum / T, xisum / T
     w_last = -scale * u
     xi_last = np.maximum(np.maximum(-scale * mu, 1.0 - Z @ w_last), 0.0)
-    gap = certified_gap(X, yv, A, eta, lam, w_bar, xi_bar, tol=tol)
     return Algorithm1Result(w_bar, xi_bar, gap.objective, gap, history, T, T / m, c,
                             seed if not isinstance(seed, np.random.Generator) else None, w_last, xi_last)
 
