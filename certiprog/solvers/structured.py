@@ -42,10 +42,14 @@ AUTO_MIN_NNZ = 10**6
 
 def auto_candidate(model, problem):
     """('structured', zero-argument solve) for `fallback.first_confirmed` when certiprog's automatic choice should try
-    the formulation's own solver first (it has one and ``problem.A`` has more than `AUTO_MIN_NNZ` nonzeros), else
-    None. The structured solver runs with its own defaults; a refusal (a case it does not cover) becomes a
+    the formulation's own solver first (it has one and ``problem.A`` has more than `AUTO_MIN_NNZ` nonzeros, or
+    ``model.data.structured_auto(problem)`` exists and says True: a formulation whose solver is cheap at every size),
+    else None. The structured solver runs with its own defaults; a refusal (a case it does not cover) becomes a
     BackendError so the chooser moves on to the generic solvers."""
-    if not has_structured_solver(model) or problem.A.nnz <= AUTO_MIN_NNZ:
+    if not has_structured_solver(model):
+        return None
+    wants = getattr(model.data, "structured_auto", None)
+    if problem.A.nnz <= AUTO_MIN_NNZ and not (callable(wants) and wants(problem)):
         return None
 
     def solve():
