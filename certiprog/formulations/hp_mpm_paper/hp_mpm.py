@@ -220,6 +220,8 @@ class HPMPMProblem:
         self.A1, self.A0 = uncertainty_terms(moments.n1, moments.n0, self.R, self.delta, self.nu, form)
         self._model = None
         self._params = None  # (kappa, c1, c0) of the w-step model
+        self._grams = None  # (F1^T F1, F0^T F0) for the structured w-step (`solver.grams`), computed once
+        self._warm = None  # the last structured w-step's v: the next kappa's start
 
     @property
     def nu_max(self) -> float:
@@ -351,6 +353,33 @@ class HPMPMProblem:
         b1, b0 = self.b_pair(_in_ball(vv), k)
         return HPMPMStep(v=vv, weights=self.moments.basis @ vv, kappa=k, h=self.h(_in_ball(vv), k),
                          kappa_root=self.kappa_root(vv), b=b1, b_from_class0=b0, A1=self.A1, A0=self.A0)
+
+    def structured_solve(self, **options) -> dict:
+        """The certified Newton w-step (`solver.solve_w_step`) at the model's kappa, c_1, c_0 for
+        ``model.solve(solver="structured")``: ``v``, the duals in certiprog's convention of the minimisation form
+        ``min -h`` (``unit_ball``: lam; ``unit_ball/pnorm``: ``lam (1, -v/||v||)``; ``_objective/pnorm``: ``(1, -u1)``,
+        ``(1, -u0)``) and its rigorous interval of g(kappa) in ``info``. Warm started from the previous call's v.
+        ``options`` go to `solve_w_step` (tol, max_iter)."""
+        from .solver import grams, solve_w_step
+
+        self.model
+        kappa, c1, c0 = (float(p.value) for p in self._params)
+        if self._grams is None:
+            self._grams = grams(self.moments)
+        fit = solve_w_step(self.moments, kappa, c1, c0, v0=self._warm, grams_=self._grams, **options)
+        self._warm = fit.v
+        nv = float(np.linalg.norm(fit.v))
+        ball = np.concatenate([[1.0], -fit.v / nv]) if nv > 0 else np.concatenate([[1.0], np.zeros(fit.v.size)])
+        duals = {"unit_ball": np.array([fit.lam]), "unit_ball/pnorm": fit.lam * ball,
+                 "_objective/pnorm": np.concatenate([[1.0], -fit.u1, [1.0], -fit.u0])}
+        return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,
+                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
+                              structured_status=fit.status, kappa=kappa))
+
+    def structured_auto(self, problem) -> bool:
+        """certiprog's automatic choice tries `structured_solve` first when c_1, c_0 > 0 (its smooth case)."""
+        self.model
+        return all(float(p.value) > 0 for p in self._params[1:])
 
     def set_kappa(self, kappa: float) -> Model:
         """Set the Parameters of the w-step SOCP for ``kappa`` and return the model."""

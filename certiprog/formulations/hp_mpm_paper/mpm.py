@@ -296,6 +296,25 @@ class MPMData:
         return _mpm_solution(vv, mom.basis @ vv, float(vv @ mom.mu1), float(vv @ mom.mu0), np.sqrt(q1), np.sqrt(q0),
                              **extra)
 
+    def structured_solve(self, **options) -> dict:
+        """The certified Newton solver (`solver.solve_mpm`) for ``model.solve(solver="structured")``
+        (`certiprog.solvers.structured`): ``v``, the duals in certiprog's convention (``normalization``: t;
+        ``_objective/pnorm``: ``(1, -y1)``, ``(1, -y0)``) and its rigorous interval in ``info``. ``options`` go to
+        `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide (infeasible)."""
+        from .solver import solve_mpm
+
+        fit = solve_mpm(self.moments, **options)
+        duals = {"normalization": np.array([fit.t]),
+                 "_objective/pnorm": np.concatenate([[1.0], -fit.y1, [1.0], -fit.y0])}
+        return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,
+                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
+                              structured_status=fit.status, **{k: v for k, v in fit.info.items() if k != "interval"}))
+
+    def structured_auto(self, problem) -> bool:
+        """certiprog's automatic choice tries `structured_solve` first at every size (a few p x p factorisations;
+        the certificate still decides, and the generic solvers follow when it does not confirm)."""
+        return True
+
 
 def mpm_from_moments(moments: ClassMoments, var_name: str = "v") -> Model:
     """004 eq. (3) on a `ClassMoments` (linear or kernel): variable ``var_name`` (the coordinates ``v``).
