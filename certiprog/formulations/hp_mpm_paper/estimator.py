@@ -3,18 +3,23 @@
 Both are binary. ``classes_[1]`` plays the paper's class 1 (predicted iff ``w^T x - b* > 0``; the paper says ``>= 0``,
 which differs only on the hyperplane itself), ``classes_[0]`` its class 0. Kernels: ``'linear'`` (primal; ``coef_``,
 ``intercept_``), ``'rbf'`` (Gaussian, ``gamma`` = 1/(2 sigma^2), None -> 1/n_features) or a callable
-``k(X, Y) -> Gram matrix`` (dual; ``dual_coef_`` = gamma of ``w = sum_i gamma_i phi(x_i)`` over ``X_fit_``).
+``k(X, Y) -> Gram matrix`` (dual; ``dual_coef_`` = gamma of ``w = sum_i gamma_i phi(x_i)`` over ``X_fit_``, the
+pivot points of the kernel's pivoted Cholesky factorisation, at most ``max_rank`` of them: see
+`certiprog.formulations.hp_mpm_paper.kernels`; the fit costs O(m max_rank) kernel evaluations and memory and
+O(m max_rank^2) flops, never an m x m Gram matrix, and prediction evaluates the kernel at the pivots only).
 
 After ``fit``: ``kappa_``, ``alpha_`` = kappa^2/(1+kappa^2), ``worst_case_error_`` = 1 - alpha* = 1/(1+kappa*^2)
 (the bound: eq. 5 for the MPM, which holds for the EMPIRICAL moments; Cor. 1 for the HP-MPM, which holds for the
 true moments with probability >= 1 - k delta when nu >= 1, see `certiprog.formulations.hp_mpm_paper.hp_mpm`), ``b_`` (the
 paper's b*), ``status_`` and ``solution_`` (a JSON-serialisable dict: backend, solver, bracket, history, the
-certificate of the last SOCP, ``kernel_rank``, ``rank_tol``, ``training_bound``).
+certificate of the last SOCP, ``rank_tol``, ``training_bound``; kernels also ``kernel_rank`` (coordinates of the
+SOCP), ``kernel_pivots``, ``max_rank``, ``residual_trace`` = trace(K - G G^T) (the part of the Gram matrix the
+pivots leave out), ``kernel_trace`` and ``dropped_spread``).
 
 The bound is checked on the training data before it is reported: per class, the Cantelli bound of the training
 scores (as ``decision_function`` computes them) bounds the training error and equals 1/(1+kappa*^2) in exact
 arithmetic (for the HP-MPM it is at most that). A kernel fit that the training scores refute (rounding in a
-numerically rank-deficient Gram matrix) is refitted with fewer directions; ``worst_case_error_`` is never below the
+numerically rank-deficient Gram matrix) is refitted with fewer pivots and directions; ``worst_case_error_`` is never below the
 training bound. A kernel matrix that is numerically constant (rbf ``gamma`` too small for the data) is an
 `InputError` saying to increase gamma.
 
@@ -35,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 from certiprog.errors import BackendError, InputError
 from certiprog import validation as validate
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
-from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel
+from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
 from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors
 
 __all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
@@ -45,12 +50,16 @@ __all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
 # HP-MPM's kappa bracket is certified either way.
 FULL_CERTIFICATE_MAX = 300
 
-# Kernel fits: relative eigenvalue cuts tried in turn (`kernel_class_moments` ``rank_tol``) until the reported bound
-# holds on the training scores as `decision_function` computes them (see `_MPMBase._fit_honestly`).
+# Kernel fits: relative cuts of the residual diagonal (and of the centred spread) tried in turn (`kernel_class_moments`
+# ``rank_tol``) until the reported bound holds on the training scores as `decision_function` computes them (see
+# `_MPMBase._fit_honestly`); one pivoted Cholesky factorisation serves them all (a larger cut is a prefix of it).
 RANK_TOLS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-2)
 # Relative excess of the training scores' own worst-case bound over the reported one (equal in exact arithmetic)
 # above which a kernel fit is redone with a larger cut; a smaller excess is the solver's tolerance.
 REFIT_GAP = 1e-3
+# Default largest number of kernel pivots (``max_rank``): the fit costs O(m max_rank^2) flops and an SOCP in up to
+# max_rank coordinates (accuracy against rank: docs/experiments/004.md, "Low-rank kernel coordinates").
+DEFAULT_MAX_RANK = 400
 
 
 class NoMeaningfulSolutionWarning(UserWarning):
@@ -78,12 +87,33 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
             raise InputError("every feature is constant on the training data: there is nothing to learn from X")
         return X1, X0
 
-    def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0]):
-        if isinstance(self.kernel, str) and self.kernel == "linear":
+    def _is_linear(self) -> bool:
+        return isinstance(self.kernel, str) and self.kernel == "linear"
+
+    def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0], factor=None):
+        """The classes' moments: features for the linear kernel, the low-rank kernel coordinates otherwise
+        (``factor``: the pivoted Cholesky of [X1; X0] to truncate at ``rank_tol``)."""
+        if self._is_linear():
             self._kernel_fn = None
             return class_moments(X1, X0)
         self._kernel_fn = make_kernel(self.kernel, self.gamma, X1.shape[1])
-        return kernel_class_moments(X1, X0, self._kernel_fn, rank_tol=rank_tol)
+        return kernel_class_moments(X1, X0, self._kernel_fn, rank_tol=rank_tol, max_rank=self.max_rank,
+                                    factor=factor)
+
+    def _kernel_factor(self, X1, X0):
+        """One pivoted Cholesky factorisation (at the smallest cut, at most ``max_rank`` pivots) for every refit."""
+        if self._is_linear():
+            return None
+        return pivoted_cholesky(make_kernel(self.kernel, self.gamma, X1.shape[1]), np.vstack([X1, X0]),
+                                rank_tol=RANK_TOLS[0], max_rank=self.max_rank)
+
+    @staticmethod
+    def _rank_info(mom) -> dict:
+        """What ``solution_`` records about the coordinates (kernels: pivots, residual trace)."""
+        if mom.kind != "kernel":
+            return dict(kernel_rank=mom.rank)
+        return dict(kernel_rank=mom.rank, kernel_pivots=mom.n_pivots, residual_trace=mom.residual_trace,
+                    kernel_trace=mom.kernel_trace, dropped_spread=mom.dropped_spread)
 
     def _training_bound(self, X1, X0) -> float:
         """The worst-case error bound the training data give for the fitted rule: per class, the Marshall-Olkin
@@ -111,18 +141,20 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         with a RuntimeWarning. ``solution_`` records ``rank_tol``, ``training_bound`` and the solver's
         ``solver_worst_case_error``.
         """
-        tols = (RANK_TOLS[0],) if isinstance(self.kernel, str) and self.kernel == "linear" else RANK_TOLS
+        tols = (RANK_TOLS[0],) if self._is_linear() else RANK_TOLS
+        factor = self._kernel_factor(X1, X0)
         rank = used = None
         for tol in tols:
-            mom = self._moments(X1, X0, tol)
-            if mom.rank == rank:
+            mom = self._moments(X1, X0, tol, factor)
+            if (mom.rank, getattr(mom, "n_pivots", 0)) == rank:
                 continue  # the cut removed nothing more: the same fit
-            rank, used = mom.rank, tol
+            rank, used = (mom.rank, getattr(mom, "n_pivots", 0)), tol
             self._fit_moments(mom)
             reported, observed = self.worst_case_error_, self._training_bound(X1, X0)
             if observed <= reported * (1 + REFIT_GAP) + 1e-12:
                 break
-        self.solution_.update(rank_tol=used, training_bound=float(observed), solver_worst_case_error=reported)
+        self.solution_.update(rank_tol=used, training_bound=float(observed), solver_worst_case_error=reported,
+                              max_rank=None if self._is_linear() else self.max_rank)
         if observed > reported:
             if observed > reported * (1 + REFIT_GAP) + 1e-12:
                 warnings.warn(f"{type(self).__name__}: the bound 1/(1+kappa^2) = {reported:.4g} does not hold on "
@@ -167,6 +199,8 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         if self.gamma is not None:
             validate.scalar(self.gamma, "gamma (rbf width; None for 1/n_features)", low=0.0, low_open=True)
         validate.solver(self.solver, validate.backend(self.backend))
+        if self.max_rank is not None:
+            validate.integer(self.max_rank, "max_rank (largest number of kernel pivots; None: no limit)", low=1)
 
     # ---- prediction -------------------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -185,15 +219,17 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
 class MPMClassifier(_MPMBase):
     """The minimax probability machine (004 eqs. 3-5) on any certiprog backend.
 
-    ``kernel``: 'linear', 'rbf' or callable; ``gamma``: rbf width (None -> 1/n_features); ``backend``/``solver``:
-    where the SOCP is solved. ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5).
+    ``kernel``: 'linear', 'rbf' or callable; ``gamma``: rbf width (None -> 1/n_features); ``max_rank``: largest
+    number of kernel pivots (None: the full numerical rank); ``backend``/``solver``: where the SOCP is solved.
+    ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5).
     """
 
-    def __init__(self, kernel="linear", gamma=None, backend=None, solver=None):
+    def __init__(self, kernel="linear", gamma=None, backend=None, solver=None, max_rank=DEFAULT_MAX_RANK):
         self.kernel = kernel
         self.gamma = gamma
         self.backend = backend
         self.solver = solver
+        self.max_rank = max_rank
 
     def _fit_moments(self, mom):
         dmu = mom.dmu
@@ -213,7 +249,7 @@ class MPMClassifier(_MPMBase):
         d = model.derived(sol)
         cert = check(sol.problem, sol, interval=mom.p <= FULL_CERTIFICATE_MAX)
         solution = dict(status=str(sol.status), backend=sol.backend, solver=sol.solver, objective=float(sol.objective),
-                        solve_time=sol.solve_time, kernel_rank=mom.rank, certificate=cert.to_json())
+                        solve_time=sol.solve_time, certificate=cert.to_json(), **self._rank_info(mom))
         return self._set_classifier(mom, d.weights, d.b, d.kappa, "optimal", solution)
 
 
@@ -225,11 +261,12 @@ class HPMPMClassifier(_MPMBase):
     ``method``: 'bisection' (global optimum with a proven kappa bracket) or 'alternating' (the paper's Alg. 1,
     corrected); ``uncertainty``: 'eq8' (as printed), 'prop1' or 'cor1' (see `certiprog.formulations.hp_mpm_paper.hp_mpm`).
     Extra fitted attributes: ``kappa_bracket_`` (lo, hi) with lo <= kappa* <= hi, ``A_`` = (A_1, A_0), ``R_``,
-    ``failure_probability_`` (corrected Cor. 1 level; None when nu < 1).
+    ``failure_probability_`` (corrected Cor. 1 level; None when nu < 1). ``max_rank``: largest number of kernel
+    pivots (None: the full numerical rank).
     """
 
     def __init__(self, delta=0.1, nu=1.0, R=None, kernel="linear", gamma=None, method="bisection",
-                 backend=None, solver=None, uncertainty="eq8"):
+                 backend=None, solver=None, uncertainty="eq8", max_rank=DEFAULT_MAX_RANK):
         self.delta = delta
         self.nu = nu
         self.R = R
@@ -239,6 +276,7 @@ class HPMPMClassifier(_MPMBase):
         self.backend = backend
         self.solver = solver
         self.uncertainty = uncertainty
+        self.max_rank = max_rank
 
     def _check_params(self):
         super()._check_params()
@@ -258,7 +296,7 @@ class HPMPMClassifier(_MPMBase):
         self.R_ = res.R
         self.failure_probability_ = res.failure_probability
         solution = res.summary()
-        solution["kernel_rank"] = mom.rank
+        solution.update(self._rank_info(mom))
         if res.status == "no_meaningful_solution":
             solution["fallback"] = res.notes[-1]
         return self._set_classifier(mom, res.weights, res.b, res.kappa, res.status, solution)

@@ -110,16 +110,16 @@ def test_gamma_representation_identities(seed):
     assert abs(w @ S1 @ w - np.sum((L1 @ g) ** 2)) <= 1e-9 * scale
     assert abs(w @ S0 @ w - np.sum((L0 @ g) ** 2)) <= 1e-9 * scale
     assert abs(w @ w - g @ K @ g) <= 1e-9 * scale
-    # coordinates: gamma = B beta has ||w|| = ||beta||, and the moments in beta are those of w
+    # coordinates: gamma = B beta (over the pivot points) has ||w|| = ||beta||, and the moments in beta are those of w
     mom = kernel_class_moments(X1, X0, "poly")
     beta = rng.normal(size=mom.p)
     gb = mom.basis @ beta
-    wb = Phi.T @ gb
+    np.testing.assert_array_equal(mom.X_train, X[mom.pivots])
+    wb = Phi[mom.pivots].T @ gb
     assert abs(wb @ wb - beta @ beta) <= 1e-7 * max(1.0, beta @ beta)
     assert abs(wb @ mu1 - beta @ mom.mu1) <= 1e-7 * max(1.0, np.abs(wb).max())
     q1, q0 = mom.variances(beta)
     assert abs(wb @ S1 @ wb - q1) <= 1e-7 * max(1.0, q1) and abs(wb @ S0 @ wb - q0) <= 1e-7 * max(1.0, q0)
-    assert abs(np.sum(gb)) <= 1e-8 * max(1.0, np.abs(gb).sum())  # gamma in the centred span
 
 
 # ----------------------------------------------------------------------------------------------
@@ -135,11 +135,12 @@ def test_linear_kernel_reproduces_the_linear_hp_mpm(method):
     assert ker.R == pytest.approx(lin.R, rel=1e-12) and ker.A1 == pytest.approx(lin.A1, rel=1e-12)
     assert ker.kappa == pytest.approx(lin.kappa, rel=1e-8)
     dec_lin = Xt @ lin.weights - lin.b
-    dec_ker = linear_kernel(Xt, np.vstack([X1, X0])) @ ker.weights - ker.b
+    piv = kernel_class_moments(X1, X0, "linear").X_train  # the weights expand over the pivot points
+    dec_ker = linear_kernel(Xt, piv) @ ker.weights - ker.b
     # kappa is pinned to 1e-8 but w only to ~sqrt(solver tol) (the w-step is flat along the optimal face);
     # BLAS threading alone moves decision values by ~1e-5 relative.
     np.testing.assert_allclose(dec_ker, dec_lin, atol=5e-5 * np.abs(dec_lin).max())
-    np.testing.assert_allclose(np.vstack([X1, X0]).T @ ker.weights, lin.weights, atol=1e-5)  # w = X^T gamma
+    np.testing.assert_allclose(piv.T @ ker.weights, lin.weights, atol=1e-5)  # w = X_S^T gamma_S
 
 
 def test_linear_kernel_reproduces_the_linear_mpm():
@@ -169,7 +170,8 @@ def test_polynomial_kernel_equals_its_explicit_feature_map():
     assert ker.R == pytest.approx(lin.R, rel=1e-12)
     assert ker.kappa > 0 and ker.kappa == pytest.approx(lin.kappa, rel=1e-9)
     dec = poly_features(Xt) @ lin.weights - lin.b
-    np.testing.assert_allclose(polynomial_kernel(Xt, Xtr) @ ker.weights - ker.b, dec, atol=2e-5 * np.abs(dec).max())
+    piv = kernel_class_moments(X1, X0, "poly").X_train
+    np.testing.assert_allclose(polynomial_kernel(Xt, piv) @ ker.weights - ker.b, dec, atol=2e-5 * np.abs(dec).max())
     # kernel MPM too
     mk = kernel_mpm(X1, X0, "poly")
     dk = mk.derived(mk.solve(**TIGHT))
@@ -190,7 +192,8 @@ def test_gaussian_kernel_equals_its_explicit_feature_map():
     assert ker.R == 1.0 and ker.kappa > 0
     assert ker.kappa == pytest.approx(lin.kappa, rel=1e-8)
     dec = Ft @ lin.weights - lin.b
-    np.testing.assert_allclose(rbf_kernel(Xt, np.vstack([X1, X0]), g) @ ker.weights - ker.b, dec,
+    piv = kernel_class_moments(X1, X0, "rbf", g).X_train
+    np.testing.assert_allclose(rbf_kernel(Xt, piv, g) @ ker.weights - ker.b, dec,
                                atol=2e-5 * np.abs(dec).max())
     assert kernel_class_moments(X1, X0, "rbf", g).radius == pytest.approx(1.0)  # k(x, x) = 1: R = 1 (004-X3)
 
@@ -207,7 +210,10 @@ def test_truncated_gram_keeps_the_returned_solution_feasible_for_the_full_progra
     X = np.vstack([X1, X0])
     K = rbf_kernel(X, X, 0.01)
     l1, l0, L1, L0 = kernel_parts(K, 40)
-    g, k = res.weights, res.kappa
+    assert mom.n_pivots < 40  # gamma lives on a few pivot points; embed it in R^m
+    g = np.zeros(len(X))
+    g[mom.pivots] = res.weights
+    k = res.kappa
     assert g @ K @ g <= 1 + 1e-9
     h_full = (g @ (l1 - l0) - math.sqrt(2 * res.A1 + k**2 * (np.sum((L1 @ g) ** 2) + res.A1))
               - math.sqrt(2 * res.A0 + k**2 * (np.sum((L0 @ g) ** 2) + res.A0)))
@@ -226,7 +232,7 @@ def test_gaussian_kernel_separates_what_a_line_cannot():
     lin = hp_mpm_problem(X1, X0, 0.1, 1e-3).solve()
     ker = kernel_hp_mpm(X1, X0, "rbf", gamma=2.0, delta=0.1, nu=1e-3)
     assert ker.kappa > 3 * lin.kappa
-    dec = rbf_kernel(X, X, 2.0) @ ker.weights - ker.b
+    dec = rbf_kernel(X, kernel_class_moments(X1, X0, "rbf", 2.0).X_train, 2.0) @ ker.weights - ker.b
     acc = np.mean(np.concatenate([dec[:60] > 0, dec[60:] <= 0]))
     assert acc >= 0.95
     mk = kernel_mpm(X1, X0, "rbf", gamma=2.0)
@@ -271,14 +277,13 @@ def _noisy_labels(seed, n=60, d=2, scale=1.0):
 
 
 def test_rank_tolerance_is_the_gram_matrix_rounding_level():
-    """rank_tolerance = max(rank_tol * lam_max, m eps max|K|): for an rbf kernel with tiny gamma the centred Gram
-    matrix is ~ 2 gamma H X X^T H (rank d) plus gamma^2 terms (the d(d+1)/2 quadratic features) plus rounding of
+    """rank_tolerance = max(rank_tol * reference, m eps max_i K_ii): for an rbf kernel with tiny gamma the centred
+    Gram matrix is ~ 2 gamma H X X^T H (rank d) plus gamma^2 terms (the d(d+1)/2 quadratic features) plus rounding of
     size eps; only the resolved directions are kept, never the m - 1 a relative cut alone keeps."""
     from certiprog.formulations.hp_mpm_paper.kernels import rank_tolerance
 
-    K = np.ones((50, 50))
-    assert rank_tolerance(K, 0.0) == pytest.approx(50 * np.finfo(float).eps)
-    assert rank_tolerance(K, 1.0, rank_tol=1e-3) == 1e-3
+    assert rank_tolerance(1.0, 50, 0.0) == pytest.approx(50 * np.finfo(float).eps)
+    assert rank_tolerance(1.0, 50, 1.0, rank_tol=1e-3) == 1e-3
     X, y = _noisy_labels(0)
     for gamma, most in ((1e-8, 2 + 3), (1e-4, 2 + 3 + 4 + 5)):  # linear, quadratic, ... features resolved
         mom = kernel_class_moments(X[y == 1], X[y == 0], "rbf", gamma)
