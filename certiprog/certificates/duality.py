@@ -491,6 +491,15 @@ def _csr_A(problem) -> sp.csr_matrix:
     return cached[1]
 
 
+def _csc_A(problem) -> sp.csc_matrix:
+    """``problem.A`` as CSC (column slices), converted once per problem like `_csr_A`."""
+    cached = problem.__dict__.get("_certificate_csc_A")
+    if cached is None or cached[0] is not problem.A:
+        cached = (problem.A, sp.csc_matrix(problem.A))
+        problem.__dict__["_certificate_csc_A"] = cached
+    return cached[1]
+
+
 # --------------------------------------------------------------------------- bounds on x
 def _linear_rows(problem):
     """Rows (G, h) with G x <= h implied by the blocks (see module docstring)."""
@@ -1010,6 +1019,31 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray):
     return -loss, "", {"soc_ball_radius": radius, "soc_ball_loss": loss, "soc_ball_rows": int(rows.size)}
 
 
+def _tighten_columns(problem, J, lo, hi, rounds: int = 2):
+    """(lo, hi) with the bounds of columns J tightened over the zero / nonneg rows they occur in (FBBT passes on
+    those rows alone, `_tighten_rows`), or (None, None) when nothing about J changed. Valid for any box that
+    contains the feasible points: it only reads the rows' own implications."""
+    AJ = _csc_A(problem)[:, J]
+    kind = problem.row_kinds()
+    rows = np.unique(AJ.indices)
+    rows = rows[np.isin(kind[rows], ["zero", "nonneg"])]
+    if rows.size == 0:
+        return None, None
+    Ar = _csr_A(problem)[rows]
+    br = problem.b[rows]
+    eq = kind[rows] == "zero"
+    G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
+    h = np.concatenate([br, -br[eq]])
+    lo2, hi2 = lo.copy(), hi.copy()
+    order = _column_order(G)
+    for _ in range(rounds):
+        if not _tighten_rows(G, h, lo2, hi2, order):
+            break
+    if np.array_equal(lo2[J], lo[J]) and np.array_equal(hi2[J], hi[J]):
+        return None, None
+    return lo2, hi2
+
+
 def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, zc: np.ndarray):
     """Zero the coefficients of columns J exactly by a dual correction; (lower bound, reason, info)."""
     import scipy.linalg as sla
@@ -1023,15 +1057,18 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
         kind = np.empty(m, dtype=object)
         for blk in problem.blocks:
             kind[blk.start:blk.stop] = blk.cone.kind
-    S_hi = _row_slack_hi(A, problem.b, lag.lo, lag.hi)
     head = np.arange(m)  # row index of the SOC head of each row's cone
     for blk in problem.blocks:
         if blk.cone.kind == "soc":
             rows = np.arange(blk.start, blk.stop)
             head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
-    AJ = sp.csc_matrix(A[:, J])
-    touches = np.diff(sp.csr_matrix(AJ).indptr) > 0
+    AJ = _csc_A(problem)[:, J]
+    touches = np.bincount(AJ.indices, minlength=m) > 0
     cand = np.flatnonzero(touches & np.isin(kind, ["zero", "nonneg", "soc", *_NONSYMMETRIC]))
+    # slack upper ends over the box, on the rows read below only (candidates and their SOC heads)
+    need = np.union1d(cand, head[cand])
+    S_hi = np.full(m, np.inf)
+    S_hi[need] = _row_slack_hi(A[need], problem.b[need], lag.lo, lag.hi)
     if cand.size < J.size:
         return -np.inf, "fewer usable rows than unbounded columns", {}
     weight = np.where(kind[cand] == "zero", 1e6, 1.0)
@@ -1049,16 +1086,17 @@ def _correction(problem, lag: _Lagrangian, W: Ball, coef: Ball, J: np.ndarray, z
                               np.where(np.isfinite(S_hi[h0]), 1.0, 0.0))
     if cand.size * J.size > 2e7:
         return -np.inf, f"the dual correction would need a dense {cand.size} x {J.size} matrix", {}
-    M = sp.csr_matrix(AJ)[cand].toarray()  # rows = candidate rows, cols = J
+    AJr = sp.csr_matrix(AJ)
+    M = AJr[cand].toarray()  # rows = candidate rows, cols = J
     norms = np.linalg.norm(M, axis=1)
     Mw = M * (weight / np.where(norms > 0, norms, 1.0))[:, None]
-    _, Rm, piv = sla.qr(Mw.T, pivoting=True, mode="economic")
+    Rm, piv = sla.qr(Mw.T, pivoting=True, mode="r")  # (no Q: only R and the pivots are read)
     dg = np.abs(np.diag(Rm))
     if dg.size < J.size or dg[:J.size].min() <= 1e-13 * max(dg.max(), 1e-300):
         return -np.inf, "the rows touching the unbounded columns are rank deficient there", {}
     R = np.sort(cand[piv[:J.size]])
     try:
-        dz = solve(sp.csr_matrix(AJ)[R].toarray().T, -coef[J])
+        dz = solve(AJr[R].toarray().T, -coef[J])
     except ValueError as exc:
         return -np.inf, f"the dual correction could not be verified ({exc})", {}
     mid, rad = W.mid.copy(), W.rad.copy()
@@ -1131,6 +1169,15 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
     if J.size == 0:
         return _sum_lo(terms, const), "" if np.isfinite(const.lo()) else "P is PSD only up to a shift and its " \
             "columns are unbounded", info
+    if J.size < _BALL_MIN:  # a few: first tighten their bounds over the linear rows they occur in (cheap box)
+        lo2, hi2 = _tighten_columns(problem, J, lo, hi)
+        if lo2 is not None:
+            lag2 = _Lagrangian(problem, x, lo2, hi2, pc)
+            const2, terms2, coef2 = lag2.evaluate(W)
+            if not np.any(terms2 == -np.inf):
+                info["tightened_columns"] = int(J.size)
+                return _sum_lo(terms2, const2), "" if np.isfinite(const2.lo()) else "P is PSD only up to a shift " \
+                    "and its columns are unbounded", info
     if J.size >= _BALL_MIN and pc.kind in ("zero", "diagonal", "pd"):  # many unbounded columns: the SOC ball
         B, bwhy, binfo = _soc_ball(problem, lag, coef, J)
         if np.isfinite(B):
@@ -1205,7 +1252,7 @@ def _equality_basis_uncached(problem):
         return rows, rows
     A = _csr_A(problem)
     AE = A[rows].toarray()
-    _, R, piv = sla.qr(AE, pivoting=True, mode="economic")
+    R, piv = sla.qr(AE, pivoting=True, mode="r")  # (no Q)
     d = np.abs(np.diag(R))
     if d.size < rows.size or d.min() <= 1e-10 * max(d.max(), 1e-300):
         raise ValueError("the equality rows are rank deficient (redundant or inconsistent equalities)")
@@ -1215,7 +1262,7 @@ def _equality_basis_uncached(problem):
     n = problem.n
     only = (np.bincount(A.indices, minlength=n) == np.bincount(A[rows].indices, minlength=n)) & np.any(AE != 0, 0)
     if only.any() and not np.all(only[basic]):
-        _, R2, piv2 = sla.qr(AE * np.where(only, 1e3, 1.0), pivoting=True, mode="economic")
+        R2, piv2 = sla.qr(AE * np.where(only, 1e3, 1.0), pivoting=True, mode="r")
         cand = np.sort(piv2[: rows.size])
         d2 = np.abs(np.diag(sla.qr(AE[:, cand], mode="r")[0]))  # judged unweighted, as the original basis
         if d2.size == rows.size and d2.min() > 1e-10 * max(d2.max(), 1e-300) and d2.min() >= 1e-3 * d.min():
@@ -1436,16 +1483,14 @@ def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tu
     except ValueError as exc:
         return np.inf, str(exc), info
     x = np.asarray(x, float)
-    U = _verify_point(problem, x, rows, basic)
-    if U is not None:
-        info["repair"] = 0.0
-        return U, "", info
     xb = _clip_to_bounds(problem, x)  # variable bounds, then epigraph columns: no solver needed for these
-    if xb is not x:
-        U = _verify_point(problem, xb, rows, basic)
+    # a point a rounding-size clip moves has left a variable bound (by ~1e-16): the clipped one first
+    for point in ((xb, x) if xb is not x else (x,)):
+        U = _verify_point(problem, point, rows, basic)
         if U is not None:
             info["repair"] = 0.0
-            info["clipped"] = True
+            if point is xb and xb is not x:
+                info["clipped"] = True
             return U, "", info
     lift = _Lift(problem)
     if lift.useful:  # raise epigraph columns first: no solver needed when only their rows are violated
