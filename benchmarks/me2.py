@@ -76,9 +76,9 @@ def _measure(job: dict) -> dict:
             rows = rows[:job["centres"]]
         solver = SOLVER_OF[job["path"]]
         tuned = tune_local(Xs, ys, random_state=fold_seed, rows=rows, solver=solver)
+        method, backend = LS.local_method(solver)
         sols = me2_fit(Xs[rows], Xs[~ys], [t.mu for t in tuned], [t.lam for t in tuned], 4.0,
-                       method=solver if solver != "clarabel" else "generic",
-                       backend="clarabel" if solver == "clarabel" else None).solutions
+                       method=method, backend=backend).solutions
         out.update(n_models=len(rows), n_total=int(ys.sum()), n_solves=sum(t.n_solves for t in tuned) + len(sols),
                    max_rel_gap=max([s.rel_gap for s in sols] + [t.max_rel_gap for t in tuned]),
                    mu=[t.mu for t in tuned], lam=[t.lam for t in tuned])

@@ -38,13 +38,11 @@ from certiprog import validation as validate
 from certiprog.errors import InputError
 
 from .decision import check_rule, rank_thresholds, rule_scores
-from .local_solver import DEFAULT_TOL
-from .programs import LOCAL_METHODS, me2_fit
+from .local_solver import DEFAULT_TOL, LOCAL_METHODS, local_method
+from .programs import me2_fit
 from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
 
 __all__ = ["ME2Classifier"]
-
-SOLVERS = LOCAL_METHODS  # ("dedicated", "generic", "cvxpy-direct"); any other value is a backend name
 
 
 class ME2Classifier(ClassifierMixin, BaseEstimator):
@@ -107,11 +105,11 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
             raise InputError(f"prefer must be one of {PREFER}; got {self.prefer!r}")
         if not isinstance(self.solver, str) or not self.solver:
             raise InputError(f"solver must be 'dedicated', 'generic' or a backend name; got {self.solver!r}")
-        if self.solver not in SOLVERS:
+        if self.solver not in LOCAL_METHODS:
             from certiprog.solvers import available_backends
 
             if self.solver not in available_backends():
-                raise InputError(f"solver {self.solver!r} is neither {SOLVERS} nor an available backend "
+                raise InputError(f"solver {self.solver!r} is neither {LOCAL_METHODS} nor an available backend "
                                  f"({available_backends()})")
         tol = validate.scalar(self.tol, "tol", low=0.0, low_open=True)
         for name, grid in (("mu_grid", self.mu_grid), ("lam_grid", self.lam_grid)):
@@ -158,8 +156,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
             mus, lams = np.full(p, mu), np.full(p, lam)
         from threadpoolctl import threadpool_limits
 
-        method = self.solver if self.solver in SOLVERS else "generic"
-        backend = None if self.solver in SOLVERS else self.solver
+        method, backend = local_method(self.solver)
         with threadpool_limits(1):
             fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol)
         certs = list(fitted.certificates)

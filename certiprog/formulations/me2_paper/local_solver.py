@@ -43,11 +43,14 @@ from certiprog.errors import BackendError, InputError
 from certiprog.model import Record
 
 __all__ = ["LocalCertificate", "LocalProblem", "LocalSolution", "solve_local", "solve_local_checked",
-           "solve_local_path", "solve_local_generic", "solve_local_cvxpy", "local_problem"]
+           "solve_local_path", "solve_local_generic", "solve_local_cvxpy", "solve_local_by", "local_method",
+           "local_problem", "LOCAL_METHODS"]
 
 DEFAULT_TOL = 1e-10  # relative duality gap at which the dedicated solver stops
 DEFAULT_MAX_ITER = 200
 GENERIC_TOL = 1e-7  # relative gap a general-purpose interior-point answer is held to (they stop near 1e-8)
+#: the ways to solve a local problem (`solve_local_by`); any other solver name is a certiprog backend (`local_method`)
+LOCAL_METHODS = ("dedicated", "generic", "cvxpy-direct")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -513,13 +516,32 @@ def solve_local_checked(problem: LocalProblem, mu, lam, B: float = 4.0, *, alpha
     return redo
 
 
-def solve_local_path(problem: LocalProblem, pairs, B: float = 4.0, *, tol: float = DEFAULT_TOL,
-                     max_iter: int = DEFAULT_MAX_ITER, fallback: str | None = "clarabel") -> list:
-    """`solve_local_checked` for every ``(mu, lam)`` of ``pairs`` in the given order, each warm-started from the
-    previous alpha (order the pairs so neighbours are close: see `grid_path`)."""
+def local_method(solver: str) -> tuple:
+    """``(method, backend)`` for a solver name: a `LOCAL_METHODS` name with no backend ("generic": certiprog
+    chooses it), any other name the "generic" path on that certiprog backend."""
+    return (solver, None) if solver in LOCAL_METHODS else ("generic", solver)
+
+
+def solve_local_by(problem: LocalProblem, mu, lam, B: float = 4.0, *, method: str = "dedicated",
+                   backend: str | None = None, tol: float = DEFAULT_TOL, alpha0=None, **options) -> LocalSolution:
+    """One local problem by ``method`` (one of `LOCAL_METHODS`): "dedicated" `solve_local_checked` (warm-started
+    from ``alpha0``; ``options`` max_iter, fallback), "cvxpy-direct" `solve_local_cvxpy`, "generic"
+    `solve_local_generic` on ``backend``; a general-purpose answer is held to ``max(tol, GENERIC_TOL)``."""
+    if method == "dedicated":
+        return solve_local_checked(problem, mu, lam, B, alpha0=alpha0, tol=tol, **options)
+    if method == "cvxpy-direct":
+        return solve_local_cvxpy(problem=problem, mu=mu, lam=lam, B=B, tol=max(tol, GENERIC_TOL), **options)
+    return solve_local_generic(problem=problem, mu=mu, lam=lam, B=B, backend=backend, tol=max(tol, GENERIC_TOL),
+                               **options)
+
+
+def solve_local_path(problem: LocalProblem, pairs, B: float = 4.0, *, method: str = "dedicated",
+                     backend: str | None = None, tol: float = DEFAULT_TOL, **options) -> list:
+    """`solve_local_by` for every ``(mu, lam)`` of ``pairs`` in the given order, the dedicated method warm-started
+    from the previous alpha (order the pairs so neighbours are close: see `grid_path`)."""
     out, alpha = [], None
     for mu, lam in pairs:
-        sol = solve_local_checked(problem, mu, lam, B, alpha0=alpha, tol=tol, max_iter=max_iter, fallback=fallback)
+        sol = solve_local_by(problem, mu, lam, B, method=method, backend=backend, tol=tol, alpha0=alpha, **options)
         out.append(sol)
         alpha = sol.alpha
     return out

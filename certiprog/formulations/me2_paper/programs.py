@@ -36,6 +36,7 @@ import numpy as np
 from certiprog.errors import BackendError, InputError
 from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
 from certiprog import validation as validate
+from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL, LOCAL_METHODS
 
 __all__ = ["FIT_METHODS", "LOCAL_METHODS", "ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid",
            "me2_dual", "me2_fit",
@@ -306,14 +307,12 @@ class ME2Fit(Record):
         return me2_predict(self, X, m, **kw)
 
 
-#: `me2_fit` methods that solve the local dual with `local_solver` and certify it by the closed-form duality gap
-LOCAL_METHODS = ("dedicated", "generic", "cvxpy-direct")
+#: `me2_fit` methods: the Model paths, then `local_solver.LOCAL_METHODS` (the local dual solved by `local_solver`
+#: and certified by the closed-form duality gap)
 FIT_METHODS = ("primal", "dual") + LOCAL_METHODS
 
 
 def _local_options(method: str, options: dict) -> dict:
-    from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL
-
     allowed = ("tol", "max_iter", "fallback") if method == "dedicated" else ("tol",)
     bad = sorted(set(options) - set(allowed))
     if bad:
@@ -389,13 +388,7 @@ def _fit_local(P, X, mus, lams, B, method, backend, options) -> ME2Fit:
     models, solutions, history = [], [], []
     for j in range(len(P)):
         prob = LS.local_problem(X, P[j])
-        if method == "dedicated":
-            sol = LS.solve_local_checked(prob, mus[j], lams[j], B, tol=tol, **options)
-        elif method == "cvxpy-direct":
-            sol = LS.solve_local_cvxpy(problem=prob, mu=mus[j], lam=lams[j], B=B, tol=max(tol, LS.GENERIC_TOL))
-        else:
-            sol = LS.solve_local_generic(problem=prob, mu=mus[j], lam=lams[j], B=B, backend=backend,
-                                         tol=max(tol, LS.GENERIC_TOL))
+        sol = LS.solve_local_by(prob, mus[j], lams[j], B, method=method, backend=backend, tol=tol, **options)
         models.append(LocalEllipsoid(P[j].copy(), sol.M, sol.R))
         solutions.append(sol)
         history.append(dict(index=j, status=str(sol.status), objective=float(sol.primal), backend=method,

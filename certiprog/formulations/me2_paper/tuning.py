@@ -38,7 +38,7 @@ from certiprog.errors import InputError
 from certiprog.model import Record
 
 from .decision import nearest_centre, quad_forms, rule_scores
-from .local_solver import DEFAULT_TOL, grid_path, local_problem, solve_local_cvxpy, solve_local_generic, solve_local_path
+from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, solve_local_path
 
 PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
@@ -106,13 +106,8 @@ def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER
         return CentreTuning(pairs[best][0], pairs[best][1], "none", float("nan"), 0, 0, fold, pairs,
                             seconds=time.perf_counter() - t0)
     prob = local_problem(X_neg, center)
-    if solver == "dedicated":
-        sols = solve_local_path(prob, pairs, B, tol=tol)
-    elif solver == "cvxpy-direct":
-        sols = [solve_local_cvxpy(problem=prob, mu=mu, lam=lam, B=B, tol=max(tol, 1e-7)) for mu, lam in pairs]
-    else:
-        sols = [solve_local_generic(problem=prob, mu=mu, lam=lam, B=B, tol=max(tol, 1e-7),
-                                    backend=None if solver == "generic" else solver) for mu, lam in pairs]
+    method, backend = local_method(solver)
+    sols = solve_local_path(prob, pairs, B, method=method, backend=backend, tol=tol)
     C = np.asarray(center, float)[None, :]
     tp, fp, fn = [], [], []
     Yn = X_neg - C[0]
