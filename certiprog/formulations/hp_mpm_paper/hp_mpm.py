@@ -366,7 +366,12 @@ class HPMPMProblem:
         kappa, c1, c0 = (float(p.value) for p in self._params)
         if self._grams is None:
             self._grams = grams(self.moments)
-        fit = solve_w_step(self.moments, kappa, c1, c0, v0=self._warm, grams_=self._grams, **options)
+        try:
+            fit = solve_w_step(self.moments, kappa, c1, c0, v0=self._warm, grams_=self._grams, **options)
+        except (np.linalg.LinAlgError, ArithmeticError) as exc:  # a numerical breakdown: let the chooser move on
+            from certiprog.errors import BackendError
+
+            raise BackendError(f"the structured w-step broke down: {exc}") from exc
         self._warm = fit.v
         nv = float(np.linalg.norm(fit.v))
         ball = np.concatenate([[1.0], -fit.v / nv]) if nv > 0 else np.concatenate([[1.0], np.zeros(fit.v.size)])

@@ -303,7 +303,12 @@ class MPMData:
         `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide (infeasible)."""
         from .solver import solve_mpm
 
-        fit = solve_mpm(self.moments, **options)
+        try:
+            fit = solve_mpm(self.moments, **options)
+        except (np.linalg.LinAlgError, ArithmeticError) as exc:  # a numerical breakdown: let the chooser move on
+            from certiprog.errors import BackendError
+
+            raise BackendError(f"the structured MPM solver broke down: {exc}") from exc
         duals = {"normalization": np.array([fit.t]),
                  "_objective/pnorm": np.concatenate([[1.0], -fit.y1, [1.0], -fit.y0])}
         return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,

@@ -97,6 +97,20 @@ def _into_unit_ball(u: np.ndarray) -> np.ndarray:
     raise ArithmeticError("could not scale a vector into the unit ball")  # pragma: no cover (never seen)
 
 
+def _chol(M: np.ndarray):
+    """cho_factor of the symmetric M, shifted by 1e-14, 1e-10, 1e-6 of its mean diagonal when it is not numerically
+    PD (a Newton system: the shift only damps the step); None when all fail."""
+    p = M.shape[0]
+    shift = max(float(np.trace(M)) / max(p, 1), 1e-300)
+    for eps in (0.0, 1e-14, 1e-10, 1e-6):
+        try:
+            A = M if eps == 0.0 else M + (eps * shift) * np.eye(p)
+            return sla.cho_factor(A, check_finite=True)
+        except (np.linalg.LinAlgError, ValueError):
+            continue
+    return None
+
+
 def grams(moments) -> tuple[np.ndarray, np.ndarray]:
     """``(G1, G0) = (F1^T F1, F0^T F0)`` (p x p, symmetrised)."""
     out = []
@@ -224,14 +238,9 @@ def _mpm_newton(G1, G0, d, v, max_iter, mu=0.0):
             break
         M = H + (tr / (p * dd)) * np.outer(d, d)
         M = 0.5 * (M + M.T)
-        try:
-            cf = sla.cho_factor(M, check_finite=False)
-        except np.linalg.LinAlgError:
-            M += (1e-14 * tr / p) * np.eye(p)
-            try:
-                cf = sla.cho_factor(M, check_finite=False)
-            except np.linalg.LinAlgError:
-                break
+        cf = _chol(M)
+        if cf is None:
+            break
         Mg, Md = sla.cho_solve(cf, grad), sla.cho_solve(cf, d)
         s = -Mg + (float(d @ Mg) / float(d @ Md)) * Md
         s -= (float(d @ s) / dd) * d
@@ -293,10 +302,9 @@ def _mpm_barrier(G1, G0, d, v, tau, tau_max, max_steps):
                 rhs += -gv + (htv * gt / htt) * a
                 parts.append((a, gt, htt, htv))
             S = 0.5 * (S + S.T)
-            try:
-                cf = sla.cho_factor(S, check_finite=False)
-            except np.linalg.LinAlgError:
-                cf = sla.cho_factor(S + 1e-14 * float(np.trace(S)) / p * np.eye(p), check_finite=False)
+            cf = _chol(S)
+            if cf is None or not np.all(np.isfinite(S)):
+                return
             Sr, Sd = sla.cho_solve(cf, rhs), sla.cho_solve(cf, d)
             dv = Sr - (float(d @ Sr) / float(d @ Sd)) * Sd
             dt = [-(gt + htv * float(a @ dv)) / htt for a, gt, htt, htv in parts]
@@ -346,7 +354,10 @@ def _mpm_duals(F1, F0, d, v, cfG, weights=None):
         if sa <= 0 or Fb.shape[0] == 0:
             continue
         ya = fa / sa
-        sol = sla.lstsq(np.column_stack([Fb.T, -d]), -(Fa.T @ ya), check_finite=False, lapack_driver="gelsd")[0]
+        try:
+            sol = sla.lstsq(np.column_stack([Fb.T, -d]), -(Fa.T @ ya), check_finite=False, lapack_driver="gelsd")[0]
+        except (np.linalg.LinAlgError, ValueError):
+            continue
         yb, t = sol[:-1], float(sol[-1])
         starts.append((t, ya, yb) if first else (t, yb, ya))
     out = []
@@ -398,10 +409,8 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
     p = d.size
     if v0 is None:
         scale = max(float(np.trace(G)) / p, 1e-300)
-        try:
-            v = sla.cho_solve(sla.cho_factor(G + 1e-12 * scale * np.eye(p), check_finite=False), d)
-        except np.linalg.LinAlgError:
-            v = np.linalg.lstsq(G, d, rcond=None)[0]
+        cf = _chol(G + 1e-12 * scale * np.eye(p))
+        v = sla.cho_solve(cf, d) if cf is not None else d.copy()
         if not float(d @ v) > 0:
             v = d.copy()
     else:
@@ -409,10 +418,7 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
         if not float(d @ v) > 0:
             v = d.copy()
     sigma = gram_floor((F1, F0), G)
-    try:
-        cfG = sla.cho_factor(G, check_finite=False) if sigma > 0 else None
-    except np.linalg.LinAlgError:
-        cfG = None
+    cfG = _chol(G) if sigma > 0 else None
     best = dict(lower=0.0, upper=math.inf, v=None, dual=None, info={})
 
     def consider(v, weights=None):
@@ -501,10 +507,9 @@ def _w_newton(G1, G0, d, kappa, c1, c0, v, max_iter, eps):
             if float(np.linalg.norm(gt)) <= eps * scale:
                 break
             M = H + lam * eye
-            try:
-                cf = sla.cho_factor(M, check_finite=False)
-            except np.linalg.LinAlgError:
-                cf = sla.cho_factor(M + 1e-14 * (float(np.trace(M)) / p + lam) * eye, check_finite=False)
+            cf = _chol(M)
+            if cf is None:
+                break
             Mg, Mv = sla.cho_solve(cf, gt), sla.cho_solve(cf, v)
             mu = float(v @ Mg) / float(v @ Mv)
             xi = Mg - mu * Mv
@@ -523,11 +528,8 @@ def _w_newton(G1, G0, d, kappa, c1, c0, v, max_iter, eps):
         else:  # interior: unconstrained Newton, projected back to the ball if it leaves it
             if float(np.linalg.norm(grad)) <= eps * scale:
                 break
-            tr = float(np.trace(H))
-            try:
-                s = sla.cho_solve(sla.cho_factor(H + 1e-14 * max(tr / p, 1e-300) * eye, check_finite=False), grad)
-            except np.linalg.LinAlgError:
-                s = grad
+            cf = _chol(H)
+            s = sla.cho_solve(cf, grad) if cf is not None else grad
             step, moved = 1.0, False
             while step > 1e-12:
                 vn = v + step * s
