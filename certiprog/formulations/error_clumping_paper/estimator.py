@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import InputError, SavedFileError
@@ -41,18 +41,6 @@ __all__ = ["ErrorClumpingClassifier", "HolePunchingClassifier"]
 
 #: ``rho=None``: the radius giving neighbourhoods of about this fraction of the training points
 NEIGHBOURHOOD_FRACTION = 0.01
-
-
-def _finite_data(est, X, y=None, reset=True):
-    """sklearn's validation, its ValueErrors re-raised as certiprog InputErrors (same message)."""
-    try:
-        if y is None:
-            return validate_data(est, X, dtype=np.float64, reset=reset)
-        return validate_data(est, X, y, dtype=np.float64, reset=reset)
-    except InputError:
-        raise
-    except ValueError as exc:
-        raise InputError(str(exc)) from exc
 
 
 def _warn_uncertified(est, solver: str) -> None:
@@ -101,7 +89,7 @@ class _Base(ClassifierMixin, BaseEstimator):
     def _encode(self, X, y):
         if y is None:
             raise InputError(f"{type(self).__name__} requires y to be passed, but the target y is None")
-        X, y = _finite_data(self, X, y)
+        X, y = validate.sklearn_data(self, X, y, dtype=np.float64)
         validate.squares_representable(X, "X")
         self.classes_, is_pos = validate.binary_target(y, type(self).__name__)
         return X, np.where(is_pos, 1.0, -1.0)
@@ -208,7 +196,7 @@ class ErrorClumpingClassifier(_Base):
     def decision_function(self, X):
         """<w, x> (+ the constant feature's weight): > 0 predicts ``classes_[1]``."""
         check_is_fitted(self, "w_")
-        X = _finite_data(self, X, reset=False)
+        X = validate.sklearn_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def save(self, path_stem) -> None:
@@ -299,21 +287,21 @@ class HolePunchingClassifier(_Base):
     def decision_function(self, X):
         """The routed piece's decision value: > 0 predicts ``classes_[1]``."""
         check_is_fitted(self, "result_")
-        X = _finite_data(self, X, reset=False)
+        X = validate.sklearn_data(self, X, reset=False, dtype=np.float64)
         return self.result_.decision(self._augment(X))
 
     def staged_predict(self, X):
         """The predictions after 0, 1, ..., ``n_holes_`` holes (a generator, as sklearn's boosting estimators):
         test error against the hole-punching round (the paper's Fig. 2)."""
         check_is_fitted(self, "result_")
-        Xa = self._augment(_finite_data(self, X, reset=False))
+        Xa = self._augment(validate.sklearn_data(self, X, reset=False, dtype=np.float64))
         for r in range(self.n_holes_ + 1):
             yield self.classes_[(self.result_.truncated(r).decision(Xa) > 0).astype(int)]
 
     def route(self, X):
         """The piece of each point: -1 ambient, j >= 0 hole j (the innermost containing ball)."""
         check_is_fitted(self, "result_")
-        X = _finite_data(self, X, reset=False)
+        X = validate.sklearn_data(self, X, reset=False, dtype=np.float64)
         return route(X, self.centers_, self.radii_)
 
     def save(self, path_stem) -> None:
