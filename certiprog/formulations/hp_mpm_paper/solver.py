@@ -21,7 +21,14 @@ MPM (3): ``f* = min f(v) = ||F1 v|| + ||F0 v||  s.t.  d^T v = 1``.
     (enclosed), every feasible v has ``f(v) >= y1^T F1 v + y0^T F0 v = t + r^T v >= t - ||r|| ||v||`` and
     ``||v|| <= ||F v|| / sigma <= f(v) / sigma`` with ``sigma <= sigma_min([F1; F0])`` proved by a shifted Cholesky
     factorisation (`gram_floor`); hence ``f* >= t / (1 + ||r|| / sigma)`` (and f* >= 0 always). When ``[F1; F0]`` is
-    rank-deficient no sigma is proved and the lower end is 0 (status 'inaccurate' unless the upper end is 0 too).
+    rank-deficient no sigma is proved and the lower end is 0 (the dual t = 0, y = 0, exactly feasible). Status
+    'optimal' when ``upper - lower <= tol * upper``; when f* ~ 0 (perfect separation, e.g. a kernel MPM with p ~ m,
+    where [F1; F0] has a null direction not orthogonal to d) no relative accuracy exists and the gap is judged
+    against ``tol * f_d``, ``f_d = (||F1 d|| + ||F0 d||) / ||d||^2`` the value of the direction d (f is scale free).
+  Kinks: when a class's projected variance is ~0 at the optimum (common for kernels: F_j has fewer rows than p),
+  Newton stalls and ``F_j v / s_j`` is noise; the solver then follows the log-barrier path of the epigraph form
+  (``min tau (t1 + t0) - sum_j log(t_j^2 - ||F_j v||^2)``, self-concordant, p x p Schur complement per step) and
+  also tries duals with y_j from least squares; every dual is refined (``y_j -= F_j G^{-1} r``) before the bound.
 
 HP-MPM w-step (10) at fixed kappa, ``c_j > 0``: ``g = max_{||v|| <= 1} h(v) = d^T v - ||(c1, kappa F1 v)|| -
 ||(c0, kappa F0 v)||``, smooth and concave.
@@ -190,7 +197,8 @@ def _status(lower: float, upper: float, scale: float, tol: float) -> tuple[str, 
 @dataclass
 class MPMFit:
     """`solve_mpm`: ``v`` (d^T v = 1 up to rounding), the dual ``t``, ``y1``, ``y0`` (proved ``||y_j|| <= 1``), the
-    rigorous interval ``lower <= f* <= upper``, ``status`` ('optimal' iff ``upper - lower <= tol * upper``),
+    rigorous interval ``lower <= f* <= upper``, ``status`` ('optimal' iff ``upper - lower <= tol * upper``, or
+    ``<= tol * f_d`` when ``upper <= tol * f_d``, f_d the value of the direction d: see `solve_mpm`),
     ``rel_gap``, ``iterations`` (Newton steps), ``info`` (sigma bound, residual)."""
 
     v: np.ndarray
@@ -447,10 +455,17 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
     t, y1, y0 = best["dual"]
     info["barrier_stages"] = stages
     steps += barrier_steps
+    # f is 1-homogeneous and scale-free (f = 1/kappa); the direction d gives f_d = (||F1 d|| + ||F0 d||) / ||d||^2 >=
+    # f*. When f* ~ 0 (perfect separation: [F1; F0] has a null direction not orthogonal to d, e.g. a kernel MPM
+    # with p ~ m) no relative accuracy exists: the gap is then judged against tol * f_d, and the dual is the exactly
+    # feasible (t, y) = 0 (lower end 0)
+    f_d = (float(np.linalg.norm(F1 @ d)) + float(np.linalg.norm(F0 @ d))) / float(d @ d)
     status, rel = _status(lower, upper, max(upper, 0.0), tol)
-    if upper == 0.0 and lower == 0.0:
-        status, rel = "optimal", 0.0
-    info.update(interval=(lower, upper))
+    if status != "optimal" and upper <= tol * f_d:
+        status, rel = _status(lower, upper, f_d, tol)
+        if lower == 0.0:
+            t, y1, y0 = 0.0, np.zeros(F1.shape[0]), np.zeros(F0.shape[0])
+    info.update(interval=(lower, upper), f_d=f_d)
     return MPMFit(v, t, y1, y0, lower, upper, status, rel, steps, info)
 
 
