@@ -671,6 +671,44 @@ def _separable_diagonal(problem):
     return d
 
 
+def _useful_rows(G, lo, hi, q=None, d=None) -> np.ndarray:
+    """Rows of G x <= h that `_tighten_rows` could ever use; a boolean mask.
+
+    A row gives a bound on one of its columns only when every *other* entry's needed end (lo for a > 0, hi for
+    a < 0) is finite. The ends that could ever become finite are over-approximated by a fixpoint: the finite
+    ends of the start box, plus every end some row (or the separable objective level set, when ``d`` is the
+    diagonal of P >= 0 and ``q`` the linear part: columns with d > 0 need nothing and get both ends) would give
+    if all ends found so far were finite. A row with two entries or more whose needed end stays infinite at the
+    fixpoint never yields a bound in any pass, so dropping it leaves the box unchanged (only the work goes)."""
+    m, n = G.shape
+    if m == 0:
+        return np.ones(0, bool)
+    a, col = G.data, G.indices
+    row = np.repeat(np.arange(m), np.diff(G.indptr))
+    if d is not None:  # the objective as one more row: q_j t (d_j = 0) or a quadratic (d_j > 0, needs nothing)
+        oc = np.flatnonzero((d != 0) | (q != 0))
+        a = np.concatenate([a, np.where(d[oc] > 0, 0.0, q[oc])])
+        col = np.concatenate([col, oc])
+        row = np.concatenate([row, np.full(oc.size, m)])
+        quad = np.concatenate([np.zeros(G.nnz, bool), d[oc] > 0])
+    else:
+        quad = np.zeros(a.size, bool)
+    can_lo, can_hi = np.isfinite(lo), np.isfinite(hi)
+    pos, neg = a > 0, a < 0
+    rows_total = m + (d is not None)
+    for _ in range(n + 2):
+        bad = (pos & ~can_lo[col]) | (neg & ~can_hi[col])
+        k = np.bincount(row, bad.astype(float), rows_total)
+        yields = (k[row] == 0) | ((k[row] == 1) & bad)
+        new_hi, new_lo = can_hi.copy(), can_lo.copy()
+        new_hi[col[yields & (pos | quad)]] = True
+        new_lo[col[yields & (neg | quad)]] = True
+        if np.array_equal(new_hi, can_hi) and np.array_equal(new_lo, can_lo):
+            break
+        can_hi, can_lo = new_hi, new_lo
+    return k[:m] <= 1
+
+
 def _tighten_objective(problem, U, lo, hi, d=False) -> bool:
     """Bounds from f(x) <= U when P is diagonal with P >= 0 (separable quadratic).
 
@@ -753,8 +791,12 @@ def variable_box(problem, x_bound=None, upper: float = np.inf, rounds: int = 30,
             l_, h_ = (np.broadcast_to(np.asarray(t, float), (n,)) for t in x_bound)
             lo, hi = np.maximum(lo, l_), np.minimum(hi, h_)
     G, h = _bound_rows(problem) if cheap else _linear_rows(problem)
-    order = _column_order(G)
     d = _separable_diagonal(problem) if np.isfinite(upper) else None
+    if not cheap:
+        keep = _useful_rows(G, lo, hi, problem.q if d is not None else None, d)
+        if not keep.all():  # drop the rows that can never give a bound (the box is the same without them)
+            G, h = sp.csr_matrix(G[keep]), h[keep]
+    order = _column_order(G)
     for _ in range(rounds):
         ch = _tighten_rows(G, h, lo, hi, order)
         ch |= _tighten_objective(problem, upper, lo, hi, d)
@@ -1563,17 +1605,20 @@ def optimality_interval(problem, x, z, x_bound=None, repair: bool = True,
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(z))):
         raise InputError("x and z must be finite to bound the optimum")
     U, ureason, uinfo = upper_bound(problem, x, repair=repair)
-    L = -np.inf
+    L, cheap = -np.inf, None
     if width_goal is not None and np.isfinite(U):  # the cheap box first: enough when the interval is narrow
         lo, hi = variable_box(problem, x_bound, U, cheap=True)
         L, lreason, linfo = lower_bound(problem, x, z, lo, hi, psd=psd, upper=U)
         if not U - L <= width_goal * max(abs(U), abs(L)):
-            L = -np.inf
+            cheap, L = (lo, hi, L, lreason, linfo), -np.inf
         else:
             linfo["box"] = "cheap"
     if L == -np.inf:
         lo, hi = variable_box(problem, x_bound, U)
-        L, lreason, linfo = lower_bound(problem, x, z, lo, hi, psd=psd, upper=U)
+        if cheap is not None and np.array_equal(lo, cheap[0]) and np.array_equal(hi, cheap[1]):
+            L, lreason, linfo = cheap[2:]  # full tightening found nothing more: the same bound
+        else:
+            L, lreason, linfo = lower_bound(problem, x, z, lo, hi, psd=psd, upper=U)
     info = {**uinfo, **linfo, "box_finite": int(np.sum(np.isfinite(lo) & np.isfinite(hi))), "n": problem.n}
     if problem.sense < 0:
         return OptimalityInterval(-U, -L, ureason, lreason, info)

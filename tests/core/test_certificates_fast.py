@@ -172,3 +172,36 @@ def test_upper_bound_leaves_the_callers_point_alone():
     first = D.upper_bound(sol.problem, sol.x)[0]
     assert np.array_equal(sol.x, x0)
     assert D.upper_bound(sol.problem, sol.x)[0] == first
+
+
+# ------------------------------------------------------------------ rows that can never give a bound
+def _random_lp(seed):
+    """A small LP with a mix of bounded, half-bounded and free columns, dense and single-entry rows."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    x = Variable(n, "x")
+    c = rng.normal(size=n)
+    model = Model(minimize(c @ x))
+    G = rng.normal(size=(6, n)) * (rng.random((6, n)) < 0.4)
+    model.add(G @ x <= rng.random(6) + 1.0, name="rows")
+    for j in rng.choice(n, 5, replace=False):
+        model.add(x[int(j)] >= -rng.random() - 0.5, name=f"lb{j}")
+    for j in rng.choice(n, 4, replace=False):
+        model.add(x[int(j)] <= rng.random() + 0.5, name=f"ub{j}")
+    model.add(norm2(x[:3]) <= 2.0, name="ball")
+    return model
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_useful_rows_leave_the_full_box_unchanged(seed, monkeypatch):
+    problems = [_random_lp(seed).compile().assemble()]
+    if seed == 0:
+        F1, F0, dmu = _mpm_data(70, 40, 5)
+        problems += [_mpm_model(F1, F0, dmu).compile().assemble(), _me2_small().compile().assemble()]
+    for pr in problems:
+        for upper in (np.inf, 1.0, 10.0):
+            lo, hi = D.variable_box(pr, None, upper)
+            monkeypatch.setattr(D, "_useful_rows", lambda G, *a, **k: np.ones(G.shape[0], bool))
+            lo_all, hi_all = D.variable_box(pr, None, upper)
+            monkeypatch.undo()
+            assert np.array_equal(lo, lo_all) and np.array_equal(hi, hi_all)
