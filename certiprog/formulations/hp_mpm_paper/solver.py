@@ -217,22 +217,22 @@ class MPMFit:
         return self.status == "optimal"
 
 
-def _mpm_value(G1, G0, v, mu=0.0):
-    """f_mu(v) = sum_j sqrt(v'G_j v + mu^2) (mu = 0: the MPM objective), G_j v and the two smoothed norms."""
+def _mpm_value(G1, G0, v):
+    """f(v) = sqrt(v'G1 v) + sqrt(v'G0 v), the G_j v and the two norms."""
     a1, a0 = G1 @ v, G0 @ v
-    n1 = math.sqrt(max(float(v @ a1), 0.0) + mu * mu)
-    n0 = math.sqrt(max(float(v @ a0), 0.0) + mu * mu)
+    n1 = math.sqrt(max(float(v @ a1), 0.0))
+    n0 = math.sqrt(max(float(v @ a0), 0.0))
     return n1 + n0, a1, a0, n1, n0
 
 
-def _mpm_newton(G1, G0, d, v, max_iter, mu=0.0):
-    """Newton on {d^T v = 1} for the smoothed f_mu (`_mpm_value`); returns (v, steps). The Hessian
-    ``sum_j (G_j - a_j a_j^T / n_j^2) / n_j`` is singular along v when mu = 0, so the system uses ``H + rho d d^T``
-    (same step on the tangent space d^T s = 0)."""
+def _mpm_newton(G1, G0, d, v, max_iter):
+    """Newton on {d^T v = 1} for f (`_mpm_value`); returns (v, steps). The Hessian ``sum_j (G_j - a_j a_j^T / n_j^2)
+    / n_j`` is singular along v (f is 1-homogeneous), so the system uses ``H + rho d d^T`` (same step on the tangent
+    space d^T s = 0)."""
     p = d.size
     dd = float(d @ d)
     v = v / float(d @ v)
-    f, a1, a0, n1, n0 = _mpm_value(G1, G0, v, mu)
+    f, a1, a0, n1, n0 = _mpm_value(G1, G0, v)
     steps = 0
     for steps in range(1, max_iter + 1):
         H = np.zeros((p, p))
@@ -259,7 +259,7 @@ def _mpm_newton(G1, G0, d, v, max_iter, mu=0.0):
         while step > 1e-10:
             vn = v + step * s
             vn = vn / float(d @ vn)
-            fn, a1n, a0n, n1n, n0n = _mpm_value(G1, G0, vn, mu)
+            fn, a1n, a0n, n1n, n0n = _mpm_value(G1, G0, vn)
             if fn <= f - 1e-4 * step * dec:
                 break
             step *= 0.5
@@ -622,7 +622,7 @@ def solve_w_step(moments, kappa: float, c1: float | None = None, c0: float | Non
     # the dual point of v, in the unit ball
     k2 = kappa * kappa
     us = []
-    for G, F, c in ((G1, moments.F1, c1), (G0, moments.F0, c0)):
+    for F, c in ((moments.F1, c1), (moments.F0, c0)):
         y = kappa * (F @ v)
         n = math.sqrt(c * c + float(y @ y))
         us.append(_into_unit_ball(np.concatenate([[c / n], y / n])))
