@@ -685,27 +685,36 @@ def _useful_rows(G, lo, hi, q=None, d=None) -> np.ndarray:
         return np.ones(0, bool)
     a, col = G.data, G.indices
     row = np.repeat(np.arange(m), np.diff(G.indptr))
+    quad = np.zeros(a.size, bool)
     if d is not None:  # the objective as one more row: q_j t (d_j = 0) or a quadratic (d_j > 0, needs nothing)
         oc = np.flatnonzero((d != 0) | (q != 0))
         a = np.concatenate([a, np.where(d[oc] > 0, 0.0, q[oc])])
         col = np.concatenate([col, oc])
         row = np.concatenate([row, np.full(oc.size, m)])
-        quad = np.concatenate([np.zeros(G.nnz, bool), d[oc] > 0])
-    else:
-        quad = np.zeros(a.size, bool)
-    can_lo, can_hi = np.isfinite(lo), np.isfinite(hi)
-    pos, neg = a > 0, a < 0
+        quad = np.concatenate([quad, d[oc] > 0])
+    # ends as one flat array: 2j = lo_j, 2j + 1 = hi_j, 2n = "nothing needed" (always finite)
+    can = np.concatenate([np.isfinite(np.column_stack([lo, hi])).ravel(), [True]])
+    zero = a == 0
+    need = 2 * col + (a < 0)
+    need[zero] = 2 * n
+    give = 2 * col + (a > 0)  # the end a row gives its column: hi for a > 0, lo for a < 0
+    give[zero & ~quad] = 2 * n
+    qcols = col[quad]
     rows_total = m + (d is not None)
-    for _ in range(n + 2):
-        bad = (pos & ~can_lo[col]) | (neg & ~can_hi[col])
-        k = np.bincount(row, bad.astype(float), rows_total)
-        yields = (k[row] == 0) | ((k[row] == 1) & bad)
-        new_hi, new_lo = can_hi.copy(), can_lo.copy()
-        new_hi[col[yields & (pos | quad)]] = True
-        new_lo[col[yields & (neg | quad)]] = True
-        if np.array_equal(new_hi, can_hi) and np.array_equal(new_lo, can_lo):
+    while True:
+        bad = ~can[need]
+        k = np.bincount(row[bad], minlength=rows_total)
+        kr = k[row]
+        yields = (kr == 0) | ((kr == 1) & bad)
+        newly = give[yields]
+        newly = newly[~can[newly]]
+        qy = qcols[yields[quad]] if qcols.size else qcols
+        qnew = np.concatenate([2 * qy, 2 * qy + 1]) if qy.size else qy
+        qnew = qnew[~can[qnew]] if qnew.size else qnew
+        if newly.size == 0 and qnew.size == 0:
             break
-        can_hi, can_lo = new_hi, new_lo
+        can[newly] = True
+        can[qnew] = True
     return k[:m] <= 1
 
 
