@@ -60,17 +60,29 @@ class Constraint:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-class Inequality(Constraint):
-    """``lhs <= rhs`` elementwise, with lhs convex and rhs concave."""
+class _Comparison(Constraint):
+    """A constraint between two sides broadcast to one shape (`Inequality`, `Equality`), the shape of its dual."""
 
-    def __init__(self, lhs, rhs):
-        super().__init__()
-        lhs, rhs = as_expression(lhs), as_expression(rhs)
+    def _set_sides(self, lhs, rhs) -> None:
         try:
             self.shape = np.broadcast_shapes(lhs.shape, rhs.shape)
         except ValueError as exc:
             raise ShapeError(f"cannot compare shapes {lhs.shape} and {rhs.shape}") from exc
         self.lhs, self.rhs = lhs.broadcast_to(self.shape), rhs.broadcast_to(self.shape)
+
+    def expressions(self):
+        return [self.lhs, self.rhs]
+
+    def dual_shape(self):
+        return self.shape
+
+
+class Inequality(_Comparison):
+    """``lhs <= rhs`` elementwise, with lhs convex and rhs concave."""
+
+    def __init__(self, lhs, rhs):
+        super().__init__()
+        self._set_sides(as_expression(lhs), as_expression(rhs))
         s = self.rhs - self.lhs
         if s.curvature not in ("constant", "affine", "concave"):
             raise DCPError(
@@ -80,17 +92,11 @@ class Inequality(Constraint):
             )
         self.s = s.flatten()
 
-    def expressions(self):
-        return [self.lhs, self.rhs]
-
     def blocks(self):
         return [(Cone("nonneg", self.s.size), self.s)]
 
-    def dual_shape(self):
-        return self.shape
 
-
-class Equality(Constraint):
+class Equality(_Comparison):
     """``lhs == rhs`` elementwise; both sides affine."""
 
     def __init__(self, lhs, rhs):
@@ -98,21 +104,11 @@ class Equality(Constraint):
         lhs, rhs = as_expression(lhs), as_expression(rhs)
         if not (lhs.is_affine and rhs.is_affine):
             raise DCPError("an equality constraint needs affine sides; a convex atom may only be bounded above")
-        try:
-            self.shape = np.broadcast_shapes(lhs.shape, rhs.shape)
-        except ValueError as exc:
-            raise ShapeError(f"cannot compare shapes {lhs.shape} and {rhs.shape}") from exc
-        self.lhs, self.rhs = lhs.broadcast_to(self.shape), rhs.broadcast_to(self.shape)
+        self._set_sides(lhs, rhs)
         self.s = (self.lhs - self.rhs).flatten()
-
-    def expressions(self):
-        return [self.lhs, self.rhs]
 
     def blocks(self):
         return [(Cone("zero", self.s.size), self.s)]
-
-    def dual_shape(self):
-        return self.shape
 
 
 class SOC(Constraint):
