@@ -951,9 +951,17 @@ def _gram_lambda_min(M: np.ndarray) -> float:
         return np.inf
     if r < p or not np.all(np.isfinite(M)):
         return -np.inf
+    big = float(np.max(np.abs(M)))
+    if big == 0:
+        return -np.inf
+    # an exact power-of-two scaling to max |M| ~ 1 keeps every product far from underflow and overflow (what
+    # underflows then is below 1e-290 per operation: the absolute term e0 covers it); undone exactly at the end
+    e = -int(np.frexp(big)[1])
+    M = np.ldexp(M, e)
     G = M.T @ M
     fro2 = float(np.einsum("ij,ij->", M, M)) * (1 + 4 * (M.size + 4) * _U) + 1e-300
-    e1 = gamma(r + 1) * fro2 * (1 + 8 * _U)
+    e0 = 4.0 * (r + p + 4) * p * 1e-290
+    e1 = gamma(r + 1) * fro2 * (1 + 8 * _U) + e0
     diag = np.arange(p)
 
     def factor(sigma):
@@ -966,7 +974,7 @@ def _gram_lambda_min(M: np.ndarray) -> float:
         if not np.all(np.isfinite(R)):
             return None, np.inf
         e2 = _U * float(np.max(np.abs(G[diag, diag] - sigma))) * (1 + 4 * _U)
-        e3 = gamma(p + 1) * float(np.einsum("ij,ij->", R, R)) * (1 + 4 * (R.size + 4) * _U)
+        e3 = gamma(p + 1) * float(np.einsum("ij,ij->", R, R)) * (1 + 4 * (R.size + 4) * _U) + e0
         return R, (e1 + e2 + e3) * (1 + 8 * _U) + 1e-300
 
     R, err = factor(0.0)
@@ -995,7 +1003,7 @@ def _gram_lambda_min(M: np.ndarray) -> float:
         if R2 is not None:
             best = max(best, float(np.nextafter(sigma - err2, -np.inf)))
             break
-    return best
+    return float(np.ldexp(best, -2 * e))  # lambda_min(M'M) of the unscaled M (exact: a power of two)
 
 
 def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray):

@@ -205,3 +205,16 @@ def test_useful_rows_leave_the_full_box_unchanged(seed, monkeypatch):
             lo_all, hi_all = D.variable_box(pr, None, upper)
             monkeypatch.undo()
             assert np.array_equal(lo, lo_all) and np.array_equal(hi, hi_all)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-30, 1.0, 1e30, 1e150])
+def test_gram_lambda_min_scale_invariant(scale):
+    """Data scaled by 1e+-150: the bound scales with scale^2 (no underflow / overflow in the proof)."""
+    rng = np.random.default_rng(4)
+    M = rng.normal(size=(30, 20))
+    base = D._gram_lambda_min(M)
+    exact = float(np.linalg.svd(M, compute_uv=False)[-1]) ** 2
+    assert 0.3 * exact <= base <= exact
+    lam = D._gram_lambda_min(M * scale)
+    assert lam > 0 and lam == pytest.approx(base * scale * scale, rel=1e-6)
+    assert D._gram_lambda_min(np.zeros((5, 3))) == -np.inf
