@@ -33,8 +33,8 @@ from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize,
 from certiprog import validation as validate
 
 __all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "BackgroundRisksData", "BackgroundRisksSolution",
-           "HingeMinimaxData", "HingeMinimaxSolution", "background_risk", "background_risks", "hinge_minimax",
-           "set_halfspaces", "set_moments", "worst_case_fp"]
+           "HingeMinimaxData", "HingeMinimaxSolution", "PD_RTOL", "background_risk", "background_risks", "hinge_minimax",
+           "positive_definite_factor", "set_halfspaces", "set_moments", "worst_case_fp"]
 
 
 def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:
@@ -97,22 +97,24 @@ class HingeMinimaxData:
         (`certiprog.solvers.structured`): ``w``, and the duals of its certificate in certiprog's convention: the
         hinge rows of ``_objective/pos`` (``t_i >= 1 - x_i'w``: alpha; ``t_i >= 0``: 1 - alpha), ``chebyshev``
         (``-(gamma t + mu'w) >= 0``: y0) and its cone ``chebyshev/pnorm`` (``(t, L'w)``: ``gamma y``);
-        its rigorous interval in ``info``. Covers ``bias=False``, ``squared_reg=True``, ``lam > 0`` (else an
-        InputError naming the backend to use). ``options`` go to `solve_hinge_minimax` (tol, max_iter, ...); ``tol``
-        defaults to 1e-7 here: certiprog's check calls a point accurate at 1e-6 relative, and a first-order answer at
-        the solver's own 1e-5 can read inaccurate (benchmarks/scale.py's 20,000 x 300: inaccurate at 1e-5 in 3.6 s,
-        accurate at 1e-7 in 6.2 s)."""
-        from .solver import solve_hinge_minimax
+        its rigorous interval in ``info``. Covers ``squared_reg=True``, ``lam > 0``, with or without ``bias``
+        (`solver.covers`; else an InputError naming the backend to use). ``options`` go to `solve_hinge_minimax`
+        (tol, max_iter, ...); ``tol`` defaults to 1e-7 here: certiprog's check calls a point accurate at 1e-6
+        relative, and a first-order answer at the solver's own 1e-5 can read inaccurate (benchmarks/scale.py's
+        20,000 x 300: inaccurate at 1e-5 in 3.6 s, accurate at 1e-7 in 6.2 s)."""
+        from .solver import covers, solve_hinge_minimax
 
-        if self.bias or not self.squared_reg or not self.lam > 0:
-            what = "bias=True" if self.bias else "squared_reg=False" if not self.squared_reg else "lam = 0"
-            raise InputError(f"solver='structured' covers hinge_minimax with bias=False, squared_reg=True, lam > 0; "
+        what = covers(self.bias, self.squared_reg, self.lam)
+        if what is not None:
+            raise InputError(f"solver='structured' covers hinge_minimax with squared_reg=True, lam > 0; "
                              f"this model has {what}: solve it with model.solve(backend='clarabel')")
-        fit = solve_hinge_minimax(self.X, self.mu, self.Sigma, self.lam, self.delta, **{"tol": 1e-7, **options})
+        fit = solve_hinge_minimax(self.X, self.mu, self.Sigma, self.lam, self.delta, bias=self.bias,
+                                  **{"tol": 1e-7, **options})
         y = np.asarray(fit.y, float)
         duals = {"_objective/pos": np.concatenate([fit.alpha, 1.0 - fit.alpha]), "chebyshev": y[:1],
                  "chebyshev/pnorm": self.gamma * y}
-        return dict(values={"w": fit.w}, duals=duals,
+        values = {"w": fit.w, "b": np.asarray(fit.b)} if self.bias else {"w": fit.w}
+        return dict(values=values, duals=duals,
                     status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
                     info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
                               structured_status=fit.status, **fit.info))
@@ -192,14 +194,20 @@ def set_moments(model: Model, mu, Sigma) -> Model:
     return model
 
 
-def _cholesky_pd(Sigma: np.ndarray) -> np.ndarray:
-    """Lower Cholesky factor of a positive definite Sigma, or an InputError saying to add a ridge."""
+#: Sigma counts as singular (Thm 1 needs its inverse) when its smallest eigenvalue is at most
+#: ``PD_RTOL * d * max(1, max |Sigma_ij|)``: the one test behind `background_risk(s)` and Alg. 1 / 2's check of the
+#: negatives' covariance (`khhm.check_background_covariance`)
+PD_RTOL = 1e-10
+
+
+def positive_definite_factor(Sigma: np.ndarray, what: str = "Sigma",
+                             hint: str = "add a ridge, e.g. Sigma + 1e-6 * np.eye(d)") -> np.ndarray:
+    """Lower Cholesky factor of a positive definite Sigma, or an InputError (``what`` is singular ..., ``hint``)."""
     d = Sigma.shape[0]
     scale = max(1.0, float(np.max(np.abs(Sigma))))
     lam_min = float(np.linalg.eigvalsh(Sigma)[0])
-    msg = (f"Sigma is singular (smallest eigenvalue {lam_min:.3g}): Theorem 1 needs Sigma^{{-1}}; "
-           "add a ridge, e.g. Sigma + 1e-6 * np.eye(d)")
-    if lam_min <= 1e-12 * scale * d:
+    msg = f"{what} is singular (smallest eigenvalue {lam_min:.3g}): Theorem 1 needs its inverse; {hint}"
+    if lam_min <= PD_RTOL * scale * d:
         raise InputError(msg)
     try:
         return np.linalg.cholesky(Sigma)
@@ -274,7 +282,7 @@ def background_risk(W, mu, Sigma, b=None) -> Model:
     mu = validate.vector(mu, "mu", size=d)
     Sigma = validate.covariance(Sigma, "Sigma", d)
     bb = np.zeros(K) if b is None else validate.vector(b, "b", size=K)
-    L = _cholesky_pd(Sigma)
+    L = positive_definite_factor(Sigma)
     Linv = sla.solve_triangular(L, np.eye(d), lower=True)
 
     z = Variable(d, "z")
@@ -349,7 +357,7 @@ def background_risks(W, B, mu, Sigma) -> Model:
     n = Bm.shape[0]
     mu = validate.vector(mu, "mu", size=d)
     Sigma = validate.covariance(Sigma, "Sigma", d)
-    L = _cholesky_pd(Sigma)
+    L = positive_definite_factor(Sigma)
     Linv = sla.solve_triangular(L, np.eye(d), lower=True)
     u = Variable(n * d, "u")
     model = Model(minimize(sum_squares(u)), name="background_risks")

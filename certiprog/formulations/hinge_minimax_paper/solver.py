@@ -1,37 +1,56 @@
 """A certified first-order solver for 000 eq. (8) at scale: accelerated projected gradient on its dual.
 
-Eq. (8) (`programs.hinge_minimax`, ``bias=False``, ``squared_reg=True``, ``lam > 0``)::
+Eq. (8) (`programs.hinge_minimax`, ``squared_reg=True``, ``lam > 0``; ``bias`` False or True)::
 
-    p* = min_w  lam ||w||^2 + sum_i max(0, 1 - x_i'w)   s.t.  gamma ||L'w|| + mu'w <= 0        (Sigma = L L')
+    p* = min_{w, b}  lam ||w||^2 + sum_i max(0, 1 - x_i'w - b)   s.t.  gamma ||L'w|| + mu'w + b <= 0    (Sigma = L L')
 
-Dual (derived here, checked against Clarabel in the tests): the constraint says ``(-mu'w, gamma L'w)`` lies in the
-second-order cone Q (self-dual); with a multiplier ``y = (y0, y1)`` in Q and ``alpha`` in [0, 1]^m for the hinges
-(``max(0, s) = max_{a in [0,1]} a s``), ``c(y) = y0 mu - gamma L y1`` and ``r = X'alpha - c(y)``::
+with ``b = 0`` fixed when ``bias=False`` (the paper's homogeneous plane) and ``b`` free and unregularised when
+``bias=True`` (what Alg. 1 / Alg. 2, `khhm` and `lhm`, fit by default).
 
-    for every feasible w:  f(w) >= f(w) - y'(-mu'w, gamma L'w) = lam ||w||^2 + hinge(w) + c'w
-                                 >= lam ||w||^2 + alpha'(1 - X w) + c'w >= 1'alpha - ||r||^2 / (4 lam),
+Dual (derived here, checked against Clarabel in the tests): the constraint says ``(-(mu'w + b), gamma L'w)`` lies in
+the second-order cone Q (self-dual); with a multiplier ``y = (y0, y1)`` in Q and ``alpha`` in [0, 1]^m for the
+hinges (``max(0, s) = max_{a in [0,1]} a s``) and ``r = X'alpha - y0 mu + gamma L y1``, for every feasible (w, b)::
 
-the last minimum being attained at ``w(alpha, y) = r / (2 lam)``. So ``g(alpha, y) = 1'alpha - ||r||^2/(4 lam)`` is
-a lower bound for every alpha in the box and y in Q, and the dual ``max g`` over box x Q is a smooth concave
-program whose projection is closed-form (clip; the SOC projection). It is solved by FISTA with backtracking and
-O'Donoghue-Candes gradient restart (as `certiprog.solvers.first_order.accelerated_gradient`), written out here because
-the residual ``r`` is linear in (alpha, y): the extrapolated point's residual is the same combination of the last two
-residuals, so an iteration costs one ``X'alpha`` and one ``X r`` (two passes over X, not four).
+    f(w, b) >= f(w, b) - y'(-(mu'w + b), gamma L'w) >= lam ||w||^2 + alpha'(1 - X w - b 1) + y0 (mu'w + b) - gamma y1'L'w
+             = lam ||w||^2 - r'w + 1'alpha + b (y0 - 1'alpha).
+
+* ``bias=False`` (b = 0): the minimum over w is attained at ``w(alpha, y) = r / (2 lam)``, so
+  ``g(alpha, y) = 1'alpha - ||r||^2 / (4 lam)`` is a lower bound for every alpha in the box and y in Q.
+* ``bias=True``: the minimum over the free b is -inf unless ``y0 = 1'alpha``; with that equality y0 is eliminated,
+  ``r = (X - 1 mu')'alpha + gamma L y1 = Xc'alpha + gamma L y1`` (``Xc``: the rows centred by mu) and the dual is
+  ``max g`` over ``{alpha in [0,1]^m, ||y1|| <= 1'alpha}`` (y in Q reads ``||y1|| <= y0 = 1'alpha``). Its projection
+  is ``alpha = clip(alpha~ + nu, 0, 1)``, ``y1 = y1~ max(0, 1 - nu/||y1~||)`` with the scalar ``nu >= 0`` the root
+  of a strictly decreasing piecewise-linear function (safeguarded Newton, exact once in the right piece). For a
+  given w the best feasible bias is the largest, ``b = -(gamma ||L'w|| + mu'w)`` (the hinge sum is non-increasing
+  in b), which is how a primal point is built; Slater holds (b very negative), so there is no duality gap.
+
+Both duals are smooth concave programs over a set with a cheap projection; they are solved by FISTA with
+backtracking and O'Donoghue-Candes gradient restart (as `certiprog.solvers.first_order.accelerated_gradient`),
+written out here because the residual ``r`` is linear in the dual point: the extrapolated point's residual is the
+same combination of the last two residuals, so an iteration costs one ``X'alpha`` and one ``X r`` (two passes over
+X, not four).
 
 Certificate (never the method's own estimate), every ``check_every`` iterations, in ball arithmetic
 (`certiprog.certificates.rigorous.Ball`):
 
-* lower end: alpha clipped to the box exactly, y0 raised to an upper bound of ||y1|| (so y is in Q exactly), and
-  ``g`` evaluated with the rounding error of ``X'alpha`` bounded by ``gamma_m ||X_:j|| ||alpha||`` (Cauchy-Schwarz on
-  ``|X|'|alpha|``: no copy of |X|, column norms computed once and rounded up);
-* upper end: ``w = r / (2 lam)`` moved along a strictly feasible direction ``d`` (``-Sigma^+ mu``; the constraint
-  function is sublinear, so ``G(w + t d) <= G(w) + t G(d)`` with ``G(d) < 0``) until ``G(w) <= 0`` is proved, then
-  ``f(w)`` bounded above (``X w`` enclosed by ``gamma_d ||x_i|| ||w||``).
+* lower end: alpha clipped to the box exactly; ``bias=False``: y0 raised to an upper bound of ||y1|| (so y is in
+  Q exactly); ``bias=True``: y0 is the exact ``1'alpha`` (a Ball) and y1 scaled down until its norm's upper bound
+  is below the lower end of that sum (so the equality and the cone hold exactly). ``g`` is evaluated with the
+  rounding error of ``X'alpha`` bounded by ``gamma_m ||X_:j|| ||alpha||`` (Cauchy-Schwarz on ``|X|'|alpha|``: no
+  copy of |X|, column norms computed once and rounded up). With a bias the float ``Xc = fl(X - mu)`` is used and
+  its rounding (``|Xc - (X - mu)| <= u/(1-u) |Xc|`` entrywise) is added to the same bound, so data with a large
+  common offset keep a tight interval;
+* upper end: ``bias=False``: ``w = r / (2 lam)`` moved along a strictly feasible direction ``d`` (``-Sigma^+ mu``; the
+  constraint function is sublinear, so ``G(w + t d) <= G(w) + t G(d)`` with ``G(d) < 0``) until ``G(w) <= 0`` is
+  proved; ``bias=True``: ``b`` = minus an upper bound of ``gamma ||L'w|| + mu'w`` (feasible by construction); then
+  ``f(w, b)`` bounded above (``X w`` enclosed by ``gamma_d ||x_i|| ||w||``).
 
 The interval is for the program with the float data given (X, mu, the factor L of `validation.covariance`, the float
 gamma), which is exactly what `programs.hinge_minimax` compiles. When no strictly feasible direction exists
-(``||L^{-1} mu|| <= gamma``: w = 0 is the only feasible point) the fit is w = 0 with its exact value ``m`` and the dual
-bound. Memory: X (float64, C order), one copy of X'alpha-sized vectors; nothing of size m x m or m x d besides X.
+(``bias=False`` and ``||L^{-1} mu|| <= gamma``: w = 0 is the only feasible point) the fit is w = 0 with its exact
+value ``m`` and the dual bound. Not covered (InputError naming the generic backend): ``lam = 0`` (the dual is not
+smooth) and ``squared_reg=False`` (the dual of ``lam ||w||`` is the hard constraint ``||r|| <= lam``, not a smooth
+term). Memory: X (float64, C order; with a bias one centred copy), vectors of size m; nothing of size m x m.
 """
 from __future__ import annotations
 
@@ -47,15 +66,16 @@ from certiprog.solvers.first_order import DescentResult
 
 from .programs import eq8_inputs
 
-__all__ = ["HingeMinimaxFit", "solve_hinge_minimax", "solve_model"]
+__all__ = ["HingeMinimaxFit", "covers", "solve_hinge_minimax", "solve_model"]
 
 
 @dataclass
 class HingeMinimaxFit:
-    """A certified solution of eq. (8): ``w`` (proved feasible), ``objective`` f(w) (float), ``lower <= p* <= upper``
-    (rigorous), ``gap``, ``rel_gap`` = gap / max(|upper|, tiny), ``certified`` (rel_gap <= tol), ``status``
-    ('optimal', 'inaccurate', 'trivial' for the w = 0 only feasible point), the dual point ``alpha``, ``y``,
-    ``iterations``, ``seconds``, ``history`` (per check: iteration, lower, upper, seconds) and ``info``."""
+    """A certified solution of eq. (8): ``w`` and ``b`` (0 without bias; (w, b) proved feasible), ``objective``
+    f(w, b) (float), ``lower <= p* <= upper`` (rigorous), ``gap``, ``rel_gap`` = gap / max(|upper|, tiny),
+    ``certified`` (rel_gap <= tol), ``status`` ('optimal', 'inaccurate', 'trivial' for the w = 0 only feasible point),
+    the dual point ``alpha``, ``y`` = (y0, y1) (with a bias y0 = sum(alpha)), ``iterations``, ``seconds``,
+    ``history`` (per check: iteration, lower, upper, seconds) and ``info``."""
 
     w: np.ndarray
     objective: float
@@ -71,6 +91,16 @@ class HingeMinimaxFit:
     seconds: float
     history: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
+    b: float = 0.0
+
+
+def covers(bias: bool, squared_reg: bool, lam: float) -> str | None:
+    """None when this solver takes eq. (8) with these settings, else what it does not cover (for the message)."""
+    if not squared_reg:
+        return "squared_reg=False"
+    if not lam > 0:
+        return "lam = 0"
+    return None
 
 
 def _norm_hi(v: np.ndarray) -> float:
@@ -88,24 +118,71 @@ def _soc_project(y: np.ndarray) -> np.ndarray:
     return np.concatenate([[t], (t / n1) * y1])
 
 
-class _Problem:
-    """The data, the dual oracle, and the rigorous interval at a dual point."""
+def _box_ball_project(a0: np.ndarray, v: np.ndarray, nu: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
+    """Euclidean projection of (a0, v) onto ``{(a, y): 0 <= a <= 1, ||y|| <= 1'a}`` and the multiplier nu used.
 
-    def __init__(self, X, mu, L, gam, lam):
-        self.X, self.mu, self.L, self.gam, self.lam = X, mu, L, gam, lam
+    KKT: ``a = clip(a0 + nu, 0, 1)``, ``y = v max(0, 1 - nu/||v||)`` with nu = 0 when (clip(a0), v) is feasible,
+    else the root in (0, ||v||] of ``h(nu) = ||v|| - nu - sum clip(a0 + nu, 0, 1)`` (strictly decreasing, piecewise
+    linear): Newton steps kept inside a shrinking bracket (bisection when a step leaves it); ``nu`` warm-starts it."""
+    a = np.clip(a0, 0.0, 1.0)
+    n = float(np.linalg.norm(v))
+    if n <= float(a.sum()):
+        return a, v, 0.0
+    lo, hi = 0.0, n
+    nu = min(max(nu, 0.0), n)
+    for _ in range(200):
+        c = a0 + nu
+        val = (n - nu) - float(np.clip(c, 0.0, 1.0).sum())
+        if val == 0.0:
+            break
+        if val > 0:
+            lo = nu
+        else:
+            hi = nu
+        step = nu + val / (1.0 + float(np.count_nonzero((c > 0) & (c < 1))))
+        new = step if lo < step < hi else 0.5 * (lo + hi)
+        if new == nu or hi - lo <= 4 * U * n:
+            break
+        nu = new
+    return np.clip(a0 + nu, 0.0, 1.0), v * (max(n - nu, 0.0) / n), nu
+
+
+class _Problem:
+    """The data, the dual oracle (residual ``r = M'alpha + B y`` with M = X or Xc), the projection, and the
+    rigorous interval at a dual point. The dual point z is (alpha, y0, y1) without bias, (alpha, y1) with it."""
+
+    def __init__(self, X, mu, L, gam, lam, bias: bool):
+        self.X, self.mu, self.L, self.gam, self.lam, self.bias = X, mu, L, gam, lam, bias
         self.m, self.d = X.shape
         self.k = L.shape[1]
-        # upper bounds of the column and row norms of X (computed once; relative error of a k-term sum <= gamma_k)
-        self.col_hi = np.sqrt(np.einsum("ij,ij->j", X, X) * (1 + 2 * gamma_k(self.m + 2))) * (1 + 4 * U) + 1e-300
-        self.row_hi = np.sqrt(np.einsum("ij,ij->i", X, X) * (1 + 2 * gamma_k(self.d + 2))) * (1 + 4 * U) + 1e-300
-        self.dir = self._interior_direction()
+        if bias:
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.M = np.ascontiguousarray(X - mu)
+            if not np.all(np.isfinite(self.M)):
+                raise InputError("X_pos - mu overflows: the data are too large to centre in float64; rescale them")
+            self.B = gam * L
+            self.centering = U / (1 - U)  # |fl(x - mu) - (x - mu)| <= u/(1-u) |fl(x - mu)| entrywise
+        else:
+            self.M = X
+            self.B = np.column_stack([-mu, gam * L])
+            self.centering = 0.0
+        self.ny = self.B.shape[1]
+        M = self.M
+        # upper bounds of the column and row norms of M (computed once; relative error of a k-term sum <= gamma_k)
+        self.col_hi = np.sqrt(np.einsum("ij,ij->j", M, M) * (1 + 2 * gamma_k(self.m + 2))) * (1 + 4 * U) + 1e-300
+        self.row_hi = np.sqrt(np.einsum("ij,ij->i", M, M) * (1 + 2 * gamma_k(self.d + 2))) * (1 + 4 * U) + 1e-300
+        if not (np.all(np.isfinite(self.col_hi)) and np.all(np.isfinite(self.row_hi))):
+            raise InputError("the squared norms of the data overflow float64: no rigorous bound is possible; rescale "
+                             "X_pos, mu and Sigma (e.g. standardise the features)")
+        self.dir = None if bias else self._interior_direction()
+        self.nu = 0.0  # the last projection's multiplier (bias=True), a warm start for the next
 
     # ------------------------------------------------------------------ floating-point oracle (minimise -g)
     def split(self, z):
         return z[:self.m], z[self.m:]
 
-    def residual(self, alpha, y):
-        return self.X.T @ alpha - (y[0] * self.mu - self.gam * (self.L @ y[1:]))
+    def res(self, z) -> np.ndarray:
+        return self.M.T @ z[:self.m] + self.B @ z[self.m:]
 
     def value(self, z, r) -> float:
         """-g at z whose residual is r."""
@@ -114,67 +191,95 @@ class _Problem:
     def grad(self, r) -> np.ndarray:
         """Gradient of -g at a point whose residual is r (one pass over X)."""
         gr = r / (2 * self.lam)
-        return np.concatenate([-1.0 + self.X @ gr, [-(self.mu @ gr)], self.gam * (self.L.T @ gr)])
-
-    def res(self, z) -> np.ndarray:
-        return self.residual(*self.split(z))
+        return np.concatenate([-1.0 + self.M @ gr, self.B.T @ gr])
 
     def project(self, z):
         alpha, y = self.split(z)
+        if self.bias:
+            a, y1, self.nu = _box_ball_project(alpha, y, self.nu)
+            return np.concatenate([a, y1])
         return np.concatenate([np.clip(alpha, 0.0, 1.0), _soc_project(y)])
 
+    def full_y(self, z) -> np.ndarray:
+        """(y0, y1) of a dual point (with a bias y0 = sum(alpha))."""
+        alpha, y = self.split(z)
+        return np.concatenate([[alpha.sum()], y]) if self.bias else y.copy()
+
     # ------------------------------------------------------------------ rigorous pieces
-    def xt_ball(self, alpha: np.ndarray) -> Ball:
-        """Ball of X'alpha (alpha exact floats)."""
-        mid = self.X.T @ alpha
-        rad = gamma_k(self.m + 1) * self.col_hi * _norm_hi(alpha) + U * np.abs(mid)
+    def mt_ball(self, alpha: np.ndarray) -> Ball:
+        """Ball of X'alpha (no bias) or (X - 1 mu')'alpha (bias), alpha exact floats."""
+        mid = self.M.T @ alpha
+        rad = (gamma_k(self.m + 1) + self.centering) * self.col_hi * _norm_hi(alpha) + U * np.abs(mid)
         return Ball(mid, rad * (1 + 4 * (self.m + 4) * U) + 1e-300)
 
-    def x_ball(self, w: np.ndarray) -> Ball:
-        """Ball of X w (w exact floats)."""
-        mid = self.X @ w
-        rad = gamma_k(self.d + 1) * self.row_hi * _norm_hi(w) + U * np.abs(mid)
+    def m_ball(self, w: np.ndarray) -> Ball:
+        """Ball of X w (no bias) or (X - 1 mu') w (bias), w exact floats."""
+        mid = self.M @ w
+        rad = (gamma_k(self.d + 1) + self.centering) * self.row_hi * _norm_hi(w) + U * np.abs(mid)
         return Ball(mid, rad * (1 + 4 * (self.d + 4) * U) + 1e-300)
 
-    def constraint_hi(self, w: np.ndarray) -> float:
+    def cone_hi(self, w: np.ndarray) -> float:
         """Upper end of gamma ||L'w|| + mu'w."""
         Lw = matvec(self.L, w, transpose=True)
         return (Ball(self.gam) * Ball(Lw.norm_hi()) + Ball(self.mu).dot(Ball(w))).hi()
 
     def lower(self, alpha: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        """Rigorous lower bound g(alpha, y) after making (alpha, y) exactly dual feasible; returns it and the point."""
+        """Rigorous lower bound g after making the dual point exactly feasible; returns it, alpha and (y0, y1)."""
         a = np.clip(alpha, 0.0, 1.0)
-        yy = y.copy()
+        if self.bias:
+            s = Ball(a).sum()  # the exact 1'alpha, which y0 equals
+            y1 = np.array(y, float)
+            s_lo = max(s.lo(), 0.0)
+            for _ in range(4):
+                n_hi = _norm_hi(y1)
+                if n_hi <= s_lo:
+                    break
+                y1 = y1 * (s_lo / n_hi) * (1 - 8 * U) if s_lo > 0 else np.zeros_like(y1)
+            else:
+                y1 = np.zeros_like(y1)
+            r = self.mt_ball(a) + Ball(self.gam) * matvec(self.L, y1)
+            g = s - r.sqr().sum() * Ball.recip(4 * self.lam)
+            return g.lo(), a, np.concatenate([[s.mid], y1])
+        yy = np.array(y, float)
         if yy.size > 1:
             yy[0] = max(yy[0], _norm_hi(yy[1:]))
         else:
             yy[0] = max(yy[0], 0.0)
         c = Ball(yy[0]) * Ball(self.mu) - Ball(self.gam) * matvec(self.L, yy[1:])
-        r = self.xt_ball(a) - c
+        r = self.mt_ball(a) - c
         g = Ball(a).sum() - r.sqr().sum() * Ball.recip(4 * self.lam)
         return g.lo(), a, yy
 
-    def upper(self, w: np.ndarray) -> tuple[float, np.ndarray]:
-        """Rigorous upper bound f(w') at a point w' proved feasible near w (inf if none is found)."""
+    def upper(self, w: np.ndarray) -> tuple[float, np.ndarray, float]:
+        """Rigorous upper bound f(w', b') at a point (w', b') proved feasible near w (inf if none is found)."""
         w = np.asarray(w, float)
-        G = self.constraint_hi(w)
-        if G > 0:
-            if self.dir is None:
-                return np.inf, w
-            gd = self.constraint_hi(self.dir)  # < 0
-            t = G / -gd
-            for _ in range(20):
-                cand = w + (t * (1 + 1e-9) + 1e-300) * self.dir
-                if self.constraint_hi(cand) <= 0:
-                    w = cand
-                    break
-                t *= 2.0
-            else:
-                return np.inf, w
-        s = Ball(1.0) - self.x_ball(w)
+        if self.bias:
+            Lw = matvec(self.L, w, transpose=True)
+            muw = Ball(self.mu).dot(Ball(w))
+            b = -float((Ball(self.gam) * Ball(Lw.norm_hi()) + muw).hi())  # gamma ||L'w|| + mu'w + b <= 0 exactly
+            if not np.isfinite(b):
+                return np.inf, w, 0.0
+            score = self.m_ball(w) + (muw + Ball(b))  # x_i'w + b = (x_i - mu)'w + (mu'w + b)
+        else:
+            G = self.cone_hi(w)
+            if G > 0:
+                if self.dir is None:
+                    return np.inf, w, 0.0
+                gd = self.cone_hi(self.dir)  # < 0
+                t = G / -gd
+                for _ in range(20):
+                    cand = w + (t * (1 + 1e-9) + 1e-300) * self.dir
+                    if self.cone_hi(cand) <= 0:
+                        w = cand
+                        break
+                    t *= 2.0
+                else:
+                    return np.inf, w, 0.0
+            b, score = 0.0, self.m_ball(w)
+        s = Ball(1.0) - score
         hinge = Ball(np.maximum(s.hi(), 0.0)).sum()
         f = Ball(self.lam) * Ball(w).sqr().sum() + hinge
-        return f.hi(), w
+        return f.hi(), w, b
 
     def _interior_direction(self):
         """A direction d with gamma ||L'd|| + mu'd < 0 proved (None when w = 0 is the only feasible point)."""
@@ -187,20 +292,19 @@ class _Problem:
             n = float(np.linalg.norm(dvec))
             if n > 0 and np.all(np.isfinite(dvec)):
                 dvec = dvec / n
-                if self.constraint_hi(dvec) < 0:
+                if self.cone_hi(dvec) < 0:
                     return dvec
         return None
 
 
 def _lipschitz(prob: _Problem, iters: int = 20, seed: int = 0) -> float:
-    """Estimate of ||[X', -mu, gamma L]||^2 / (2 lam) by power iteration (the starting step; FISTA adapts it)."""
+    """Estimate of ||[M', B]||^2 / (2 lam) by power iteration (the starting step; FISTA adapts it)."""
     rng = np.random.default_rng(seed)
-    v = rng.normal(size=prob.m + 1 + prob.k)
+    v = rng.normal(size=prob.m + prob.ny)
     s = 1.0
     for _ in range(iters):
-        alpha, y = prob.split(v)
-        r = prob.X.T @ alpha - y[0] * prob.mu + prob.gam * (prob.L @ y[1:])
-        v = np.concatenate([prob.X @ r, [-(prob.mu @ r)], prob.gam * (prob.L.T @ r)])
+        r = prob.res(v)
+        v = np.concatenate([prob.M @ r, prob.B.T @ r])
         s = float(np.linalg.norm(v))
         if s == 0:
             return 1.0
@@ -216,31 +320,36 @@ def _inputs(X_pos, mu, Sigma, lam, delta):
     return np.ascontiguousarray(X, dtype=float), mu, L, float(np.sqrt((1.0 - delta) / delta)), lam
 
 
-def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, tol: float = 1e-5, max_iter: int = 20000,
-                        check_every: int = 10, alpha0=None, y0=None, progress: bool = False) -> HingeMinimaxFit:
-    """Eq. (8) (no bias, squared regulariser) to a certified relative duality gap ``<= tol`` (when reached).
+def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol: float = 1e-5,
+                        max_iter: int = 20000, check_every: int = 10, alpha0=None, y0=None,
+                        progress: bool = False) -> HingeMinimaxFit:
+    """Eq. (8) (squared regulariser; a free bias with ``bias=True``) to a certified relative duality gap ``<= tol``
+    (when reached).
 
     Arguments as `programs.hinge_minimax`; ``lam > 0``. ``tol``: relative width of the rigorous interval to reach;
     ``max_iter``: accelerated-gradient iterations; ``check_every``: iterations between two certificates (each costs
     about two passes over X); ``alpha0`` (m,), ``y0`` (k+1,): a warm start (e.g. the fit at a neighbouring lam or
-    moments). The result's interval is rigorous whatever the status; ``certified`` says whether it met ``tol``.
+    moments; with a bias y0[0] is ignored: it is sum(alpha)). The result's interval is rigorous whatever the status;
+    ``certified`` says whether it met ``tol``.
     """
     t_start = time.perf_counter()
+    bias = validate.flag(bias, "bias")
     X, mu, L, gam, lam = _inputs(X_pos, mu, Sigma, lam, delta)
     tol = validate.scalar(tol, "tol", low=0.0, low_open=True)
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise InputError(f"max_iter must be a nonnegative integer; got {max_iter!r}")
     if isinstance(check_every, bool) or not isinstance(check_every, (int, np.integer)) or check_every < 1:
         raise InputError(f"check_every must be a positive integer; got {check_every!r}")
-    prob = _Problem(X, mu, L, gam, lam)
+    prob = _Problem(X, mu, L, gam, lam, bias)
     m, k = prob.m, prob.k
-    z0 = np.zeros(m + 1 + k)
+    z0 = np.zeros(m + prob.ny)
     if alpha0 is not None:
         z0[:m] = validate.vector(alpha0, "alpha0", size=m)
     if y0 is not None:
-        z0[m:] = validate.vector(y0, "y0", size=k + 1)
-    best = dict(lower=-np.inf, upper=np.inf, w=np.zeros(X.shape[1]), alpha=np.zeros(m), y=np.zeros(k + 1))
-    if prob.dir is None:  # w = 0 is the only feasible point: p* = f(0) = m exactly
+        yv = validate.vector(y0, "y0", size=k + 1)
+        z0[m:] = yv[1:] if bias else yv
+    best = dict(lower=-np.inf, upper=np.inf, w=np.zeros(X.shape[1]), b=0.0, alpha=np.zeros(m), y=np.zeros(k + 1))
+    if prob.dir is None and not bias:  # w = 0 is the only feasible point: p* = f(0) = m exactly
         best.update(upper=float(m))
     history = []
 
@@ -249,11 +358,11 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, tol: float = 1e-5, max_
         lo, a, yy = prob.lower(alpha, y)
         if lo > best["lower"]:
             best.update(lower=lo, alpha=a, y=yy)
-        if prob.dir is not None:
-            w = prob.residual(alpha, y) / (2 * lam)
-            up, wf = prob.upper(w)
+        if bias or prob.dir is not None:
+            w = prob.res(z) / (2 * lam)
+            up, wf, bf = prob.upper(w)
             if up < best["upper"]:
-                best.update(upper=up, w=wf)
+                best.update(upper=up, w=wf, b=bf)
         history.append(dict(iteration=it, lower=best["lower"], upper=best["upper"],
                             seconds=time.perf_counter() - t_start))
         return _rel(best["lower"], best["upper"]) <= tol
@@ -263,20 +372,21 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, tol: float = 1e-5, max_
         certify(res.x, res.iterations)
     lo, up = best["lower"], best["upper"]
     rel = _rel(lo, up)
-    w = best["w"]
-    objective = float(lam * (w @ w) + np.maximum(0.0, 1.0 - X @ w).sum())
+    w, b = best["w"], float(best["b"])
+    objective = float(lam * (w @ w) + np.maximum(0.0, 1.0 - (X @ w + b)).sum())
     certified = bool(rel <= tol)
-    status = "trivial" if prob.dir is None and certified else "optimal" if certified else "inaccurate"
-    return HingeMinimaxFit(w=w, objective=objective, lower=lo, upper=up, gap=up - lo, rel_gap=rel,
+    trivial = not bias and prob.dir is None
+    status = "trivial" if trivial and certified else "optimal" if certified else "inaccurate"
+    return HingeMinimaxFit(w=w, b=b, objective=objective, lower=lo, upper=up, gap=up - lo, rel_gap=rel,
                            certified=certified, status=status, alpha=best["alpha"], y=best["y"],
                            iterations=res.iterations, seconds=time.perf_counter() - t_start, history=history,
-                           info=dict(method="dual accelerated gradient", descent_status=res.status,
+                           info=dict(method="dual accelerated gradient", bias=bias, descent_status=res.status,
                                      evaluations=res.evaluations, checks=len(history)))
 
 
 def _fista(prob: _Problem, z, L: float, max_iter: int, check, check_every: int, progress: bool,
            shrink: float = 0.9) -> DescentResult:
-    """FISTA with backtracking and gradient restart on -g over box x Q (see the module docstring)."""
+    """FISTA with backtracking and gradient restart on -g over the dual set (see the module docstring)."""
     from tqdm.auto import tqdm
 
     rz = prob.res(z)
@@ -327,14 +437,15 @@ def _rel(lo: float, up: float) -> float:
 
 
 def solve_model(model, **options) -> HingeMinimaxFit:
-    """`solve_hinge_minimax` on a model built by `programs.hinge_minimax` (its current moments; ``bias=False``,
+    """`solve_hinge_minimax` on a model built by `programs.hinge_minimax` (its current moments and bias;
     ``squared_reg=True``, ``lam > 0``). ``options`` as `solve_hinge_minimax`."""
     from .programs import HingeMinimaxData
 
     data = getattr(model, "data", None)
     if not isinstance(data, HingeMinimaxData):
         raise InputError("solve_model takes a model built by hinge_minimax")
-    if data.bias or not data.squared_reg:
-        raise InputError("the structured hinge-minimax solver covers bias=False, squared_reg=True only; solve other "
-                         "variants with model.solve(backend='clarabel')")
-    return solve_hinge_minimax(data.X, data.mu, data.Sigma, data.lam, data.delta, **options)
+    what = covers(data.bias, data.squared_reg, data.lam)
+    if what is not None:
+        raise InputError(f"the structured hinge-minimax solver covers squared_reg=True, lam > 0 only; this model has "
+                         f"{what}: solve it with model.solve(backend='clarabel')")
+    return solve_hinge_minimax(data.X, data.mu, data.Sigma, data.lam, data.delta, bias=data.bias, **options)
