@@ -1,0 +1,84 @@
+"""What a certificate costs beside the solve (issue 15 item 1): ``check(model, sol)`` / ``model.solve()``.
+
+Cases: 002 ME2 local dual QP (`me2_paper.programs.me2_dual`, d = 6, as in `scale.py`), 004 kernel MPM (rbf,
+`hp_mpm_paper.kernels.kernel_mpm`), and a dense SOCP of the MPM form ``min ||F1 v|| + ||F0 v|| s.t. dmu'v = 1`` with
+p columns, p x p Gaussian F1, F0 whose columns are scaled from 1 to 1e-3 (the kernel coordinates' spread).
+Each case is solved ``--reps`` times with Clarabel; the minima of the solve and certify times are printed with
+their ratio, the verdict and the rigorous interval. Run with ``OMP_NUM_THREADS=1`` on a quiet machine::
+
+    python benchmarks/certify_cost.py [--reps 5] [cases ...]     # cases like 002:1000 004:1000 socp:300
+
+No wall-clock assertion anywhere: the figures are for reading (and for the issue's table).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+DEFAULT = ("002:1000", "002:3313", "004:1000", "socp:300")
+
+
+def dense_mpm(p: int, seed: int = 0):
+    """The MPM-form SOCP with dense p x p factors (module docstring)."""
+    from certiprog.model import Model, Variable, minimize, norm2
+
+    rng = np.random.default_rng(seed)
+    spread = np.geomspace(1.0, 1e-3, p)
+    F1 = rng.normal(size=(p, p)) * spread / np.sqrt(p)
+    F0 = rng.normal(size=(p, p)) * spread / np.sqrt(p)
+    dmu = rng.normal(size=p) + 0.5
+    v = Variable(p, "v")
+    model = Model(minimize(norm2(F1 @ v) + norm2(F0 @ v)), name=f"dense mpm p={p}")
+    model.add(dmu @ v == 1.0, name="normalization")
+    return model
+
+
+def build(case: str):
+    program, size = case.split(":")
+    size = int(size)
+    if program == "socp":
+        return dense_mpm(size)
+    import scale
+
+    d = {"002": 6, "004": 4, "000": 300, "003": 20}[program]
+    return scale.build_model(program, scale.instance(program, size, d, False))
+
+
+def measure(case: str, reps: int) -> str:
+    from certiprog.certificates import check
+
+    model = build(case)
+    solves, certs = [], []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        sol = model.solve(backend="clarabel")
+        t1 = time.perf_counter()
+        cert = check(model, sol)
+        t2 = time.perf_counter()
+        solves.append(t1 - t0)
+        certs.append(t2 - t1)
+    s, c = min(solves), min(certs)
+    lo, hi = cert.interval if cert.interval is not None else (-np.inf, np.inf)
+    program, size = case.split(":")
+    return f"| {program} | {size} | {1e3 * c:.1f} | {1e3 * s:.1f} | {c / s:.3f} | {cert.verdict} | [{lo:.12g}, {hi:.12g}] |"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="*", default=list(DEFAULT), help="program:size, e.g. 002:1000 004:2000 socp:1000")
+    ap.add_argument("--reps", type=int, default=5, help="solves and certificates per case (minima reported)")
+    args = ap.parse_args(argv)
+    print("| program | size | certify ms | solve ms | certify / solve | verdict | interval |")
+    print("|---|---|---|---|---|---|---|")
+    for case in args.cases:
+        print(measure(case, max(1, args.reps)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
