@@ -166,6 +166,18 @@ def _exp_bracket(V: np.ndarray) -> tuple:
     return lo, hi
 
 
+def _bisect(lo: np.ndarray, hi: np.ndarray, root_above) -> tuple:
+    """Vectorised bisection of the brackets [lo, hi] down to adjacent floats (200 halvings at most): each step keeps
+    the upper half where ``root_above(mid)`` is True, the lower half elsewhere. Returns the final (lo, hi)."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if np.all((mid == lo) | (mid == hi)):
+            break
+        up = root_above(mid)
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    return lo, hi
+
+
 def _exp_project(V: np.ndarray) -> tuple:
     """Euclidean projections of the rows of V (k x 3) onto K_exp and onto its polar, following Friberg (2021):
     cheap candidates first, else the univariate root rho of `_exp_h` (bisection, vectorised), keeping the
@@ -197,12 +209,7 @@ def _exp_project(V: np.ndarray) -> tuple:
             span = np.maximum(hi - lo, 1.0)
             lo = np.where(bad_lo, np.maximum(lo - span, -745.0), lo)
             hi = np.where(bad_hi, np.minimum(hi + span, 709.0), hi)
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if np.all((mid == lo) | (mid == hi)):
-                break
-            up = _exp_h(W, mid) < 0
-            lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+        lo, hi = _bisect(lo, hi, lambda mid: _exp_h(W, mid) < 0)
         rho = 0.5 * (lo + hi)
         with np.errstate(over="ignore", invalid="ignore"):
             quad = rho * (rho - 1) + 1
@@ -247,12 +254,7 @@ def _pownd_project(V: np.ndarray, alpha: np.ndarray) -> np.ndarray:
             with np.errstate(divide="ignore"):
                 return np.exp(np.log(np.maximum(xr, 0.0)) @ a) - r, xr
 
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if np.all((mid == lo) | (mid == hi)):
-                break
-            up = phi(mid)[0] > 0
-            lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+        lo, hi = _bisect(lo, hi, lambda mid: phi(mid)[0] > 0)
         r = lo  # phi(lo) >= 0: the point lies in the cone
         xr = phi(r)[1]
         cand = np.concatenate([xr, (np.sign(z[idx]) * r)[:, None]], axis=1)
