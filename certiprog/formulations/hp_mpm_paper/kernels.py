@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import qr, solve_triangular
 from scipy.spatial.distance import cdist
 
 from certiprog.errors import InputError
@@ -267,7 +267,7 @@ def pivoted_cholesky(kernel, X, *, rank_tol: float = 1e-10, max_rank: int | None
     d = np.clip(d, 0.0, None)
     diag = d.copy()
     tol = rank_tolerance(max_diag, m, max_diag, rank_tol)
-    cap = max(min(max_rank, 64), 1)
+    cap = max(min(max_rank, 256 if max_rank == m else max_rank), 1)  # no limit given: grow by doubling
     G = np.zeros((m, cap), order="F")
     pivots, values, traces = [], [], [float(d.sum())]
     for j in range(max_rank):
@@ -351,8 +351,11 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
             raise InputError(f"factor must be a PivotedCholesky of the {m} stacked training points")
         factor = factor.truncated(rank_tol, max_rank)
     G, S = factor.G, factor.pivots
+    G1, G0 = G[:n1], G[n1:]
+    g1, g0 = G1.mean(axis=0), G0.mean(axis=0)
+    R1, R0 = _compress(G1 - g1), _compress(G0 - g0)  # R_j^T R_j = n_j Σ̂_j (class scatter of the features)
     C = G - G.mean(axis=0)
-    lam, V = np.linalg.eigh(C.T @ C)  # the nonzero spectrum of H G G^T H (the Nyström H K H)
+    lam, V = np.linalg.eigh(C.T @ C)  # G^T H G: its spectrum is the nonzero one of H G G^T H (the Nyström H K H)
     lam_max = max(float(lam[-1]), 0.0) if lam.size else 0.0
     tol = rank_tolerance(factor.max_diag, m, lam_max, rank_tol)
     keep = lam > tol
@@ -365,10 +368,8 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
             "'scale'); otherwise check that the features vary")
     V = V[:, keep]
     p = V.shape[1]
-    G1, G0 = G[:n1], G[n1:]
-    g1, g0 = G1.mean(axis=0), G0.mean(axis=0)
-    F1 = _compress((G1 - g1) @ V / np.sqrt(n1), p)
-    F0 = _compress((G0 - g0) @ V / np.sqrt(n0), p)
+    F1 = _compress(R1 @ V / np.sqrt(n1))  # ||F_j v||^2 = v^T V^T Σ̂_j(G) V v: the biased class covariances
+    F0 = _compress(R0 @ V / np.sqrt(n0))
     basis = solve_triangular(factor.L, V, trans="T", lower=True, check_finite=False)  # gamma_S = L^{-T} V v
     left = factor.residual_trace + float(np.clip(lam[~keep], 0, None).sum())
     spread = left / max(float(np.clip(lam, 0, None).sum()) + factor.residual_trace, 1e-300)
@@ -377,13 +378,12 @@ def kernel_class_moments(X1, X0, kernel="rbf", gamma: float | None = None, *, ra
                          pivots=S, residual_trace=factor.residual_trace, kernel_trace=float(factor.residual_traces[0]))
 
 
-def _compress(F, r: int) -> np.ndarray:
-    """An r x r triangular factor with the same F^T F when F has more rows than columns (smaller SOCP)."""
-    if F.shape[0] <= r:
+def _compress(F) -> np.ndarray:
+    """An upper-triangular factor with the same ``F^T F`` and at most as many rows as columns (QR's R; F itself
+    when it has no more rows than columns): a smaller SOCP, and no squaring of F's condition number."""
+    if F.shape[0] <= F.shape[1]:
         return F
-    from scipy.linalg import qr
-
-    return np.triu(qr(F, mode="r", check_finite=False)[0])
+    return np.triu(qr(F, mode="r", check_finite=False)[0][:F.shape[1]])  # mode="r" returns R as (rows, cols)
 
 
 def kernel_mpm(X1, X0, kernel="rbf", gamma: float | None = None, rank_tol: float = 1e-10,
