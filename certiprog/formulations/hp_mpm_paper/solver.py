@@ -274,9 +274,10 @@ def _mpm_newton(G1, G0, d, v, max_iter):
 def _mpm_barrier(G1, G0, d, v, tau, tau_max, max_steps):
     """Log-barrier path following for (3) in epigraph form: ``min tau (t1 + t0) - sum_j log(t_j^2 - v'G_j v)`` on
     ``d^T v = 1``; self-concordant (parameter 2 per cone), so damped Newton never stalls near a kink. The t_j are
-    eliminated: the Newton system is the p x p Schur complement ``sum_j 2 G_j / rho_j + c_j a_j a_j^T`` (rho_j =
+    eliminated: the Newton system is the p x p Schur complement ``sum_j 2 G_j / rho_j + beta_j a_j a_j^T`` (rho_j =
     t_j^2 - q_j, a_j = G_j v) bordered by d. tau grows x10 per stage up to ``tau_max``. Yields (v, w1, w0, steps so far) at
-    the end of each stage: ``y_j = w_j F_j v``, ``w_j = 2 / (tau rho_j)``, is the central-path dual."""
+    the end of each stage: ``y_j = w_j F_j v``, ``w_j = 1 / t_j`` (= 2 / (tau rho_j) on the central path, and
+    ``||y_j|| = s_j / t_j < 1`` anywhere), is the central-path dual, its gap 4 / tau."""
     p = d.size
     v = v / float(d @ v)
     q = [max(float(v @ (G @ v)), 0.0) for G in (G1, G0)]
@@ -296,45 +297,58 @@ def _mpm_barrier(G1, G0, d, v, tau, tau_max, max_steps):
     while steps < max_steps:
         for _ in range(50):
             steps += 1
-            S = np.zeros((p, p))
+            S0 = np.zeros((p, p))
             rhs = np.zeros(p)
             parts = []
             for G, tj in ((G1, t[0]), (G0, t[1])):
                 a = G @ v
-                rho = tj * tj - float(v @ a)
+                q = float(v @ a)
+                rho = tj * tj - q
                 gt = tau - 2 * tj / rho
                 htt = -2 / rho + 4 * tj * tj / rho ** 2
                 htv = -4 * tj / rho ** 2  # times a
-                S += (2 / rho) * G + (4 / rho ** 2 - htv * htv / htt) * np.outer(a, a)
-                gv = (2 / rho) * a
-                rhs += -gv + (htv * gt / htt) * a
-                parts.append((a, gt, htt, htv))
-            S = 0.5 * (S + S.T)
-            cf = _chol(S)
-            if cf is None or not np.all(np.isfinite(S)):
+                S0 += (2 / rho) * G
+                rhs += -(2 / rho) * a + (htv * gt / htt) * a
+                # the eliminated t_j adds beta_j a_j a_j^T, beta_j = 4/rho^2 - htv^2/htt = -4 / (rho (t^2 + q)) < 0
+                parts.append((a, gt, htt, htv, -4.0 / (rho * (tj * tj + q))))
+            # S = S0 + A diag(beta) A^T is PD but nearly singular along v at the cone boundary: factor only S0 (PD
+            # when [F1; F0] has full column rank) and apply the rank-2 term by Sherman-Morrison-Woodbury
+            cf = _chol(0.5 * (S0 + S0.T))
+            if cf is None or not np.all(np.isfinite(S0)):
                 return
-            Sr, Sd = sla.cho_solve(cf, rhs), sla.cho_solve(cf, d)
+            A = np.column_stack([pt[0] for pt in parts])
+            SA = sla.cho_solve(cf, A)
+            cap = np.diag([1.0 / pt[4] for pt in parts]) + A.T @ SA
+
+            def solve(r):
+                y = sla.cho_solve(cf, r)
+                return y - SA @ np.linalg.solve(cap, A.T @ y)
+
+            try:
+                Sr, Sd = solve(rhs), solve(d)
+            except np.linalg.LinAlgError:
+                return
             dv = Sr - (float(d @ Sr) / float(d @ Sd)) * Sd
-            dt = [-(gt + htv * float(a @ dv)) / htt for a, gt, htt, htv in parts]
+            dt = [-(gt + htv * float(a @ dv)) / htt for a, gt, htt, htv, _ in parts]
             # Newton decrement^2 = -grad . step
             dec = -sum(((2 / (t[j] * t[j] - float(v @ parts[j][0]))) * float(parts[j][0] @ dv) + parts[j][1] * dt[j])
                        for j in range(2))
-            if dec < 1e-10:
+            if not dec > 1e-9:  # centred (Newton decrement^2): the central-path dual is accurate
                 break
+            # self-concordance: the damped step 1/(1 + lambda) (full step once lambda^2 < 1/4) decreases phi and stays
+            # feasible, so no line search on phi (whose value ~ tau f is too large to compare in floats at the end)
             step = 1.0 if dec < 0.25 else 1.0 / (1.0 + math.sqrt(dec))
-            base = phi(v, t, tau)
             while step > 1e-12:
                 vn = v + step * dv
                 vn = vn / float(d @ vn)
                 tn = [t[0] + step * dt[0], t[1] + step * dt[1]]
-                if phi(vn, tn, tau) <= base - 0.25 * step * dec:
+                if phi(vn, tn, tau) < math.inf:  # inside both cones
                     break
                 step *= 0.5
             else:
                 break
             v, t = vn, tn
-        rho = [t[0] * t[0] - float(v @ (G1 @ v)), t[1] * t[1] - float(v @ (G0 @ v))]
-        yield v, 2 / (tau * rho[0]), 2 / (tau * rho[1]), steps
+        yield v, 1.0 / t[0], 1.0 / t[1], steps
         if tau >= tau_max:
             return
         tau *= 10.0
@@ -446,7 +460,8 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
     stages = barrier_steps = 0
     if not done and sigma > 0:  # (sigma = 0: no lower end can be proved, the barrier would not help)
         f = best["upper"]
-        for vb, w1, w0, k in _mpm_barrier(G1, G0, d, v, 10.0 / f, 40.0 / (0.01 * tol * f), 10 * max_iter):
+        # gap of the central path = 4 / tau: stop at 0.05 tol f (further, rho_j = t_j^2 - q_j loses its digits)
+        for vb, w1, w0, k in _mpm_barrier(G1, G0, d, v, 10.0 / f, 4.0 / (0.05 * tol * f), 10 * max_iter):
             stages, barrier_steps = stages + 1, k
             v = vb
             if consider(vb, (w1, w0)):
