@@ -958,7 +958,9 @@ def _gram_lambda_min(M: np.ndarray) -> float:
     # underflows then is below 1e-290 per operation: the absolute term e0 covers it); undone exactly at the end
     e = -int(np.frexp(big)[1])
     M = np.ldexp(M, e)
-    G = M.T @ M
+    # G = M'M by a symmetric rank-r update (half a GEMM's work; only the upper triangle is formed, the one the
+    # Cholesky factorisation reads); M.T of a C-ordered M is Fortran-ordered, so BLAS takes it without a copy
+    G = sla.blas.dsyrk(1.0, np.asfortranarray(M.T), trans=0, lower=0)
     fro2 = float(np.einsum("ij,ij->", M, M)) * (1 + 4 * (M.size + 4) * _U) + 1e-300
     e0 = 4.0 * (r + p + 4) * p * 1e-290
     e1 = gamma(r + 1) * fro2 * (1 + 8 * _U) + e0
