@@ -24,7 +24,9 @@ backend lists (slow: SCIP through Pyomo did not finish error_clumping 'large' in
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -33,6 +35,11 @@ from certiprog.errors import BackendError
 from certiprog.formulations import error_clumping, hinge_minimax, mcp, me2_dual, mpm
 from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
 from certiprog.solvers import available_backends, compile_model, get_backend, solve_conic
+
+BENCH_DIR = str(Path(__file__).resolve().parent)
+if BENCH_DIR not in sys.path:  # _measuring.py beside this file, also when a test loads this file by path
+    sys.path.insert(0, BENCH_DIR)
+from _measuring import best_of  # noqa: E402
 
 #: data sizes per program: small, large
 SIZES = {
@@ -86,16 +93,6 @@ def combinations(all_solvers: bool) -> list[tuple[str, str | None]]:
         if all_solvers:
             out += [(name, s) for s in b.solvers() if str(s).upper() != str(b.default_solver).upper()]
     return out
-
-
-def best_of(fn, repeats: int):
-    """(smallest wall time, last result) of ``repeats`` runs (the machine is shared: the minimum is honest)."""
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 #: how backends word a refusal of a problem class by one of their solvers (raised or reported before solving)

@@ -15,11 +15,13 @@ import time
 
 import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
 
 from certiprog.formulations import error_clumping, hinge_minimax
 from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
 from certiprog.solvers import solve_conic
+
+from _measuring import best_of
+from _references import cvxpy_error_clumping
 
 
 def hinge_instance(n, d, rng):
@@ -34,24 +36,6 @@ def cvxpy_hinge(X, mu, Sigma, lam, delta):
     gamma = np.sqrt((1 - delta) / delta)
     return cp.Problem(cp.Minimize(lam * cp.sum_squares(w) + cp.sum(cp.pos(1 - X @ w))),
                       [gamma * cp.norm(L.T @ w) + mu @ w <= 0])
-
-
-def cvxpy_clumping(X, y, A, eta, lam):
-    m = X.shape[0]
-    Theta = sp.identity(m, format="csr") - (eta / (m - 1)) * A
-    w, xi = cp.Variable(X.shape[1]), cp.Variable(m)
-    obj = lam / 2 * cp.sum_squares(w) + cp.quad_form(xi, cp.psd_wrap(Theta)) / (2 * m)
-    return cp.Problem(cp.Minimize(obj), [xi >= 0, xi >= 1 - cp.multiply(y, X @ w)])
-
-
-def best_of(fn, repeats):
-    """Smallest wall time of ``repeats`` runs (the machine is shared: the minimum is the honest figure)."""
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def measure(build, cvx_build, repeats=3):
@@ -85,7 +69,7 @@ def main(argv=None):
         A = neighbourhood_graph(X, 1.2)  # data preparation shared by both sides, timed apart
         t_graph = time.perf_counter() - t0
         ours, solve, theirs, st = measure(lambda: error_clumping(X, y, rho=1.2, eta=0.5, lam=0.1, graph=A),
-                                          lambda: cvxpy_clumping(X, y, A, 0.5, 0.1))
+                                          lambda: cvxpy_error_clumping(X, y, A, 0.5, 0.1))
         print(f"{'error_clumping':16s} {f'{m}x10':>13s} {ours:15.3f} {solve:17.3f} {theirs:16.3f} "
               f"{ours / solve:14.3f} {theirs / ours:11.1f}  {st}  (graph {t_graph:.3f} s, both sides)")
 

@@ -36,10 +36,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import tempfile
 import time
+
+from _measuring import peak_rss_kb, record_peaks, run_isolated
+from _references import cvxpy_error_clumping
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -68,7 +70,6 @@ def _imports():
 
 def _measure(job: dict) -> dict:
     """One measurement in a fresh process: its result plus peak RSS (kB) and tracemalloc's peak."""
-    import resource
     import tracemalloc
 
     import numpy as np
@@ -76,7 +77,7 @@ def _measure(job: dict) -> dict:
 
     _imports()
     if job["kind"] == "baseline":
-        return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        return dict(rss_kb=peak_rss_kb())
     X, y, rho = _instance(job["m"], job["fraction"])
     out: dict = {}
     if job["kind"] == "graph":
@@ -110,29 +111,12 @@ def _measure(job: dict) -> dict:
         else:
             import cvxpy as cp
 
-            m = X.shape[0]
-            Theta = sp.identity(m, format="csr") - (eta / (m - 1)) * A
-            w, xi = cp.Variable(X.shape[1]), cp.Variable(m)
-            obj = lam / 2 * cp.sum_squares(w) + cp.quad_form(xi, cp.psd_wrap(Theta)) / (2 * m)
-            prob = cp.Problem(cp.Minimize(obj), [xi >= 0, xi >= 1 - cp.multiply(y, X @ w)])
+            prob = cvxpy_error_clumping(X, y, A, eta, lam)
             prob.solve(solver=cp.CLARABEL)
             out.update(objective=float(prob.value), status=prob.status,
                        solver_seconds=float(prob.solver_stats.solve_time or float("nan")))
         out["seconds"] = time.perf_counter() - t0
-    out["heap_mb"] = tracemalloc.get_traced_memory()[1] / 2 ** 20
-    tracemalloc.stop()
-    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return out
-
-
-def run_isolated(job: dict, timeout: float | None = None) -> dict:
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(1, maxtasksperchild=1) as pool:
-        res = pool.apply_async(_measure, (job,))
-        try:
-            return res.get(timeout=timeout)
-        except mp.TimeoutError:
-            return dict(timeout=timeout)
+    return record_peaks(out)
 
 
 def _t(s) -> str:
@@ -153,7 +137,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
     args = ap.parse_args(argv)
     m = 2000 if args.quick else args.m
-    base = run_isolated(dict(kind="baseline"))["rss_kb"]
+    base = run_isolated(_measure, dict(kind="baseline"))["rss_kb"]
     inst = dict(m=m, fraction=args.fraction)
     report = dict(m=m, fraction=args.fraction, eta=args.eta, lam=args.lam, tol=args.tol, graphs={}, solves={},
                   baseline_rss_kb=base, load=os.getloadavg()[0])
@@ -168,7 +152,7 @@ def main(argv=None) -> dict:
         graphs = {}
         for g in (["blas"] + [g for g in args.graphs if g != "blas"]):
             path = os.path.join(tmp, f"{g}.npz")
-            r = run_isolated(dict(kind="graph", method=g, save=path, **inst), timeout=args.timeout)
+            r = run_isolated(_measure, dict(kind="graph", method=g, save=path, **inst), timeout=args.timeout)
             report["graphs"][g] = r
             if "timeout" not in r:
                 graphs[g] = sp.load_npz(path)
@@ -189,7 +173,7 @@ def main(argv=None) -> dict:
         gpath = os.path.join(tmp, "blas.npz")
         for p in args.paths:
             job = dict(kind="solve", path=p, graph=gpath, eta=args.eta, lam=args.lam, tol=args.tol, **inst)
-            report["solves"][p] = run_isolated(job, timeout=args.timeout)
+            report["solves"][p] = run_isolated(_measure, job, timeout=args.timeout)
     s, c = report["solves"].get("structured"), report["solves"].get("cvxpy")
     print("\n| eq. (1) solver | time (graph given) | vs structured | objective | certified interval | rel. gap | "
           "peak RSS | peak heap |\n|---|---|---|---|---|---|---|---|")

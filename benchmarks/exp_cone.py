@@ -28,6 +28,8 @@ import numpy as np
 import certiprog as c
 from certiprog.certificates import check
 
+from _measuring import traced_heap_mb
+
 SIZES = {"logistic": [(500, 10), (2000, 20), (8000, 30)], "entropy": [(200, 5), (2000, 10), (20000, 20)]}
 
 
@@ -60,8 +62,7 @@ def run(program: str, size: tuple, seed: int = 0) -> dict:
     model, _ = make(*size, np.random.default_rng(seed))  # peak memory in a run of its own (tracemalloc is slow)
     tracemalloc.start()
     check(model, model.solve(backend="clarabel", solver="clarabel"))
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
+    peak = traced_heap_mb()
     model, ref = make(*size, np.random.default_rng(seed))
     t0 = time.perf_counter()
     model.compile().assemble()

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import time
+
+from _measuring import peak_rss_kb, record_peaks, run_isolated
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -42,7 +43,6 @@ def _data(name: str):
 
 def _measure(job: dict) -> dict:
     """Run one measurement (in a fresh process): returns its result plus peak RSS (kB) and tracemalloc peak."""
-    import resource
     import tracemalloc
 
     import numpy as np
@@ -54,7 +54,7 @@ def _measure(job: dict) -> dict:
 
     import cvxpy  # noqa: F401
     if job["kind"] == "baseline":
-        return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        return dict(rss_kb=peak_rss_kb())
     Xs, ys, fold_seed = _data(job["dataset"])
     tracemalloc.start()
     t0 = time.perf_counter()
@@ -83,16 +83,7 @@ def _measure(job: dict) -> dict:
                    max_rel_gap=max([s.rel_gap for s in sols] + [t.max_rel_gap for t in tuned]),
                    mu=[t.mu for t in tuned], lam=[t.lam for t in tuned])
     out["seconds"] = time.perf_counter() - t0
-    out["heap_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return out
-
-
-def run_isolated(job: dict) -> dict:
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(_measure, (job,))
+    return record_peaks(out)
 
 
 def _fmt_t(s: float, approx: bool = False) -> str:
@@ -113,7 +104,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
     args = ap.parse_args(argv)
     pairs = [tuple(float(v) for v in p.split(",")) for p in args.pairs]
-    base = run_isolated(dict(kind="baseline"))["rss_kb"]
+    base = run_isolated(_measure, dict(kind="baseline"))["rss_kb"]
     report = dict(baseline_rss_kb=base, local=[], fit=[])
     print(f"# ME2 local solver benchmark (BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, cpu count "
           f"{os.cpu_count()}, load {os.getloadavg()[0]:.1f})\n")
@@ -122,7 +113,7 @@ def main(argv=None) -> dict:
         print("| (mu, lam) | path | time | vs dedicated | primal | rel. gap | max |M - M_ded|_F | peak RSS | "
               "peak heap |\n|---|---|---|---|---|---|---|---|---|")
         for pair in pairs:
-            res = {p: run_isolated(dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
+            res = {p: run_isolated(_measure, dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
             ref = res.get("dedicated")
             for p, r in res.items():
                 dM = np.abs(np.array(r["M"]) - np.array(ref["M"])).max() if ref else float("nan")
@@ -143,12 +134,12 @@ def main(argv=None) -> dict:
             job = dict(kind="fit", dataset=name, path=p)
             if p != "dedicated" and not args.full:
                 job["centres"] = args.centres
-            fits[p] = r = run_isolated(job)
+            fits[p] = r = run_isolated(_measure, job)
             r["full_seconds"] = r["seconds"] * r["n_total"] / r["n_models"]
             report["fit"].append(dict(dataset=name, path=p, **r))
         if "dedicated" in fits and not args.full:  # the same first centres on the dedicated path, for the ratio
-            fits["dedicated (same centres)"] = r = run_isolated(dict(kind="fit", dataset=name, path="dedicated",
-                                                                     centres=args.centres))
+            job = dict(kind="fit", dataset=name, path="dedicated", centres=args.centres)
+            fits["dedicated (same centres)"] = r = run_isolated(_measure, job)
             r["full_seconds"] = r["seconds"] * r["n_total"] / r["n_models"]
         ref = fits.get("dedicated")
         for p, r in fits.items():

@@ -1,0 +1,57 @@
+"""How the benchmarks measure, written once: best-of-N wall time, peak memory (tracemalloc's heap peak and the
+process's peak resident set) and one measurement in a fresh spawned process, so that its peak memory is its own.
+
+The scripts import it by name (``from _measuring import ...``): ``python benchmarks/<name>.py`` puts this folder on
+``sys.path``; a script that tests load by file path puts it there itself.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import resource
+import time
+import tracemalloc
+
+__all__ = ["best_of", "peak_rss_kb", "traced_heap_mb", "record_peaks", "run_isolated"]
+
+
+def best_of(fn, repeats: int):
+    """(smallest wall time, last result) of ``repeats`` runs of ``fn()`` (the machine is shared: the minimum is the
+    honest figure)."""
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def peak_rss_kb() -> int:
+    """This process's peak resident set size so far, in kB (``ru_maxrss`` on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def traced_heap_mb() -> float:
+    """tracemalloc's peak since ``tracemalloc.start()`` in MB (Python and numpy allocations, not native solvers'
+    memory); stops tracing."""
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return peak
+
+
+def record_peaks(out: dict) -> dict:
+    """``out`` with ``heap_mb`` (`traced_heap_mb`) and ``rss_kb`` (`peak_rss_kb`): the end of a measurement."""
+    out["heap_mb"] = traced_heap_mb()
+    out["rss_kb"] = peak_rss_kb()
+    return out
+
+
+def run_isolated(measure, job: dict, timeout: float | None = None) -> dict:
+    """``measure(job)`` in a fresh spawned process (``measure`` importable at module level), its dict returned;
+    ``{"timeout": timeout}`` when it takes longer than ``timeout`` seconds (None: no limit)."""
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1, maxtasksperchild=1) as pool:
+        res = pool.apply_async(measure, (job,))
+        try:
+            return res.get(timeout=timeout)
+        except mp.TimeoutError:
+            return dict(timeout=timeout)
