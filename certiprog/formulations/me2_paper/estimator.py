@@ -40,7 +40,7 @@ from certiprog.errors import InputError
 from .decision import check_rule, rank_thresholds, rule_scores
 from .local_solver import DEFAULT_TOL, LOCAL_METHODS, local_method
 from .programs import me2_fit
-from .tuning import PAPER_LAM, PAPER_MU, PREFER, tune_local
+from .tuning import PAPER_LAM, PAPER_MU, PREFER, positive_grid, tune_local
 
 __all__ = ["ME2Classifier"]
 
@@ -113,9 +113,7 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
                                  f"({available_backends()})")
         tol = validate.scalar(self.tol, "tol", low=0.0, low_open=True)
         for name, grid in (("mu_grid", self.mu_grid), ("lam_grid", self.lam_grid)):
-            g = validate.vector(grid, f"{name} (the local tuning's grid)")
-            if g.size == 0 or np.any(g <= 0):
-                raise InputError(f"{name} must hold one or more numbers > 0; got {grid!r:.80}")
+            positive_grid(grid, name)
         validate.integer(self.cv, "cv (folds of the local tuning)", low=2)
         if self.n_jobs is not None:
             validate.integer(self.n_jobs, "n_jobs (joblib workers; None, -1 or a positive integer)", low=-1)

@@ -44,7 +44,7 @@ from certiprog.experiments.runner import Task, number_list
 
 from .tables import DATASETS as PAPER_DATASETS
 from .tables import METHODS, paper_value
-from .tuning import PAPER_LAM, PAPER_MU
+from .tuning import PAPER_LAM, PAPER_MU, positive_grid
 
 VERSION = "1"
 BASELINES = METHODS[:-1]
@@ -154,9 +154,7 @@ def validate_config(cfg: Config) -> None:
         if not 0 < r < 0.5:
             raise InputError(f"Fig. 3 rates are positive rates in (0, 0.5), got {r}")
     for key in ("mu_grid", "lam_grid", "C_grid", "gamma_grid"):
-        g = np.asarray(getattr(cfg, key), float)
-        if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
-            raise InputError(f"{key} must hold positive finite numbers, got {getattr(cfg, key)}")
+        positive_grid(getattr(cfg, key), key)
 
 
 def run(args) -> dict:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Record
 
@@ -44,7 +45,16 @@ PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
 PREFER = ("simple", "grid")
 
-__all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "tune_centre", "tune_local", "tuning_folds"]
+__all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "positive_grid", "tune_centre", "tune_local", "tuning_folds"]
+
+
+def positive_grid(grid, name: str) -> np.ndarray:
+    """A grid of parameter values (``mu_grid``, ``lam_grid``, the baselines' ``C_grid``, ...) as a flat float array:
+    one or more finite numbers > 0, else InputError naming ``name``."""
+    g = validate.vector(grid, f"{name} (a grid of parameter values)")
+    if g.size == 0 or np.any(g <= 0):
+        raise InputError(f"{name} must hold one or more numbers > 0; got {grid!r:.80}")
+    return g
 
 
 @dataclass(eq=False)
@@ -174,9 +184,7 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
     if prefer not in PREFER:
         raise InputError(f"prefer must be one of {PREFER}; got {prefer!r}")
     for name, grid in (("mu_grid", mu_grid), ("lam_grid", lam_grid)):
-        g = np.asarray(grid, float).ravel()
-        if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
-            raise InputError(f"{name} must hold positive finite numbers; got {grid!r}")
+        positive_grid(grid, name)
     folds = tuning_folds(y_pos, cv, random_state)
     jobs = local_tasks(X, y_pos, folds)
     if rows is not None:
