@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, number_list
 
 from .tables import DIGITS, EXTRACTION_NOTES, TABLE1, check_text_statements, paper_error, paper_overall
@@ -493,12 +494,9 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
         w = csv.DictWriter(fh, fieldnames=["split", "eta", "round", "test_error", "train_error"])
         w.writeheader()
         w.writerows(fig2_rows(fig2))
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
     from .plots import plot_fig1, plot_fig2
+
+    plt = pyplot()
 
     if have_fig1:
         a, b = by_eta[0.0], by_eta[0.5]

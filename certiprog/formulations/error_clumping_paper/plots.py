@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.plotting import pyplot
 
 from .algorithm1 import algorithm1
 from .learner import fit_error_clumping
@@ -68,10 +69,7 @@ def convergence_data(X, y, rho, eta, lam, passes: float = 50, seed=0, solvers=SO
 
 def plot_convergence(data: dict, path=None, title: str | None = None):
     """Draw `convergence_data`'s result (module docstring); save a PNG at ``path`` when given. Returns the figure."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     low = data["lower"]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
@@ -105,15 +103,6 @@ def plot_convergence(data: dict, path=None, title: str | None = None):
     return fig
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def plot_fig1(score_x, score_y, digits, path=None, labels=("w_0", "w_0.5"), title=None, max_points=4000, seed=0):
     """Fig. 1: the training points of digit 0 (blue) and 1 (red) at (<w_a, x>, <w_b, x>) (``score_x``,
     ``score_y``: decision values of the two classifiers; ``digits``: each point's digit; other digits are left
@@ -124,7 +113,7 @@ def plot_fig1(score_x, score_y, digits, path=None, labels=("w_0", "w_0.5"), titl
     sx, sy, dg = (np.asarray(a).ravel() for a in (score_x, score_y, digits))
     if not (sx.shape == sy.shape == dg.shape) or not (np.all(np.isfinite(sx)) and np.all(np.isfinite(sy))):
         raise InputError("score_x, score_y and digits must be finite arrays of one length")
-    plt = _pyplot()
+    plt = pyplot()
     rng = np.random.default_rng(seed)
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for digit, colour in ((0, "tab:blue"), (1, "tab:red")):
@@ -157,7 +146,7 @@ def plot_fig2(curves, path=None, title=None):
     (eta = 0 dashed: without clumping). Returns the figure; saves a PNG at ``path`` when given."""
     if not curves:
         raise InputError("plot_fig2 needs at least one curve")
-    plt = _pyplot()
+    plt = pyplot()
     splits = list(dict.fromkeys(c["split"] for c in curves))
     cols = min(len(splits), 3)
     rows = -(-len(splits) // cols)

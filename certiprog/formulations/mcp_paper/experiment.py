@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, run_tasks
 from certiprog.formulations.mcp_paper.programs import exact_backend
 from certiprog.model.index_sets import sample_lq_ball
@@ -609,11 +610,7 @@ def summary_markdown(result: dict, level: float = 0.05) -> str:
 
 
 def plot_generalisation(records: list, path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.6))
     for i, r in enumerate(records):
         c = r["mcp"]["curve"]
@@ -635,11 +632,7 @@ def plot_generalisation(records: list, path: Path, title: str) -> None:
 
 
 def plot_capacity(rows: list, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
     for fig_name, marker, ax, xkey in (("3c-P", "o", axes[0], "PD_over_N"), ("3c-D", "x", axes[0], "PD_over_N"),
                                        ("3d", "o", axes[1], "R0")):
@@ -662,11 +655,7 @@ def plot_capacity(rows: list, path: Path) -> None:
 
 def plot_convergence(history: list, path: Path, title: str = "MCP convergence") -> None:
     """Objective F(w^(k)) and worst violation delta_k per iteration (log scale) from an MCP history."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     k = [h["iteration"] for h in history]
     fig, ax = plt.subplots(figsize=(5, 3.4))
     ax.plot(k, [h["objective"] for h in history], color="tab:blue")

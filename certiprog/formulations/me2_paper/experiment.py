@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, number_list
 
 from .tables import DATASETS as PAPER_DATASETS
@@ -503,13 +504,9 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
         w.writeheader()
         w.writerows(fig)
     if fig:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         from .plots import plot_fig3
 
+        plt = pyplot()
         f = plot_fig3(fig)
         f.savefig(paths["fig3.png"], dpi=110)
         plt.close(f)
