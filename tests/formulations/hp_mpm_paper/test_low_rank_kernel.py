@@ -204,6 +204,10 @@ def test_estimators_record_the_pivots_and_predict_from_them():
         assert est.X_fit_.shape == (25, 2) and est.dual_coef_.shape == (1, 25)
         np.testing.assert_allclose(est.decision_function(X),
                                    rbf_kernel(X, est.X_fit_, 0.5) @ est.dual_coef_[0] + est.intercept_[0])
+        if isinstance(est, MPMClassifier):  # a rigorous enclosure of kappa*^{-1} = the SOCP's optimum
+            lo, hi = sol["interval"]
+            assert lo <= sol["objective"] * (1 + 1e-7) and sol["objective"] <= hi * (1 + 1e-7) and hi - lo <= 1e-5 * hi
+            assert sol["certify_time"] >= 0
         s = est.decision_function(X)  # each class's training error is within the reported bound
         assert max(np.mean(s[y == 1] <= 0), np.mean(s[y == 0] > 0)) <= est.worst_case_error_ + 1e-9
     full = MPMClassifier(kernel="rbf", gamma=0.5, max_rank=None).fit(X, y)
