@@ -183,6 +183,79 @@ def all_letters(job: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Part 4: KHHM at scale, eq. (8) on the generic backend vs the certified structured solver (issue 15 item 2)
+# ----------------------------------------------------------------------------------------------------------------
+def scale_data(m: int, d: int, seed: int):
+    """Seeded synthetic version of the tests' two-cluster toy in d dimensions: m positives N(2 e_1, 0.25 I); 2m
+    negatives N(-3 e_1, 0.81 I) or N(2 e_1 + 4 e_2, 0.81 I) (one plane cannot reject both clusters well)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    e1, e2 = np.eye(d)[0], np.eye(d)[1]
+    P = 2.0 * e1 + 0.5 * rng.normal(size=(m, d))
+    centres = np.vstack([-3.0 * e1, 2.0 * e1 + 4.0 * e2])
+    N = centres[rng.integers(0, 2, 2 * m)] + 0.9 * rng.normal(size=(2 * m, d))
+    return P, N
+
+
+def khhm_scale(job: dict) -> dict:
+    """One KHHM fit (certified) on `scale_data`; ``structured``: False puts every eq. (8) on the generic backend
+    (certiprog's choice, the "before"), True lets `khhm.uses_structured` decide (the "after")."""
+    from certiprog.formulations.hinge_minimax_paper import khhm
+
+    P, N = scale_data(job["m"], job["d"], job["seed"])
+    if not job["structured"]:
+        khhm.STRUCTURED_MIN_SIZE = float("inf")
+    t0 = time.perf_counter()
+    fit = khhm.fit_khhm(P, N, K=job["K"], delta=job["delta"], lam=0.1, max_rounds=job["rounds"], certify=True)
+    fit_s = time.perf_counter() - t0
+    eq8 = [s for s in fit.subproblems if s.program == "eq8"]
+    return dict(fit_s=fit_s, risk=fit.risk, certified=fit.certified, rounds=fit.rounds,
+                eq8=[dict(stage=s.stage, k=s.hyperplane, n=s.n_background, solver=s.solver, verdict=s.verdict,
+                          fallback=s.fallback, seconds=s.seconds, objective=s.objective) for s in eq8],
+                eq8_s=sum(s.seconds for s in eq8), verdicts=khhm.verdict_counts(fit.subproblems),
+                W=fit.W.tolist(), b=fit.b.tolist())
+
+
+def scale_section(args) -> dict:
+    """Part 4 printed: before / after per (m, K), and the per-sub-problem solvers and verdicts of the after run."""
+    import numpy as np
+
+    out = {}
+    print(f"## 4. KHHM at scale (seeded synthetic, d = {args.scale_d}, delta {args.scale_delta}, lam 0.1, "
+          f"{args.scale_rounds} refinement round(s), every sub-problem certified)\n")
+    print("eq. (8) goes to the certified structured solver first when m * d >= khhm.STRUCTURED_MIN_SIZE (at most "
+          "khhm.STRUCTURED_MAX_ITER iterations; fallback to the generic backend when not certified).\n")
+    print("| m x d | K | before: generic eq. (8) | after: rule | ratio | eq. (8) time before / after | "
+          "after: eq. (8) solvers | same planes | risk before / after | peak memory after |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for m in args.scale_m:
+        for K in args.scale_K:
+            job = dict(kind="scale", m=m, d=args.scale_d, K=K, seed=args.seed, delta=args.scale_delta,
+                       rounds=args.scale_rounds)
+            before = run_isolated(dict(job, structured=False))
+            after = run_isolated(dict(job, structured=True))
+            out[f"{m}x{args.scale_d} K={K}"] = dict(before=before, after=after)
+            solvers: dict = {}
+            for s in after["eq8"]:
+                key = s["solver"] + (" (after a structured attempt)" if s["fallback"] else "")
+                solvers[key] = solvers.get(key, 0) + 1
+            same = np.allclose(before["W"], after["W"], atol=1e-3) and np.allclose(before["b"], after["b"], atol=1e-3)
+            print(f"| {m:,} x {args.scale_d} | {K} | {_t(before['fit_s'])} | {_t(after['fit_s'])} | "
+                  f"{before['fit_s'] / after['fit_s']:.2f}x | {_t(before['eq8_s'])} / {_t(after['eq8_s'])} | "
+                  f"{solvers} | {same} | {before['risk']:.6f} / {after['risk']:.6f} | "
+                  f"{after['rss_kb'] / 1024:.0f} MB RSS |")
+    print("\nPer eq. (8) sub-problem of the 'after' runs (stage, plane, negatives, solver, verdict, seconds; fallback "
+          "reason when the structured answer was not kept):\n")
+    for key, r in out.items():
+        print(f"* {key}: " + "; ".join(
+            f"{s['stage']} k={s['k']} n={s['n']} {s['solver']} {s['verdict']} {_t(s['seconds'])}"
+            + (f" [{s['fallback']}]" if s["fallback"] else "") for s in r["after"]["eq8"]))
+    print()
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Isolation and printing
 # ----------------------------------------------------------------------------------------------------------------
 def _measure(job: dict) -> dict:
@@ -196,7 +269,8 @@ def _measure(job: dict) -> dict:
     import certiprog.formulations.hinge_minimax_paper.lhm  # noqa: F401
     import hinge_minimax as bench  # this file, importable: the runner's tasks live here
 
-    bench._standardised_split(job["seed"])  # read the data once, before measuring: its memory is not the method's
+    if job["kind"] != "scale":
+        bench._standardised_split(job["seed"])  # read the data once, before measuring: its memory is not the method's
     if job["kind"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     tracemalloc.start()
@@ -205,6 +279,8 @@ def _measure(job: dict) -> dict:
         out = bench.reuse(job["letter"], job["seed"])
     elif job["kind"] == "all":
         out = bench.all_letters(job)
+    elif job["kind"] == "scale":
+        out = bench.khhm_scale(job)
     else:
         out = (bench.lhm_task if job["kind"] == "lhm" else bench.svc_task)(job)
     out["seconds"] = time.perf_counter() - t0
@@ -235,7 +311,19 @@ def main(argv=None) -> dict:
     ap.add_argument("--certify", action="store_true", help="rigorous intervals in the 26-letter LHM fits too")
     ap.add_argument("--skip-all", action="store_true", help="skip the 26-letter part")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--scale-only", action="store_true", help="run only part 4 (KHHM at scale, synthetic data)")
+    ap.add_argument("--skip-scale", action="store_true", help="skip part 4")
+    ap.add_argument("--scale-m", type=int, nargs="+", default=[5000, 20000])
+    ap.add_argument("--scale-K", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--scale-d", type=int, default=16)
+    ap.add_argument("--scale-delta", type=float, default=0.3)
+    ap.add_argument("--scale-rounds", type=int, default=1)
     args = ap.parse_args(argv)
+    if args.scale_only:
+        report = dict(args=vars(args), scale=scale_section(args))
+        if args.out:
+            Path(args.out).write_text(json.dumps(report, indent=1, default=str))
+        return report
     base = run_isolated(dict(kind="baseline", seed=args.seed))["rss_kb"]
     mem = lambda r: f"{max(r['rss_kb'] - base, 0) / 1024:.1f} MB RSS, {r['heap_mb']:.1f} MB heap"  # noqa: E731
     print(f"# KHHM / LHM on Letter (paper 000) vs RBF SVC (BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
@@ -299,6 +387,8 @@ def main(argv=None) -> dict:
         print(f"| RBF SVC | {_t(sv['wall_s'])} | {_t(fit_s)} | 1x | {_t(pred_s)} | {100 * rate_s:.2f} % | {mem(sv)} |")
         print(f"\nLHM sub-problem verdicts over the 26 fits: {verd}; iterations per fit: "
               f"{[x['iterations'] for x in lhm['results']]}")
+    if not args.skip_scale:
+        report["scale"] = scale_section(args)
     if args.out:
         Path(args.out).write_text(json.dumps(report, indent=1, default=str))
     return report

@@ -37,7 +37,7 @@ from certiprog import validation as validate
 from certiprog.errors import InputError
 
 from .khhm import ACCEPT, fit_khhm, region_scores, verdict_counts
-from .lhm import fit_lhm
+from .lhm import fit_lhm, stop_threshold
 
 __all__ = ["KHHMClassifier", "LHMClassifier"]
 
@@ -177,8 +177,8 @@ class LHMClassifier(_HingeMinimax):
     init : "kmeans" (default, the paper's experiments), "random", or an array of initial component labels (one per
         training positive, in order).
     lam_assign : eq. (25)'s lambda. hinge_scale : "mean" (default) or "sum" (eq. (22) as printed; see `lhm`).
-    T : stop when eq. (20)'s risk falls by less than T. max_iter : model steps at most. random_state : k-means /
-        random initialisation seed.
+    T : stop when eq. (20)'s risk falls by less than T (-inf: never; only a fixed point or max_iter stop it).
+        max_iter : model steps at most. random_state : k-means / random initialisation seed.
     The other parameters are `KHHMClassifier`'s and apply to every component.
     """
 
@@ -210,7 +210,7 @@ class LHMClassifier(_HingeMinimax):
 
     def fit(self, X, y):
         """Alg. 2 on the positive class against the background class."""
-        validate.scalar(self.T, "T (stop when the risk falls by less than T)")
+        stop_threshold(self.T)  # fit_lhm's own check (-inf: stop only at a fixed point or max_iter)
         P, N = self._data(X, y)
         fit = fit_lhm(P, N, C=self.C, K=self.K, init=self.init, lam_assign=self.lam_assign,
                       hinge_scale=self.hinge_scale, T=self.T, max_iter=self.max_iter, random_state=self.random_state,

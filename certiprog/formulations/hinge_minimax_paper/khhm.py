@@ -38,7 +38,12 @@ the minimum over the *active* hyperplanes only (an inactive plane would cap ever
 Certification: every eq. (8) and Thm 1 solve is checked by `certiprog.certificates.check` (``certify=True``: KKT
 residuals and the rigorous optimality interval; ``False``: the KKT verdict the solve path computes anyway), and its
 verdict is kept in ``KHHMFit.subproblems``. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and
-the risk is exactly 1: verdict ``exact``). The compiled models are reused: eq. (8)'s moments and Thm 1's (W, b) are
+the risk is exactly 1: verdict ``exact``). Which solver produced each sub-problem is kept too (``SubProblem.solver``):
+eq. (8) goes first to its certified structured solver (`solver.solve_hinge_minimax`, FISTA on the dual with a
+rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no solver) and the
+sub-problem is large (``m * d >= STRUCTURED_MIN_SIZE``, `uses_structured`); its answer is kept only when the check
+certifies it, else the generic backend solves the sub-problem and ``SubProblem.fallback`` says why (`solve_eq8`).
+Thm 1's QPs always run on the generic backends. The compiled models are reused: eq. (8)'s moments and Thm 1's (W, b) are
 Parameters (`programs.set_moments`, `programs.set_halfspaces`); no backend takes a warm start (all declare
 ``warm_start=False``).
 """
@@ -51,15 +56,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
-from certiprog.errors import BackendError, InputError
+from certiprog.errors import BackendError, CertiprogError, InputError
+from certiprog.solvers.structured import STRUCTURED
 
-from .programs import background_risk, hinge_minimax, set_halfspaces, set_moments
+from .programs import background_risk, hinge_minimax, positive_definite_factor, set_halfspaces, set_moments
+from .solver import covers
 
 __all__ = ["ACCEPT", "BackgroundRiskEvaluator", "KHHMFit", "RoundRecord", "SubProblem", "background_moments",
            "fit_khhm", "hinge_losses", "inside", "region_scores", "verdict_counts"]
 
 ACCEPT = ("risk", "background", "always")
 MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
+#: eq. (8) sub-problems with m * d at least this go to the certified structured solver first when certiprog chooses
+#: the solver (`uses_structured`); measured in benchmarks/hinge_minimax.py (section "EQ. (8) SOLVER RULE")
+STRUCTURED_MIN_SIZE = 80_000
+#: the iteration budget of that first attempt: a sub-problem it cannot certify within it (overlapping classes make
+#: the dual slow) then costs at most about one generic solve more (benchmarks/hinge_minimax.py, same section)
+STRUCTURED_MAX_ITER = 3000
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -71,7 +84,9 @@ class SubProblem:
     of the round's model), "accept" (a refit candidate's risk) or "assign" (eq. (25)); ``hyperplane`` k (-1 for
     Thm 1), ``round``, ``n_background`` (negatives in the conditioning set), ``status`` (the solver's),
     ``verdict`` (the certificate's), ``objective``, ``interval`` (the rigorous optimality interval, or None),
-    ``seconds`` (solve and check)."""
+    ``seconds`` (solve and check, every attempt), ``solver`` (what produced the kept answer: "structured" for
+    `solver.solve_hinge_minimax`, else the backend's name; "" when nothing was solved) and ``fallback`` (None, or
+    why a structured answer was not kept and the generic backend solved it: its verdict or refusal)."""
 
     program: str
     stage: str
@@ -83,12 +98,14 @@ class SubProblem:
     objective: float
     interval: tuple | None
     seconds: float
+    solver: str = ""
+    fallback: str | None = None
 
     def to_dict(self) -> dict:
         return dict(program=self.program, stage=self.stage, hyperplane=self.hyperplane, round=self.round,
                     n_background=self.n_background, status=self.status, verdict=self.verdict,
                     objective=self.objective, interval=None if self.interval is None else list(self.interval),
-                    seconds=self.seconds)
+                    seconds=self.seconds, solver=self.solver, fallback=self.fallback)
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,14 +229,11 @@ def background_moments(Z: np.ndarray, ridge: float = 0.0) -> tuple[np.ndarray, n
 
 
 def check_background_covariance(Sigma: np.ndarray, what: str = "the negatives' covariance") -> None:
-    """InputError when Sigma is (numerically) singular: Thm 1 needs Sigma^{-1}."""
-    d = Sigma.shape[0]
-    scale = max(1.0, float(np.max(np.abs(Sigma))))
-    lam_min = float(np.linalg.eigvalsh(Sigma)[0])
-    if lam_min <= 1e-10 * scale * d:
-        raise InputError(f"{what} is singular (smallest eigenvalue {lam_min:.3g}; a constant feature, duplicated "
-                         "features or fewer negatives than features?): Thm 1's worst-case background risk needs "
-                         "its inverse; drop the degenerate features or pass cov_ridge > 0 (adds ridge * I)")
+    """InputError when Sigma is (numerically) singular: Thm 1 needs Sigma^{-1} (`programs.positive_definite_factor`,
+    the one definition of the test)."""
+    positive_definite_factor(Sigma, what, "a constant feature, duplicated features or fewer negatives than "
+                                          "features? Drop the degenerate features or pass cov_ridge > 0 (adds "
+                                          "ridge * I)")
 
 
 def _certify(model, sol, certify: bool):
@@ -230,6 +244,47 @@ def _certify(model, sol, certify: bool):
         cert = check(model, sol)
         return cert.verdict, (None if cert.interval is None else (float(cert.interval[0]), float(cert.interval[1])))
     return str(sol.info.get("verdict", "unchecked")), None
+
+
+def thm1_solver(solver):
+    """The solver Thm 1's QPs run on: ``solver="structured"`` names eq. (8)'s own solver, so Thm 1 gets certiprog's
+    choice (None); any other name as given."""
+    return None if solver == STRUCTURED else solver
+
+
+def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: int) -> bool:
+    """Whether Alg. 1 tries eq. (8)'s certified structured solver (`solver.solve_hinge_minimax`) first: always with
+    ``solver="structured"`` (InputError when it does not cover the settings); when certiprog chooses (backend and
+    solver None), if it covers them (``squared_reg=True``, ``lam > 0``) and ``m * d >= STRUCTURED_MIN_SIZE``."""
+    what = covers(True, squared_reg, lam)
+    if solver == STRUCTURED:
+        if backend is not None:
+            raise InputError(f"solver='structured' is eq. (8)'s own solver; it takes no backend (got {backend!r})")
+        if what is not None:
+            raise InputError(f"solver='structured' covers eq. (8) with squared_reg=True, lam > 0; got {what}: "
+                             "use a backend, e.g. backend='clarabel'")
+        return True
+    return backend is None and solver is None and what is None and m * d >= STRUCTURED_MIN_SIZE
+
+
+def solve_eq8(model, structured: bool, certify: bool, backend=None, solver=None, options=None):
+    """One eq. (8) sub-problem: ``(sol, verdict, interval, fallback)``. With ``structured`` the certified first-order
+    solver runs first (at most `STRUCTURED_MAX_ITER` iterations) and its answer is kept only when the check
+    certifies it (``certify=False``: when the KKT verdict is certified or accurate); otherwise (or when it refuses)
+    the generic ``backend`` / ``solver`` solves it and ``fallback`` says why."""
+    fallback = None
+    if structured:
+        try:
+            sol = model.solve(solver=STRUCTURED, max_iter=STRUCTURED_MAX_ITER)
+            verdict, interval = _certify(model, sol, certify)
+            if verdict.startswith(("certified",) if certify else ("certified", "accurate")):
+                return sol, verdict, interval, None
+            fallback = f"structured answer {verdict}"
+        except CertiprogError as exc:
+            fallback = f"structured refused: {exc}"
+    sol = model.solve(backend=backend, solver=thm1_solver(solver), **dict(options or {}))
+    verdict, interval = _certify(model, sol, certify)
+    return sol, verdict, interval, fallback
 
 
 class BackgroundRiskEvaluator:
@@ -243,7 +298,8 @@ class BackgroundRiskEvaluator:
 
     def __init__(self, mu, Sigma, K: int, backend=None, solver=None, certify: bool = True, options=None):
         self.mu, self.Sigma, self.K = mu, Sigma, K
-        self.backend, self.solver, self.certify, self.options = backend, solver, certify, dict(options or {})
+        self.backend, self.solver = backend, thm1_solver(solver)
+        self.certify, self.options = certify, dict(options or {})
         self._model = None
 
     def risk(self, W, b, stage: str = "round", round: int = 0):
@@ -261,7 +317,7 @@ class BackgroundRiskEvaluator:
         verdict, interval = _certify(self._model, sol, self.certify)
         if term == "infeasible":
             sp = SubProblem("thm1", stage, -1, round, 0, str(sol.status), verdict, math.inf, None,
-                            time.perf_counter() - t0)
+                            time.perf_counter() - t0, sol.backend)
             return 0.0, (0.0, 0.0), sp
         if not sol.ok:
             raise BackendError(f"Thm 1's QP (worst-case background risk) returned {sol.status} with verdict "
@@ -273,7 +329,8 @@ class BackgroundRiskEvaluator:
             bounds = (1.0 / (1.0 + hi_d2), 1.0 / (1.0 + lo_d2))
         else:
             bounds = (r, r)
-        sp = SubProblem("thm1", stage, -1, round, 0, str(sol.status), verdict, d2, interval, time.perf_counter() - t0)
+        sp = SubProblem("thm1", stage, -1, round, 0, str(sol.status), verdict, d2, interval, time.perf_counter() - t0,
+                        sol.backend)
         return r, bounds, sp
 
 
@@ -328,6 +385,7 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
                     cov_ridge=cov_ridge)
 
     eq8 = hinge_minimax(X, mu, Sigma, lam, delta, bias=bias, squared_reg=squared_reg)
+    structured = uses_structured(backend, solver, squared_reg, lam, X.shape[0], d)
     evaluator = BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options)
     subproblems: list = []
 
@@ -339,16 +397,15 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
             return "empty", None
         t0 = time.perf_counter()
         set_moments(eq8, *background_moments(Z[S], cov_ridge))
-        sol = eq8.solve(backend=backend, solver=solver, **options)
-        verdict, interval = _certify(eq8, sol, certify)
+        sol, verdict, interval, fallback = solve_eq8(eq8, structured, certify, backend, solver, options)
         if not sol.ok:
             subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, math.nan, interval,
-                                          time.perf_counter() - t0))
+                                          time.perf_counter() - t0, sol.backend, fallback))
             raise BackendError(f"eq. (8) (hyperplane {k}, {stage}) returned {sol.status} with verdict {verdict!r}; "
                                "it is always feasible (w = 0), so the solver failed: try another backend")
         der = eq8.derived(sol)
         subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, float(der.objective),
-                                      interval, time.perf_counter() - t0))
+                                      interval, time.perf_counter() - t0, sol.backend, fallback))
         if der.trivial:
             return "trivial", None
         return "ok", (np.asarray(der.w, float), float(der.b))

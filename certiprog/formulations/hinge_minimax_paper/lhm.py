@@ -46,11 +46,11 @@ from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 
 from .khhm import (SubProblem, _certify, _int, background_moments, check_background_covariance, check_settings,
-                   fit_khhm, hinge_losses, region_scores)
+                   fit_khhm, hinge_losses, region_scores, thm1_solver)
 from .programs import background_risks
 
 __all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "deflate", "fit_lhm", "inflate",
-           "initial_assignment", "lemma9_runs", "risk_rose", "surrogate", "surrogate_risks"]
+           "initial_assignment", "lemma9_runs", "risk_rose", "stop_threshold", "surrogate", "surrogate_risks"]
 
 INITS = ("kmeans", "random")
 HINGE_SCALES = ("mean", "sum")
@@ -201,7 +201,7 @@ def surrogate_risks(W: np.ndarray, B: np.ndarray, mu: np.ndarray, Sigma: np.ndar
                            "backend")
     risk[need] = model.derived(sol).risk
     return risk, SubProblem("thm1", "assign", -1, iteration, int(need.sum()), str(sol.status), verdict,
-                            float(np.sum(model.derived(sol).d2)), interval, time.perf_counter() - t0)
+                            float(np.sum(model.derived(sol).d2)), interval, time.perf_counter() - t0, sol.backend)
 
 
 def assignment_scores(X: np.ndarray, fits: list, lam_assign: float, mu: np.ndarray, Sigma: np.ndarray,
@@ -219,6 +219,14 @@ def assignment_scores(X: np.ndarray, fits: list, lam_assign: float, mu: np.ndarr
         subproblems.append(sp)
         S[:, i] = risk + lam_assign * hinge
     return S
+
+
+def stop_threshold(T) -> float:
+    """The validated ``T`` of Alg. 2's stop (a finite float, or -inf: never stop on the risk, as `lemma9_runs`)."""
+    if isinstance(T, (int, float, np.integer, np.floating)) and not isinstance(T, (bool, np.bool_)) \
+            and T == -math.inf:
+        return -math.inf
+    return validate.scalar(T, "T (stop when the risk falls by less than T; -inf: never)")
 
 
 def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
@@ -263,7 +271,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
     K, delta, lam, eps, max_rounds, accept, cov_ridge = check_settings(K, delta, lam, eps, max_rounds, accept,
                                                                        cov_ridge)
     lam_assign = validate.scalar(lam_assign, "lam_assign", low=0.0)
-    T = float(T) if T == -math.inf else validate.scalar(T, "T")
+    T = stop_threshold(T)
     max_iter = _int(max_iter, "max_iter", 1)
     if hinge_scale not in HINGE_SCALES:
         raise InputError(f"hinge_scale must be one of {HINGE_SCALES}; got {hinge_scale!r}")
@@ -320,7 +328,8 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
         if t == max_iter:
             history.append(LHMIteration(**record, reassigned=None, seconds=time.perf_counter() - t0))
             break
-        S = assignment_scores(X, fits, lam_assign, mu, Sigma, assign_sps, t, backend=backend, solver=solver,
+        S = assignment_scores(X, fits, lam_assign, mu, Sigma, assign_sps, t, backend=backend,
+                              solver=thm1_solver(solver),
                               certify=certify, options=options)
         new = np.argmin(S, axis=1)
         moved = int(np.sum(new != phi))

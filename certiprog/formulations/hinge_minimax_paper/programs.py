@@ -33,8 +33,8 @@ from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize,
 from certiprog import validation as validate
 
 __all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "BackgroundRisksData", "BackgroundRisksSolution",
-           "HingeMinimaxData", "HingeMinimaxSolution", "PD_RTOL", "background_risk", "background_risks", "hinge_minimax",
-           "positive_definite_factor", "set_halfspaces", "set_moments", "worst_case_fp"]
+           "HingeMinimaxData", "HingeMinimaxSolution", "PD_RTOL", "background_risk", "background_risks",
+           "hinge_minimax", "positive_definite_factor", "set_halfspaces", "set_moments", "worst_case_fp"]
 
 
 def worst_case_fp(w, mu, Sigma, b: float = 0.0) -> float:

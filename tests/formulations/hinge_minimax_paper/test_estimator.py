@@ -127,3 +127,21 @@ def test_bad_data(cls):
         cls().fit(Xs, y)
     est = cls(certify=False, cov_ridge=1e-3).fit(Xs, y)  # the documented remedy
     assert est.predict(Xs).shape == y.shape
+
+
+def test_lhm_classifier_takes_T_minus_inf_as_fit_lhm_does():
+    """T = -inf (never stop on the risk; `lhm.lemma9_runs`) is accepted by both; NaN and strings by neither."""
+    import math
+
+    from certiprog.formulations.hinge_minimax_paper.lhm import fit_lhm
+
+    X, y = two_clusters(3, n_pos=20, n_neg=60)
+    kw = dict(C=1, K=1, max_iter=2, max_rounds=0, certify=False, backend="clarabel")
+    est = LHMClassifier(T=-math.inf, **kw).fit(X, y)
+    assert est.n_iter_ >= 1 and np.isneginf(est.get_params()["T"])
+    assert len(fit_lhm(X[y == 1], X[y == 0], T=-math.inf, **kw).history) == est.n_iter_
+    for bad in (math.nan, math.inf, "1e-6", True):
+        with pytest.raises(InputError, match="T"):
+            LHMClassifier(T=bad, **kw).fit(X, y)
+        with pytest.raises(InputError, match="T"):
+            fit_lhm(X[y == 1], X[y == 0], T=bad, **kw)

@@ -190,3 +190,91 @@ def test_set_moments_and_set_halfspaces_reuse_the_compiled_model():
         set_moments(q, mu, S)
     with pytest.raises(InputError, match="indefinite"):
         set_moments(m, mu, -S)
+
+
+@pytest.mark.parametrize("factor, singular", [(0.3, True), (3.0, False)])
+def test_one_positive_definiteness_test_for_alg1_and_thm1(factor, singular):
+    """`programs.PD_RTOL` is the one threshold: Alg. 1's check of the negatives' covariance and Thm 1's QP
+    (`background_risk`, `background_risks`) refuse or accept the same Sigma."""
+    from certiprog.formulations.hinge_minimax_paper.programs import PD_RTOL, background_risks
+
+    Xp, Xn = two_clusters(2, n_pos=8, n_neg=60)
+    mu, S = background_moments(Xn)
+    evals, V = np.linalg.eigh(S)
+    scale = max(1.0, float(np.max(np.abs(S))))
+    evals[0] = factor * PD_RTOL * scale * 2  # just below / above the threshold (d = 2)
+    S2 = (V * evals) @ V.T
+    S2 = (S2 + S2.T) / 2
+    from certiprog.formulations.hinge_minimax_paper.khhm import check_background_covariance
+
+    W = np.array([[1.0, 0.0]])
+    calls = [lambda: check_background_covariance(S2), lambda: background_risk(W, mu, S2, [-5.0]),
+             lambda: background_risks(W, np.array([[-5.0]]), mu, S2)]
+    for call in calls:
+        if singular:
+            with pytest.raises(InputError, match="singular"):
+                call()
+        else:
+            call()
+
+
+# ------------------------------------------------------------------ eq. (8) on the certified structured solver
+@pytest.mark.parametrize("bias", [True, False])
+def test_structured_eq8_gives_the_same_fit_and_records_its_solver(bias):
+    Xp, Xn = two_clusters(1)
+    kw = dict(K=2, delta=0.3, lam=0.1, bias=bias, max_rounds=1)
+    ref = fit_khhm(Xp, Xn, backend="clarabel", **kw)
+    fit = fit_khhm(Xp, Xn, solver="structured", **kw)
+    eq8s = [s for s in fit.subproblems if s.program == "eq8"]
+    assert eq8s and all(s.solver in ("structured", "clarabel") for s in eq8s)
+    assert all(s.fallback is None for s in eq8s if s.solver == "structured")
+    assert all(s.verdict.startswith("certified") for s in eq8s if s.solver == "structured")
+    assert any(s.solver == "structured" for s in eq8s)
+    assert all(s.solver == "clarabel" and s.fallback is None for s in ref.subproblems if s.program == "eq8")
+    assert np.array_equal(fit.active, ref.active)
+    assert np.allclose(fit.W, ref.W, atol=1e-3) and np.allclose(fit.b, ref.b, atol=1e-3)
+    assert fit.risk == pytest.approx(ref.risk, rel=1e-5)
+    assert fit.certified, fit.verdicts
+    d = eq8s[0].to_dict()
+    assert d["solver"] == eq8s[0].solver and "fallback" in d
+
+
+def test_structured_rule_by_size_and_its_fallback(monkeypatch):
+    from certiprog.formulations.hinge_minimax_paper import khhm
+
+    Xp, Xn = two_clusters(2, n_pos=30, n_neg=200)
+    kw = dict(K=2, delta=0.3, lam=0.1, max_rounds=0)
+    small = fit_khhm(Xp, Xn, **kw)  # 30 x 2 is far below the rule's size: the generic backend
+    assert all(s.solver != "structured" and s.fallback is None for s in small.subproblems)
+    monkeypatch.setattr(khhm, "STRUCTURED_MIN_SIZE", 0)
+    large = fit_khhm(Xp, Xn, **kw)
+    assert [s.solver for s in large.subproblems if s.program == "eq8"] == ["structured"] * 2
+    assert np.allclose(large.W, small.W, atol=1e-3) and large.certified
+    monkeypatch.setattr(khhm, "STRUCTURED_MAX_ITER", 0)  # no budget: the first attempt cannot certify
+    fb = fit_khhm(Xp, Xn, **kw)
+    eq8s = [s for s in fb.subproblems if s.program == "eq8"]
+    assert all(s.solver != "structured" and s.fallback.startswith("structured answer") for s in eq8s)
+    assert np.allclose(fb.W, small.W, atol=1e-3)
+    assert not khhm.uses_structured(None, None, False, 0.1, 10**6, 100)  # squared_reg=False: not covered
+    assert not khhm.uses_structured(None, None, True, 0.0, 10**6, 100)  # lam = 0: not covered
+    assert not khhm.uses_structured("clarabel", None, True, 0.1, 10**6, 100)  # a named backend is obeyed
+
+
+@pytest.mark.parametrize("kw, match", [(dict(squared_reg=False), "squared_reg=False"), (dict(lam=0.0), "lam = 0"),
+                                       (dict(backend="clarabel"), "no backend")])
+def test_structured_solver_refuses_what_it_does_not_cover(kw, match):
+    Xp, Xn = two_clusters(0, n_pos=5, n_neg=20)
+    with pytest.raises(InputError, match=match):
+        fit_khhm(Xp, Xn, solver="structured", **kw)
+
+
+def test_lhm_with_the_structured_solver():
+    from certiprog.formulations.hinge_minimax_paper.lhm import fit_lhm
+
+    Xp, Xn = two_clusters(3, n_pos=30, n_neg=150)
+    kw = dict(C=2, K=1, delta=0.3, lam=0.1, max_iter=2, max_rounds=0, random_state=0)
+    fit = fit_lhm(Xp, Xn, solver="structured", **kw)
+    ref = fit_lhm(Xp, Xn, backend="clarabel", **kw)
+    assert any(s.solver == "structured" for s in fit.subproblems)
+    assert all(s.solver != "structured" for s in fit.subproblems if s.program == "thm1")
+    assert np.allclose(fit.W, ref.W, atol=1e-3) and fit.risk == pytest.approx(ref.risk, rel=1e-5)
