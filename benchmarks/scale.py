@@ -11,9 +11,13 @@ Programs and instances (seeded; sizes m x d):
   a constant feature, the paper's split), rho giving a mean neighbourhood of 1 %, eta = 0.5, lam = 1e-2; m = 2,000
   and 10,000. The graph is built once outside the timings and given to every path. ``structured``:
   `error_clumping_paper.solver.solve_error_clumping` (certified).
-* ``004`` kernel MPM, rbf (`hp_mpm_paper.kernels.kernel_mpm`): two Gaussian classes in 10 dimensions (means +-0.5),
-  m/2 points each, gamma = 1/d; m = 1,000 and 2,000. ``sklearn``: ``SVC(kernel="rbf")`` on the same data (a
-  different classifier, shown for the cost of a kernel machine on the same points).
+* ``004`` kernel MPM, rbf (`hp_mpm_paper.kernels.kernel_mpm`, low-rank coordinates from a pivoted Cholesky with the
+  estimators' default ``max_rank``): two Gaussian classes in 10 dimensions (means +-0.5), m/2 points each,
+  gamma = 1/d; m = 1,000 and 5,000. ``MPMClassifier`` / ``HPMPMClassifier`` (kernel='rbf', nu = 1e-3, defaults
+  otherwise: the solver certiprog picks): the estimators' whole fit (kernel factorisation, SOCPs, certificate,
+  training-bound check); ``sklearn``: ``SVC(kernel="rbf")`` on the same data (a different classifier, shown for the
+  cost of a kernel machine on the same points); ``fit / SVC`` is their time over SVC's. The 004 curve runs these
+  three paths.
 * ``002`` ME2 local dual QP (`me2_paper.programs.me2_dual`): `programs.me2_instance` with d = 6 (21 svec rows),
   n = 1,000 and 3,313 negatives, mu = 1, lam = 1e-3, B = 4. ``structured``: `me2_paper.local_solver.solve_local`.
 
@@ -56,18 +60,20 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 PROGRAMS = ("000", "003", "004", "002")
-SIZES = {"000": [(2000, 100), (20000, 300)], "003": [(2000, 785), (10000, 785)], "004": [(1000, 10), (2000, 10)],
+SIZES = {"000": [(2000, 100), (20000, 300)], "003": [(2000, 785), (10000, 785)], "004": [(1000, 10), (5000, 10)],
          "002": [(1000, 6), (3313, 6)]}
 CURVES = {"000": [(1000, 100), (2000, 100), (4000, 100), (8000, 100), (16000, 100)],
           "003": [(1000, 785), (2000, 785), (4000, 785), (8000, 785)],
-          "004": [(250, 10), (500, 10), (1000, 10), (1500, 10), (2000, 10)],
+          "004": [(500, 10), (1000, 10), (2000, 10), (3500, 10), (5000, 10)],
           "002": [(500, 6), (1000, 6), (2000, 6), (4000, 6), (8000, 6)]}
 QUICK_SIZES = {"000": [(150, 8), (300, 8)], "003": [(120, 6), (240, 6)], "004": [(60, 4), (120, 4)],
                "002": [(80, 3), (160, 3)]}
 QUICK_CURVES = {"000": [(100, 8), (200, 8), (400, 8)], "003": [(100, 6), (200, 6), (400, 6)],
                 "004": [(40, 4), (80, 4), (160, 4)], "002": [(100, 3), (200, 3), (400, 3)]}
-REFERENCES = {"000": ("cvxpy", "structured"), "003": ("cvxpy", "structured"), "004": ("cvxpy", "sklearn"),
-              "002": ("cvxpy", "structured")}
+REFERENCES = {"000": ("cvxpy", "structured"), "003": ("cvxpy", "structured"),
+              "004": ("cvxpy", "MPMClassifier", "HPMPMClassifier", "sklearn"), "002": ("cvxpy", "structured")}
+CURVE_PATHS = {"004": ("MPMClassifier", "HPMPMClassifier", "sklearn")}  # default: ("certiprog",)
+ESTIMATORS_004 = ("MPMClassifier", "HPMPMClassifier")
 
 
 # --------------------------------------------------------------------------- instances
@@ -117,9 +123,10 @@ def build_model(program: str, data: dict):
 
         return error_clumping(data["X"], data["y"], data["rho"], data["eta"], data["lam"], graph=data["graph"])
     if program == "004":
+        from certiprog.formulations.hp_mpm_paper.estimator import DEFAULT_MAX_RANK
         from certiprog.formulations.hp_mpm_paper.kernels import kernel_mpm
 
-        return kernel_mpm(data["X1"], data["X0"], "rbf", data["gamma"])
+        return kernel_mpm(data["X1"], data["X0"], "rbf", data["gamma"], max_rank=DEFAULT_MAX_RANK)
     from certiprog.formulations.me2_paper.programs import me2_dual
 
     return me2_dual(data["X_neg"], data["center"], data["mu"], data["lam"], data["B"])
@@ -150,9 +157,10 @@ def cvxpy_solve(program: str, data: dict) -> tuple[float, float, float]:
         prob = cp.Problem(cp.Minimize(0.5 * lam * cp.sum_squares(w) + cp.quad_form(xi, cp.psd_wrap(Theta)) / (2 * m)),
                           [xi >= 1 - Z @ w, xi >= 0])
     elif program == "004":
+        from certiprog.formulations.hp_mpm_paper.estimator import DEFAULT_MAX_RANK
         from certiprog.formulations.hp_mpm_paper.kernels import kernel_class_moments
 
-        mom = kernel_class_moments(data["X1"], data["X0"], "rbf", data["gamma"])
+        mom = kernel_class_moments(data["X1"], data["X0"], "rbf", data["gamma"], max_rank=DEFAULT_MAX_RANK)
         v = cp.Variable(mom.p)
         prob = cp.Problem(cp.Minimize(cp.norm(mom.F1 @ v) + cp.norm(mom.F0 @ v)), [mom.dmu @ v == 1])
     else:
@@ -180,6 +188,8 @@ def other_solve(program: str, path: str, data: dict) -> dict | None:
         y = np.r_[np.ones(len(data["X1"])), -np.ones(len(data["X0"]))]
         SVC(kernel="rbf", gamma=data["gamma"]).fit(X, y)
         return dict(seconds=time.perf_counter() - t0)
+    if path in ESTIMATORS_004:
+        return estimator_fit(path, data)
     if program == "003":
         from certiprog.formulations.error_clumping_paper.solver import solve_error_clumping
 
@@ -199,6 +209,41 @@ def other_solve(program: str, path: str, data: dict) -> dict | None:
         fit = solve_hinge_minimax(data["X"], data["mu"], data["Sigma"], data["lam"], data["delta"], tol=1e-5)
         return dict(seconds=time.perf_counter() - t0, lower=fit.lower, upper=fit.upper, certified=bool(fit.certified))
     return None
+
+
+def estimator_fit(path: str, data: dict) -> dict:
+    """004: the whole fit of ``MPMClassifier`` / ``HPMPMClassifier`` (kernel='rbf', default max_rank and solver):
+    seconds, the solve and certify parts, the rigorous interval (MPM: of kappa*^{-1}; HP-MPM: the kappa bracket),
+    the kernel rank and the residual share trace(K - G G^T) / trace(K)."""
+    import warnings
+
+    import numpy as np
+
+    from certiprog.estimators import HPMPMClassifier, MPMClassifier
+
+    X = np.vstack([data["X1"], data["X0"]])
+    y = np.r_[np.ones(len(data["X1"])), np.zeros(len(data["X0"]))]
+    est = (MPMClassifier(kernel="rbf", gamma=data["gamma"]) if path == "MPMClassifier"
+           else HPMPMClassifier(kernel="rbf", gamma=data["gamma"], nu=1e-3))
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est.fit(X, y)
+    seconds = time.perf_counter() - t0
+    s = est.solution_
+    out = dict(seconds=seconds, kernel_rank=s["kernel_rank"], pivots=s["kernel_pivots"],
+               residual_share=s["residual_trace"] / s["kernel_trace"], status=est.status_, backend=s.get("backend"),
+               worst_case_error=float(est.worst_case_error_))
+    if path == "MPMClassifier":
+        lo, hi = s["interval"] if s.get("interval") else (-math.inf, math.inf)
+        out.update(solve=s["solve_time"], certify=s["certify_time"], lower=lo, upper=hi, objective=s["objective"],
+                   certified=bool(math.isfinite(lo) and math.isfinite(hi)), verdict=s["certificate"]["verdict"])
+    else:
+        lo, hi = est.kappa_bracket_
+        out.update(solve=s["seconds"], kappa_lower=float(lo), kappa_upper=float(hi), kappa=float(est.kappa_),
+                   verdict=est.status_)
+    out["build"] = seconds - out["solve"] - out.get("certify", 0.0)  # factorisation, moments, training-bound check
+    return out
 
 
 # --------------------------------------------------------------------------- one measurement
@@ -282,6 +327,21 @@ def _mb(r: dict, base: float | None) -> str:
     return "-" if base is None or "rss_kb" not in r else f"{(r['rss_kb'] - base) / 1024:.0f} MB"
 
 
+def kernel_summary(rows: list) -> list:
+    """004: one line per estimator row: its fit time over SVC's, the kernel rank (pivots, coordinates), the residual
+    share trace(K - G G^T) / trace(K), the solver and the peak memory."""
+    svc = next((r for r in rows if r.get("path") == "sklearn" and "seconds" in r), None)
+    out = []
+    for r in rows:
+        if r.get("path") not in ESTIMATORS_004 or "seconds" not in r:
+            continue
+        r["fit_over_svc"] = r["seconds"] / svc["seconds"] if svc else math.nan
+        out.append(f"- m = {r['m']:,}: {r['path']} fit {_t(r['seconds'])}, SVC {_t(svc['seconds']) if svc else '-'}: "
+                   f"**{r['fit_over_svc']:.1f}x**; {r['pivots']} pivots, {r['kernel_rank']} coordinates, residual "
+                   f"trace share {r['residual_share']:.3f}; {r['backend']}, {r['status']}")
+    return out
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--programs", nargs="+", default=list(PROGRAMS), choices=PROGRAMS)
@@ -308,6 +368,7 @@ def main(argv=None) -> dict:
           f"load {load:.1f}{', quick' if args.quick else ''})\n")
     print("| program | m x d | path | build | solve | certify | cert/solve | total | ref / ours | interval | rel. width "
           "| verdict | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    kernel_notes = []
     for prog in [] if args.no_sizes else args.programs:
         for size in sizes[prog]:
             ours = run(dict(program=prog, path="certiprog", size=size))
@@ -325,30 +386,50 @@ def main(argv=None) -> dict:
                     continue
                 lo, hi = r.get("lower", math.nan), r.get("upper", math.nan)
                 iv = f"[{lo:.10g}, {hi:.10g}]" if "lower" in r else "-"
+                if "kappa_lower" in r:  # the HP-MPM estimator: its certified kappa bracket
+                    lo, hi = r["kappa_lower"], r["kappa_upper"]
+                    iv = f"kappa [{lo:.10g}, {hi:.10g}]"
                 if r["path"] == "cvxpy" and "lower" in ours:
                     tol = 1e-6 * max(abs(ours["lower"]), abs(ours["upper"])) + 1e-12  # relative
                     r["inside"] = bool(ours["lower"] - tol <= r["objective"] <= ours["upper"] + tol)
                     iv = f"{r['objective']:.10g} ({'in' if r['inside'] else 'OUTSIDE'})"
                 ratio = r.get("certify", math.nan) / r["solve"] if r.get("solve") else math.nan
                 speed = r["seconds"] / ours["seconds"] if r is not ours and "seconds" in ours else math.nan
-                width = rel_width(lo, hi) if "lower" in r else math.nan
+                width = rel_width(lo, hi) if "lower" in r or "kappa_lower" in r else math.nan
                 print(f"| {prog} | {mxd} | {r['path']} | {_t(r.get('build'))} | {_t(r.get('solve'))} | "
                       f"{_t(r.get('certify'))} | {ratio:.3f} | {_t(r['seconds'])} | {speed:.2f} | {iv} | {width:.1e} | "
                       f"{r.get('verdict', r.get('certified', '-'))} | {_mb(r, base)} |")
+            kernel_notes += kernel_summary(rows)
+    if kernel_notes:
+        print("\n004 estimators against scikit-learn's SVC(rbf) on the same data:\n")
+        print("\n".join(kernel_notes))
     if not args.no_curve:
-        print("\n## Scaling curves (certiprog + Clarabel; exponent: least-squares slope of log time on log m)\n")
-        print("| program | m | build | solve | certify | total |\n|---|---|---|---|---|---|")
+        print("\n## Scaling curves (certiprog + Clarabel; 004: the estimators and SVC; exponent: least-squares slope of "
+              "log time on log m)\n")
+        print("| program | path | m | build | solve | certify | total | fit / SVC |\n|---|---|---|---|---|---|---|---|")
         for prog in args.programs:
-            pts = [run(dict(program=prog, path="certiprog", size=size)) for size in curves[prog]]
-            ok = [p for p in pts if "seconds" in p]
-            for p in pts:
-                report["curves"].append(p)
-                print(f"| {prog} | {p['m']:,} | {_t(p.get('build'))} | {_t(p.get('solve'))} | {_t(p.get('certify'))} | "
-                      f"{_t(p.get('seconds')) if 'seconds' in p else p.get('error', 'timeout')} |")
-            ms = [p["m"] for p in ok]
-            ex = {k: fit_exponent(ms, [p[k] for p in ok]) for k in ("solve", "certify", "seconds")}
-            report.setdefault("exponents", {})[prog] = ex
-            print(f"| {prog} | exponent | | {ex['solve']:.2f} | {ex['certify']:.2f} | {ex['seconds']:.2f} |")
+            by_path = {path: [run(dict(program=prog, path=path, size=size)) for size in curves[prog]]
+                       for path in CURVE_PATHS.get(prog, ("certiprog",))}
+            svc = {p["m"]: p["seconds"] for p in by_path.get("sklearn", []) if "seconds" in p}
+            for path, pts in by_path.items():
+                ok = [p for p in pts if "seconds" in p]
+                for p in pts:
+                    report["curves"].append(p)
+                    over = p["seconds"] / svc[p["m"]] if path in ESTIMATORS_004 and p["m"] in svc and "seconds" in p \
+                        else math.nan
+                    print(f"| {prog} | {path} | {p['m']:,} | {_t(p.get('build'))} | {_t(p.get('solve'))} | "
+                          f"{_t(p.get('certify'))} | {_t(p.get('seconds')) if 'seconds' in p else p.get('error', 'timeout')}"
+                          f" | {'-' if math.isnan(over) else f'{over:.1f}'} |")
+                ms = [p["m"] for p in ok]
+                if path == "certiprog":
+                    ex = {k: fit_exponent(ms, [p[k] for p in ok]) for k in ("solve", "certify", "seconds")}
+                    report.setdefault("exponents", {})[prog] = ex
+                    print(f"| {prog} | {path} | exponent | | {ex['solve']:.2f} | {ex['certify']:.2f} | "
+                          f"{ex['seconds']:.2f} | |")
+                else:  # total fit time of the estimators and of SVC
+                    e = fit_exponent(ms, [p["seconds"] for p in ok])
+                    report.setdefault("exponents", {}).setdefault(prog, {})[path] = e
+                    print(f"| {prog} | {path} | exponent | | | | {e:.2f} | |")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(report, fh, indent=1, default=float)
