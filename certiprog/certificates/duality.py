@@ -934,6 +934,11 @@ _BALL_MAX_ENTRIES = 2e7  # the dense body-rows x J matrix of `_soc_ball` stays b
 
 
 def _gram_lambda_min(M: np.ndarray) -> float:
+    """`_gram_proof`'s bound alone."""
+    return _gram_proof(M)[0]
+
+
+def _gram_proof(M: np.ndarray):
     """A proved lower bound of lambda_min(M'M) for a dense float matrix M (r x p); <= 0 when nothing is proved.
 
     G = fl(M'M) carries ``|G - M'M| <= gamma_{r+1} |M|'|M|``, so ``||G - M'M||_2 <= gamma_{r+1} ||M||_F^2`` (e1).
@@ -943,17 +948,20 @@ def _gram_lambda_min(M: np.ndarray) -> float:
     ``||E3||_2 <= gamma_{p+1} ||R||_F^2`` (e3) and ``A >= -e3 I``; the subtraction of sigma rounds each diagonal
     entry by at most ``u |A_jj|`` (e2). Hence ``lambda_min(M'M) >= sigma - e1 - e2 - e3``. sigma comes from a
     first factorisation (sigma = 0) and a few steps of inverse iteration: one Gram product and two Cholesky
-    factorisations in all, no product of p x p matrices and no multiprecision."""
+    factorisations in all, no product of p x p matrices and no multiprecision.
+
+    Returns (bound, solve) with ``solve(rhs)`` an approximate solution of ``M'M g = rhs`` from the first factor
+    (None when nothing is proved); the bound alone is `_gram_lambda_min`."""
     import scipy.linalg as sla
 
     r, p = M.shape
     if p == 0:
-        return np.inf
+        return np.inf, None
     if r < p or not np.all(np.isfinite(M)):
-        return -np.inf
+        return -np.inf, None
     big = float(np.max(np.abs(M)))
     if big == 0:
-        return -np.inf
+        return -np.inf, None
     # an exact power-of-two scaling to max |M| ~ 1 keeps every product far from underflow and overflow (what
     # underflows then is below 1e-290 per operation: the absolute term e0 covers it); undone exactly at the end
     e = -int(np.frexp(big)[1])
@@ -981,7 +989,7 @@ def _gram_lambda_min(M: np.ndarray) -> float:
 
     R, err = factor(0.0)
     if R is None:
-        return -np.inf
+        return -np.inf, None
     v = np.random.default_rng(0).standard_normal(p)  # inverse iteration on R'R ~ G (an estimate only)
     lam = np.inf
     for _ in range(8):
@@ -989,7 +997,7 @@ def _gram_lambda_min(M: np.ndarray) -> float:
         y = sla.solve_triangular(R, sla.solve_triangular(R, v, trans="T", check_finite=False), check_finite=False)
         ny = float(np.linalg.norm(y))
         if not (np.isfinite(ny) and ny > 0):
-            return -err
+            return -err, None
         new = 1.0 / ny
         v = y
         if abs(new - lam) <= 1e-3 * new:
@@ -1005,10 +1013,14 @@ def _gram_lambda_min(M: np.ndarray) -> float:
         if R2 is not None:
             best = max(best, float(np.nextafter(sigma - err2, -np.inf)))
             break
-    return float(np.ldexp(best, -2 * e))  # lambda_min(M'M) of the unscaled M (exact: a power of two)
+    def solve(rhs, R=R):  # M'M = 4^-e M_s'M_s: g = 4^e (R'R)^-1 rhs
+        y = sla.solve_triangular(R, sla.solve_triangular(R, rhs, trans="T", check_finite=False), check_finite=False)
+        return np.ldexp(y, 2 * e)
+
+    return float(np.ldexp(best, -2 * e)), solve  # lambda_min(M'M) of the unscaled M (exact: a power of two)
 
 
-def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray):
+def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball | None = None):
     """Lower bound of ``min c_J' x_J`` over every feasible x in the box, through the SOC constraints; (value,
     reason, info). Used when many columns J are unbounded in the box (dense SOCPs such as the kernel MPM of 004).
 
@@ -1068,16 +1080,41 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray):
     M = np.zeros((rows.size, J.size))
     np.add.at(M, (rpos[row_of[sel]], cpos[A.indices[sel]]), A.data[sel]) if not A.has_canonical_format else \
         M.__setitem__((rpos[row_of[sel]], cpos[A.indices[sel]]), A.data[sel])
-    lam = _gram_lambda_min(M)
+    lam, gsolve = _gram_proof(M)
     if not lam > 0:
         return -np.inf, "the SOC rows do not provably determine the unbounded columns (rank)", {}
     s = float(np.nextafter(np.sqrt(lam) * (1 - 4 * _U), -np.inf))
     radius = float(np.nextafter(np.sqrt(rho2 * (1 + 4 * _U)) * (1 + 4 * _U) / s * (1 + 4 * _U), np.inf))
-    cn = coef[J].norm_hi()
-    loss = float(np.nextafter(cn * radius * (1 + 4 * _U), np.inf))
-    if not np.isfinite(loss):
-        return -np.inf, "the SOC ball is unbounded", {}
-    return -loss, "", {"soc_ball_radius": radius, "soc_ball_loss": loss, "soc_ball_rows": int(rows.size)}
+    info = {"soc_ball_radius": radius, "soc_ball_rows": int(rows.size)}
+
+    def total(const, terms, c):  # the lower end with the ball's term for J
+        loss = float(np.nextafter(c[J].norm_hi() * radius * (1 + 4 * _U), np.inf))
+        rest = terms.copy()
+        rest[J] = 0.0
+        return (_sum_lo(np.append(rest, -loss), const) if np.isfinite(loss) else -np.inf), loss
+
+    if W is None:
+        return total(Ball(0.0), np.zeros(n), coef)[0], "", info
+    const, terms, _ = lag.evaluate(W)
+    L, loss = total(const, terms, coef)
+    info["soc_ball_loss"] = loss
+    # floating-point refinement: move the SOC body duals by M g with M'M g = -c_J (the first factor), so that the
+    # coefficients of J drop to the rounding level; the heads are raised again to prove the cone (`dual_in_cone`)
+    # and everything is re-evaluated in ball arithmetic (the refinement itself needs no rigour)
+    try:
+        g = gsolve(-np.asarray(coef.mid[J], float))
+        w = np.array(W.mid, float)
+        # the sign: s = b - A x, so A'z enters the coefficient with A's entries; M holds A's body entries
+        w[rows] = w[rows] + M @ g
+        w, _ = dual_in_cone(problem, w)
+        const2, terms2, coef2 = lag.evaluate(Ball(w))
+        if np.array_equal(np.flatnonzero(terms2 == -np.inf), J):
+            L2, loss2 = total(const2, terms2, coef2)
+            if L2 > L:
+                L, info["soc_ball_loss"], info["soc_ball_refined"] = L2, loss2, True
+    except (ValueError, np.linalg.LinAlgError, FloatingPointError):
+        pass
+    return L, "", info
 
 
 def _tighten_columns(problem, J, lo, hi, rounds: int = 2):
@@ -1240,17 +1277,14 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
                 return _sum_lo(terms2, const2), "" if np.isfinite(const2.lo()) else "P is PSD only up to a shift " \
                     "and its columns are unbounded", info
     if J.size >= _BALL_MIN and pc.kind in ("zero", "diagonal", "pd"):  # many unbounded columns: the SOC ball
-        B, bwhy, binfo = _soc_ball(problem, lag, coef, J)
-        if np.isfinite(B):
-            rest = terms.copy()
-            rest[J] = 0.0
-            L = _sum_lo(np.append(rest, B), const)
+        L, bwhy, binfo = _soc_ball(problem, lag, coef, J, W)
+        if np.isfinite(L):
+            price = binfo.get("soc_ball_loss", np.inf)
             # accepted when its price is small beside the interval's width (otherwise the exact correction)
-            if np.isfinite(L) and (not np.isfinite(upper) or -B <= 0.25 * max(upper - L, 0.0) or
-                                   -B <= 1e-12 * abs(L)):
+            if not np.isfinite(upper) or price <= 0.25 * max(upper - L, 0.0) or price <= 1e-12 * abs(L):
                 info.update(binfo)
                 return L, "", info
-            info["soc_ball_rejected"] = float(-B)
+            info["soc_ball_rejected"] = float(price)
     for _ in range(4):
         L, why, cinfo = _correction(problem, lag, W, coef, J, zc)
         more = cinfo.pop("more", None)
