@@ -38,6 +38,16 @@ cone block may be corrected only if its corrected dual is proved in K* (the solv
 tiny corrections keep them there). If that fails the lower end
 is -inf and the reason names the columns.
 
+Before that, a few such columns (fewer than `_BALL_MIN`) get their bounds tightened over the linear rows they
+occur in (`_tighten_columns`); many of them (a dense SOCP: 004's kernel MPM, whose coordinates are all free) are
+bounded through the SOC constraints instead (`_soc_ball`): with M the SOC body rows on J, ``||M x_J||`` is
+bounded by the heads' and the other columns' bounds over the box, ``lambda_min(M'M)`` is proved by a Gram product
+and two floating-point Cholesky factorisations with a-priori error bounds (`_gram_proof`), so ``||x_J||`` is
+bounded and ``c_J' x_J >= -||c_J|| ||x_J||_max``; the body duals are first refined in floating point so that
+``c_J`` is at the rounding level, and the whole bound is re-evaluated in ball arithmetic. It replaces the
+correction's pivoted QR and verified |J| x |J| solve (an explicit inverse: ~10 |J|^3 flops) when its price is
+small beside the interval's width, and falls back to the correction otherwise.
+
 The box ``lo <= x <= hi`` comes from ``x_bound`` (user columns; see `variable_box`) intersected with bounds
 derived by feasibility-based bound tightening over the rows (linear rows of zero/nonneg blocks;
 ``|s_j| <= s_0`` of SOC blocks; diagonal ``>= 0`` and ``|s_ij| <= (s_ii + s_jj)/sqrt 2`` of PSD blocks;
@@ -45,7 +55,11 @@ derived by feasibility-based bound tightening over the rows (linear rows of zero
 log(z/y) <= z/y - 1) and over the objective level set ``f(x) <= upper`` (separable when P is
 diagonal, linear when P = 0). It is enough that the box contains every feasible x with ``f(x) <= upper``:
 p* is the infimum over that set. Derived bounds are widened by a relative 1e-9 (far above the
-floating-point error of the n-term sums involved).
+floating-point error of the n-term sums involved). Rows that can never give a bound (two entries or more whose
+needed ends stay infinite at a sign-aware fixpoint, `_useful_rows`) are left out: the box is the same. With a
+``width_goal`` (`check` passes half its tolerance), the cheap box of the single-entry rows and the objective
+level set is tried first and kept when the interval it gives is that narrow; any box containing those points is
+valid, the cheap one is only looser.
 
 Upper bound
 -----------
