@@ -29,6 +29,8 @@ MPM (3): ``f* = min f(v) = ||F1 v|| + ||F0 v||  s.t.  d^T v = 1``.
   Newton stalls and ``F_j v / s_j`` is noise; the solver then follows the log-barrier path of the epigraph form
   (``min tau (t1 + t0) - sum_j log(t_j^2 - ||F_j v||^2)``, self-concordant, p x p Schur complement per step) and
   also tries duals with y_j from least squares; every dual is refined (``y_j -= F_j G^{-1} r``) before the bound.
+  Near-kink kernel instances whose dual the barrier does not sharpen enough end 'inaccurate' with a good primal
+  point (seen at rank_tol = 1e-4 on 75 points: gaps 1e-7 to 1e-5); model.solve() then lets the certificate decide.
 
 HP-MPM w-step (10) at fixed kappa, ``c_j > 0``: ``g = max_{||v|| <= 1} h(v) = d^T v - ||(c1, kappa F1 v)|| -
 ||(c0, kappa F0 v)||``, smooth and concave.
@@ -47,9 +49,19 @@ HP-MPM w-step (10) at fixed kappa, ``c_j > 0``: ``g = max_{||v|| <= 1} h(v) = d^
   ``upper - lower <= tol * (||d|| + c1 + c0)`` (h is a difference of terms of that size and is ~0 at kappa*, so a
   gap relative to |h| would be meaningless there).
 
-Measured (OMP_NUM_THREADS=1, 2 shared cores; rbf, two Gaussian classes in 10-d, means +-0.5, gamma = 0.1,
-`kernel_class_moments`, time of the solve vs Clarabel through ``model.solve(backend='clarabel')``; check() = the
-certificate with the interval on the structured answer): see the figures in `MEASURED` below.
+Measured once (2026-11-25, OMP_NUM_THREADS=1, 2 cores shared with other jobs; rbf, gamma = 0.1, two Gaussian classes
+in 10-d, means +-0.5, m/2 points each, `kernel_class_moments` at its defaults, so p = m - 1 and F_j is (m/2) x p dense;
+HP-MPM at delta = 0.1, nu = 0.01, bisection; times of ``model.solve(solver="structured")`` / ``prob.solve()`` against
+``backend='clarabel'``, and of `certiprog.certificates.check` with the interval on the structured answer)::
+
+    m     program   structured   Clarabel    ratio   check()   structured interval / status
+    500   MPM        0.08 s        1.05 s     13x     0.19 s   [0, 9.8e-12] optimal (f* = 0: kernel MPM separates)
+    500   HP-MPM     0.23 s        1.18 s      5x     0.45 s   kappa bracket width 1e-13, 3 w-steps + polish
+    1000  MPM        0.98 s       20.3 s      21x     2.6 s    [0, 2.9e-11] optimal
+    1000  HP-MPM     2.2 s        64.1 s      30x     4.0 s    kappa bracket width 2e-13
+    2000  MPM        5.3 s       171 s        33x     8.9 s    [0, 3.8e-9] optimal (peak RSS 0.96 GB, with Clarabel)
+    2000  HP-MPM     7.5 s       785 s       104x    26 s      kappa bracket width 3e-13 (peak RSS 1.5 GB)
+    2000  MPM, max_rank=300 (p = 300): 0.19 s vs 0.96 s; HP-MPM 0.57 s vs 7.2 s (F_j triangular, Clarabel cheap too)
 """
 from __future__ import annotations
 
@@ -64,9 +76,6 @@ from certiprog.errors import InputError
 
 __all__ = ["MPMFit", "WStepFit", "gram_floor", "grams", "mpm_interval", "solve_mpm", "solve_w_step",
            "w_step_interval"]
-
-MEASURED = """(filled in by the measurement run; see the report)"""
-
 
 # ----------------------------------------------------------------------------------------------------------------
 # rigorous helpers
