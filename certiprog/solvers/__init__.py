@@ -11,7 +11,8 @@ When certiprog chooses, an answer the certificate cannot confirm (infeasible or 
 ray, a point whose KKT check fails, no answer at all) moves on to the next capable solver, and
 ``sol.info['fallback']`` records every attempt (`certiprog.solvers.fallback`). With neither named, a model whose
 ``model.data`` has its own structured solver and whose conic matrix has more than
-`structured.AUTO_MIN_NNZ` nonzeros tries that solver first (`structured.auto_candidate`).
+`structured.AUTO_MIN_NNZ` nonzeros (or whose ``model.data.structured_auto(problem)`` says so) tries that solver
+first (`structured.auto_candidate`).
 """
 from __future__ import annotations
 
