@@ -40,8 +40,8 @@ residuals and the rigorous optimality interval; ``False``: the KKT verdict the s
 verdict is kept in ``KHHMFit.subproblems``. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and
 the risk is exactly 1: verdict ``exact``). Which solver produced each sub-problem is kept too (``SubProblem.solver``):
 eq. (8) goes first to its certified structured solver (`solver.solve_hinge_minimax`, FISTA on the dual with a
-rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no solver) and the
-sub-problem is large (``m * d >= STRUCTURED_MIN_SIZE``, `uses_structured`); its answer is kept only when the check
+rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no solver), the sub-problem
+is large and its conditioning set is not smaller than the positives (`uses_structured`, measured); its answer is kept only when the check
 certifies it, else the generic backend solves the sub-problem and ``SubProblem.fallback`` says why (`solve_eq8`).
 Thm 1's QPs always run on the generic backends. The compiled models are reused: eq. (8)'s moments and Thm 1's (W, b) are
 Parameters (`programs.set_moments`, `programs.set_halfspaces`); no backend takes a warm start (all declare
@@ -67,12 +67,18 @@ __all__ = ["ACCEPT", "BackgroundRiskEvaluator", "KHHMFit", "RoundRecord", "SubPr
 
 ACCEPT = ("risk", "background", "always")
 MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
-#: eq. (8) sub-problems with m * d at least this go to the certified structured solver first when certiprog chooses
-#: the solver (`uses_structured`); measured in benchmarks/hinge_minimax.py (section "EQ. (8) SOLVER RULE")
+#: when certiprog chooses the solver, eq. (8) goes to the certified structured solver first if m * d is at least
+#: this and the conditioning set holds at least as many negatives as there are positives (`uses_structured`). Why
+#: (benchmarks/hinge_minimax.py part 4, seeded two-cluster data, d = 16 and 100, m = 5,000 and 20,000): against all
+#: the negatives (far from the positives, few active hinges) the dual FISTA certified every time, 1.6-5x faster than
+#: the interior point (more as m grows); against the few negatives left near the positives (a refit, or a greedy plane
+#: after the first) it certified none of the 13 such sub-problems at d = 16 within 3,000 iterations (nor the 3 at
+#: d = 100 within 500), where the interior point takes 2-10 s; each of those 16 had fewer negatives than positives.
+#: Below 80,000 (5,000 x 16) the interior point costs well under a second either way.
 STRUCTURED_MIN_SIZE = 80_000
-#: the iteration budget of that first attempt: a sub-problem it cannot certify within it (overlapping classes make
-#: the dual slow) then costs at most about one generic solve more (benchmarks/hinge_minimax.py, same section)
-STRUCTURED_MAX_ITER = 3000
+#: the iteration budget of that first attempt: a sub-problem it does not certify within it costs about a tenth of a
+#: generic solve more (the fallback)
+STRUCTURED_MAX_ITER = 500
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -252,10 +258,12 @@ def thm1_solver(solver):
     return None if solver == STRUCTURED else solver
 
 
-def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: int) -> bool:
-    """Whether Alg. 1 tries eq. (8)'s certified structured solver (`solver.solve_hinge_minimax`) first: always with
-    ``solver="structured"`` (InputError when it does not cover the settings); when certiprog chooses (backend and
-    solver None), if it covers them (``squared_reg=True``, ``lam > 0``) and ``m * d >= STRUCTURED_MIN_SIZE``."""
+def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: int, n_background: int) -> bool:
+    """Whether Alg. 1 tries eq. (8)'s certified structured solver (`solver.solve_hinge_minimax`) first for a
+    sub-problem with m positives x d features against ``n_background`` negatives: always with ``solver="structured"``
+    (InputError when it does not cover the settings); when certiprog chooses (backend and solver None), if it covers
+    them (``squared_reg=True``, ``lam > 0``), ``m * d >= STRUCTURED_MIN_SIZE`` and ``n_background >= m`` (the
+    measured rule: `STRUCTURED_MIN_SIZE`'s comment)."""
     what = covers(True, squared_reg, lam)
     if solver == STRUCTURED:
         if backend is not None:
@@ -264,7 +272,8 @@ def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: i
             raise InputError(f"solver='structured' covers eq. (8) with squared_reg=True, lam > 0; got {what}: "
                              "use a backend, e.g. backend='clarabel'")
         return True
-    return backend is None and solver is None and what is None and m * d >= STRUCTURED_MIN_SIZE
+    return (backend is None and solver is None and what is None and m * d >= STRUCTURED_MIN_SIZE
+            and n_background >= m)
 
 
 def solve_eq8(model, structured: bool, certify: bool, backend=None, solver=None, options=None):
@@ -385,7 +394,7 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
                     cov_ridge=cov_ridge)
 
     eq8 = hinge_minimax(X, mu, Sigma, lam, delta, bias=bias, squared_reg=squared_reg)
-    structured = uses_structured(backend, solver, squared_reg, lam, X.shape[0], d)
+    uses_structured(backend, solver, squared_reg, lam, X.shape[0], d, 0)  # refuse a bad solver='structured' now
     evaluator = BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options)
     subproblems: list = []
 
@@ -397,6 +406,7 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
             return "empty", None
         t0 = time.perf_counter()
         set_moments(eq8, *background_moments(Z[S], cov_ridge))
+        structured = uses_structured(backend, solver, squared_reg, lam, X.shape[0], d, n)
         sol, verdict, interval, fallback = solve_eq8(eq8, structured, certify, backend, solver, options)
         if not sol.ok:
             subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, math.nan, interval,
