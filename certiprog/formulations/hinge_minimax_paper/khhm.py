@@ -38,14 +38,14 @@ the minimum over the *active* hyperplanes only (an inactive plane would cap ever
 Certification: every eq. (8) and Thm 1 solve is checked by `certiprog.certificates.check` (``certify=True``: KKT
 residuals and the rigorous optimality interval; ``False``: the KKT verdict the solve path computes anyway), and its
 verdict is kept in ``KHHMFit.subproblems``. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and
-the risk is exactly 1: verdict ``exact``). Which solver produced each sub-problem is kept too (``SubProblem.solver``):
-eq. (8) goes first to its certified structured solver (`solver.solve_hinge_minimax`, FISTA on the dual with a
-rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no solver), the sub-problem
-is large and its conditioning set is not smaller than the positives (`uses_structured`, measured); its answer is kept only when the check
-certifies it, else the generic backend solves the sub-problem and ``SubProblem.fallback`` says why (`solve_eq8`).
-Thm 1's QPs always run on the generic backends. The compiled models are reused: eq. (8)'s moments and Thm 1's (W, b) are
-Parameters (`programs.set_moments`, `programs.set_halfspaces`); no backend takes a warm start (all declare
-``warm_start=False``).
+the risk is exactly 1: verdict ``exact``). Which solver produced each sub-problem is kept too
+(``SubProblem.solver``): eq. (8) goes first to its certified structured solver (`solver.solve_hinge_minimax`, FISTA
+on the dual with a rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no
+solver), the sub-problem is large and its conditioning set is not smaller than the positives (`uses_structured`,
+measured); its answer is kept only when the check certifies it, else the generic backend solves the sub-problem and
+``SubProblem.fallback`` says why (`solve_eq8`). Thm 1's QPs always run on the generic backends. The compiled models
+are reused: eq. (8)'s moments and Thm 1's (W, b) are Parameters (`programs.set_moments`, `programs.set_halfspaces`);
+no backend takes a warm start (all declare ``warm_start=False``).
 """
 from __future__ import annotations
 
