@@ -1361,6 +1361,16 @@ def _equality_basis_uncached(problem):
         return rows, rows
     A = _csr_A(problem)
     AE = A[rows].toarray()
+    n = problem.n
+    only = (np.bincount(A.indices, minlength=n) == np.bincount(A[rows].indices, minlength=n)) & np.any(AE != 0, 0)
+    if only.sum() == rows.size:  # exactly one epigraph column per equality row (sum_squares, norms): take them
+        # when they are well conditioned against the largest column of AE, an upper bound of the smallest pivot of
+        # AE's pivoted QR, so the test below would accept them too (without its two larger QRs)
+        cand = np.flatnonzero(only)
+        d2 = np.abs(np.diag(sla.qr(AE[:, cand], mode="r")[0]))
+        top = float(np.sqrt(np.max(np.sum(AE * AE, axis=0))))
+        if d2.min() > 1e-10 * max(d2.max(), 1e-300) and d2.min() >= 1e-3 * top:
+            return rows, cand
     R, piv = sla.qr(AE, pivoting=True, mode="r")  # (no Q)
     d = np.abs(np.diag(R))
     if d.size < rows.size or d.min() <= 1e-10 * max(d.max(), 1e-300):
@@ -1368,8 +1378,6 @@ def _equality_basis_uncached(problem):
     basic = np.sort(piv[: rows.size])
     # prefer columns that occur in the equality rows only (epigraph variables these rows define): solving for them
     # leaves the other columns, and so their bounds, as the solver returned them
-    n = problem.n
-    only = (np.bincount(A.indices, minlength=n) == np.bincount(A[rows].indices, minlength=n)) & np.any(AE != 0, 0)
     if only.any() and not np.all(only[basic]):
         R2, piv2 = sla.qr(AE * np.where(only, 1e3, 1.0), pivoting=True, mode="r")
         cand = np.sort(piv2[: rows.size])
