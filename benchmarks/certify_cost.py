@@ -66,7 +66,8 @@ def measure(case: str, reps: int) -> str:
     s, c = min(solves), min(certs)
     lo, hi = cert.interval if cert.interval is not None else (-np.inf, np.inf)
     program, size = case.split(":")
-    return f"| {program} | {size} | {1e3 * c:.1f} | {1e3 * s:.1f} | {c / s:.3f} | {cert.verdict} | [{lo:.12g}, {hi:.12g}] |"
+    return (f"| {program} | {size} | {1e3 * c:.1f} | {1e3 * s:.1f} | {c / s:.3f} | {cert.verdict} "
+            f"| [{lo:.12g}, {hi:.12g}] |")
 
 
 def main(argv=None) -> None:

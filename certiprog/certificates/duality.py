@@ -566,7 +566,6 @@ def _bound_rows(problem):
     """(G, h): the single-entry rows of `_linear_rows` (variable bounds of zero / nonneg rows, ``s_0 >= 0`` of
     SOC heads), read off A in O(nnz) without building the others; the cheap box of `variable_box`."""
     A, b = _csr_A(problem), problem.b
-    m = A.shape[0]
     kind = problem.row_kinds()
     usable = np.isin(kind, ["zero", "nonneg"])
     for blk in problem.blocks:
@@ -579,7 +578,7 @@ def _bound_rows(problem):
     sign = np.concatenate([np.ones(rows.size), -np.ones(int(eq.sum()))])
     G = sp.csr_matrix((sign * A.data[A.indptr[r]], A.indices[A.indptr[r]], np.arange(r.size + 1)),
                       shape=(r.size, A.shape[1]))
-    return G, sign * b[r] if m else np.zeros(0)
+    return G, sign * b[r]
 
 
 def _cone_linear_rows(c: Cone, Ab, bb) -> tuple:
@@ -1034,7 +1033,7 @@ def _gram_proof(M: np.ndarray):
     return float(np.ldexp(best, -2 * e)), solve  # lambda_min(M'M) of the unscaled M (exact: a power of two)
 
 
-def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball | None = None):
+def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball):
     """Lower bound of ``min c_J' x_J`` over every feasible x in the box, through the SOC constraints; (value,
     reason, info). Used when many columns J are unbounded in the box (dense SOCPs such as the kernel MPM of 004).
 
@@ -1042,10 +1041,11 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball | No
     S_h + T_B`` with ``S_h`` the head slack's upper end over the box and ``T_B`` the largest norm of the body's
     part in the other (bounded) columns K, both in rounded-up arithmetic. Stacking the copies (M = their body rows
     restricted to J): ``||M x_J|| <= rho = sqrt(sum (S_h + T_B)^2)``; with ``lambda_min(M'M) >= s^2 > 0`` proved
-    (`_gram_lambda_min`), ``||x_J|| <= rho / s`` and ``c_J' x_J >= -||c_J|| rho / s`` for c_J in its ball. This
+    (`_gram_proof`), ``||x_J|| <= rho / s`` and ``c_J' x_J >= -||c_J|| rho / s`` for c_J in its ball. This
     replaces the exact dual correction (`_correction`: a pivoted QR and a verified |J| x |J| solve with an
     explicit inverse, ~10 |J|^3 flops) by one Gram product and two Cholesky factorisations, at the price of
-    the term ``||c_J|| rho / s`` (the solver's stationarity residual on J plus its rounding bound)."""
+    the term ``||c_J|| rho / s``. W: the dual (proved in K*) the coefficients ``coef`` come from; its SOC body
+    entries are refined in floating point first (below), so that c_J, and the price, are at the rounding level."""
     A, lo, hi = lag.A, lag.lo, lag.hi
     m, n = A.shape
     inJ = np.zeros(n, bool)
@@ -1091,9 +1091,8 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball | No
     cpos = np.full(n, -1)
     cpos[J] = np.arange(J.size)
     sel = entJ & (rpos[row_of] >= 0)
-    M = np.zeros((rows.size, J.size))
-    np.add.at(M, (rpos[row_of[sel]], cpos[A.indices[sel]]), A.data[sel]) if not A.has_canonical_format else \
-        M.__setitem__((rpos[row_of[sel]], cpos[A.indices[sel]]), A.data[sel])
+    M = sp.coo_matrix((A.data[sel], (rpos[row_of[sel]], cpos[A.indices[sel]])),
+                      shape=(rows.size, J.size)).toarray()  # (duplicate entries summed)
     lam, gsolve = _gram_proof(M)
     if not lam > 0:
         return -np.inf, "the SOC rows do not provably determine the unbounded columns (rank)", {}
@@ -1107,8 +1106,6 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball | No
         rest[J] = 0.0
         return (_sum_lo(np.append(rest, -loss), const) if np.isfinite(loss) else -np.inf), loss
 
-    if W is None:
-        return total(Ball(0.0), np.zeros(n), coef)[0], "", info
     const, terms, _ = lag.evaluate(W)
     L, loss = total(const, terms, coef)
     info["soc_ball_loss"] = loss
