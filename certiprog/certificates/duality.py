@@ -1033,7 +1033,7 @@ def _gram_proof(M: np.ndarray):
     return float(np.ldexp(best, -2 * e)), solve  # lambda_min(M'M) of the unscaled M (exact: a power of two)
 
 
-def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball):
+def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball, evaluated=None):
     """Lower bound of ``min c_J' x_J`` over every feasible x in the box, through the SOC constraints; (value,
     reason, info). Used when many columns J are unbounded in the box (dense SOCPs such as the kernel MPM of 004).
 
@@ -1045,7 +1045,8 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball):
     replaces the exact dual correction (`_correction`: a pivoted QR and a verified |J| x |J| solve with an
     explicit inverse, ~10 |J|^3 flops) by one Gram product and two Cholesky factorisations, at the price of
     the term ``||c_J|| rho / s``. W: the dual (proved in K*) the coefficients ``coef`` come from; its SOC body
-    entries are refined in floating point first (below), so that c_J, and the price, are at the rounding level."""
+    entries are refined in floating point first (below), so that c_J, and the price, are at the rounding level.
+    ``evaluated``: ``lag.evaluate(W)`` when the caller has it already."""
     A, lo, hi = lag.A, lag.lo, lag.hi
     m, n = A.shape
     inJ = np.zeros(n, bool)
@@ -1106,7 +1107,7 @@ def _soc_ball(problem, lag: _Lagrangian, coef: Ball, J: np.ndarray, W: Ball):
         rest[J] = 0.0
         return (_sum_lo(np.append(rest, -loss), const) if np.isfinite(loss) else -np.inf), loss
 
-    const, terms, _ = lag.evaluate(W)
+    const, terms, _ = evaluated if evaluated is not None else lag.evaluate(W)
     L, loss = total(const, terms, coef)
     info["soc_ball_loss"] = loss
     # floating-point refinement: move the SOC body duals by M g with M'M g = -c_J (the first factor), so that the
@@ -1288,7 +1289,7 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
                 return _sum_lo(terms2, const2), "" if np.isfinite(const2.lo()) else "P is PSD only up to a shift " \
                     "and its columns are unbounded", info
     if J.size >= _BALL_MIN and pc.kind in ("zero", "diagonal", "pd"):  # many unbounded columns: the SOC ball
-        L, bwhy, binfo = _soc_ball(problem, lag, coef, J, W)
+        L, bwhy, binfo = _soc_ball(problem, lag, coef, J, W, (const, terms, coef))
         if np.isfinite(L):
             price = binfo.get("soc_ball_loss", np.inf)
             # accepted when its price is small beside the interval's width (otherwise the exact correction)
