@@ -951,7 +951,29 @@ def _gram_lambda_min(M: np.ndarray) -> float:
     return _gram_proof(M)[0]
 
 
+_GRAM_CACHE: dict = {}
+_GRAM_CACHE_SIZE = 2
+
+
 def _gram_proof(M: np.ndarray):
+    """`_gram_proof_uncached` with a small cache keyed by M's content (shape and a blake2b digest of its bytes):
+    the same SOC body rows certified again (a bisection over the same data, as HP-MPM's, or check() after a
+    re-solve) do not pay the Gram product and the factorisations twice."""
+    import hashlib
+
+    M = np.ascontiguousarray(M, dtype=float)
+    key = (M.shape, hashlib.blake2b(M.view(np.uint8), digest_size=20).hexdigest())
+    hit = _GRAM_CACHE.get(key)
+    if hit is not None:
+        return hit
+    out = _gram_proof_uncached(M)
+    if len(_GRAM_CACHE) >= _GRAM_CACHE_SIZE:
+        _GRAM_CACHE.pop(next(iter(_GRAM_CACHE)))
+    _GRAM_CACHE[key] = out
+    return out
+
+
+def _gram_proof_uncached(M: np.ndarray):
     """A proved lower bound of lambda_min(M'M) for a dense float matrix M (r x p); <= 0 when nothing is proved.
 
     G = fl(M'M) carries ``|G - M'M| <= gamma_{r+1} |M|'|M|``, so ``||G - M'M||_2 <= gamma_{r+1} ||M||_F^2`` (e1).

@@ -218,3 +218,14 @@ def test_gram_lambda_min_scale_invariant(scale):
     lam = D._gram_lambda_min(M * scale)
     assert lam > 0 and lam == pytest.approx(base * scale * scale, rel=1e-6)
     assert D._gram_lambda_min(np.zeros((5, 3))) == -np.inf
+
+
+def test_gram_proof_cache_keys_on_content():
+    rng = np.random.default_rng(9)
+    M = rng.normal(size=(40, 25))
+    first = D._gram_lambda_min(M)
+    assert D._gram_lambda_min(M.copy()) == first  # same content: the cached proof
+    M2 = M.copy()
+    M2[:, 3] = M2[:, 5]  # now rank deficient: a cached answer for M would be wrong here
+    assert not D._gram_lambda_min(M2) > 0
+    assert D._gram_lambda_min(M) == first
