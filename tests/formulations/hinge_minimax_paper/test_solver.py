@@ -215,3 +215,14 @@ def test_box_ball_projection_is_the_nearest_point(m, k, scale, seed):
     model.add(norm2(Y) - A.sum() <= 0.0, name="ball")
     ref = model.solve(backend="clarabel")
     assert np.allclose(a, ref.value("a"), atol=1e-6) and np.allclose(y, ref.value("y"), atol=1e-6)
+
+
+@pytest.mark.parametrize("Sigma", [np.zeros((3, 3)), np.diag([1.0, 0.0, 0.0])])
+def test_bias_with_a_singular_background_covariance(Sigma):
+    """Sigma = 0 (one negative) or rank one: L has fewer columns than d; the interval still holds Clarabel's value."""
+    rng = np.random.default_rng(0)
+    X, mu = rng.normal(size=(40, 3)) + 1.0, -np.ones(3)
+    fit = solve_hinge_minimax(X, mu, Sigma, 0.1, 0.3, bias=True, tol=1e-6)
+    ref = hinge_minimax(X, mu, Sigma, 0.1, 0.3, bias=True).solve(backend="clarabel")
+    assert fit.certified and fit.lower - 1e-7 <= ref.objective <= fit.upper * (1 + 1e-6)
+    assert _constraint_b(fit.w, fit.b, mu, Sigma, 0.3) <= 1e-12 * (1 + np.linalg.norm(fit.w) + abs(fit.b))
