@@ -1303,7 +1303,14 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
             "columns are unbounded", info
     if J.size < _BALL_MIN:  # a few: first tighten their bounds over the linear rows they occur in (cheap box)
         lo2, hi2 = _tighten_columns(problem, J, lo, hi)
-        if lo2 is not None:
+        if lo2 is not None and pc.kind in ("zero", "diagonal", "pd"):  # J's terms are linear: recompute those only
+            tJ = _lin_terms(coef[J], lo2[J], hi2[J])
+            if np.all(tJ > -np.inf):
+                terms2 = terms.copy()
+                terms2[J] = tJ
+                info["tightened_columns"] = int(J.size)
+                return _sum_lo(terms2, const), "", info
+        elif lo2 is not None:
             lag2 = _Lagrangian(problem, x, lo2, hi2, pc)
             const2, terms2, coef2 = lag2.evaluate(W)
             if not np.any(terms2 == -np.inf):
