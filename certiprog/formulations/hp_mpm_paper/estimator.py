@@ -237,8 +237,7 @@ class MPMClassifier(_MPMBase):
         self.max_rank = max_rank
 
     def _fit_moments(self, mom):
-        dmu = mom.dmu
-        if float(np.linalg.norm(dmu)) <= 1e-12 * float(max(np.abs(mom.mu1).max(), np.abs(mom.mu0).max())):
+        if mom.means_coincide:
             weights = np.zeros(mom.basis.shape[0])
             b = -1.0 if mom.n1 >= mom.n0 else 1.0
             return self._set_classifier(mom, weights, b, 0.0, "no_meaningful_solution", dict(

@@ -158,6 +158,10 @@ def mpm(X1, X0) -> Model:
 # ----------------------------------------------------------------------------------------------
 # The coordinate form shared by the linear and kernel MPM / HP-MPM
 # ----------------------------------------------------------------------------------------------
+# Relative size of mu1 - mu0 below which the class means are taken to coincide (`ClassMoments.means_coincide`).
+MEANS_RTOL = 1e-12
+
+
 @dataclass(frozen=True)
 class ClassMoments:
     """Both classes' empirical moments in coordinates ``v`` with ``||w|| = ||v||``.
@@ -194,6 +198,14 @@ class ClassMoments:
     @property
     def dmu(self) -> np.ndarray:
         return self.mu1 - self.mu0
+
+    @property
+    def means_coincide(self) -> bool:
+        """``mu1 - mu0`` is 0 up to 1e-12 of the means' size (equal sample means leave only rounding there): then
+        (3)'s normalisation reads 0 = 1 and Thm 2 gives kappa* = 0. Solving the rounded program would return a
+        meaningless kappa ~ 1e-16 instead."""
+        size = float(max(np.abs(self.mu1).max(initial=0.0), np.abs(self.mu0).max(initial=0.0)))
+        return float(np.linalg.norm(self.dmu)) <= MEANS_RTOL * size
 
     def variances(self, v) -> tuple[float, float]:
         """``(w^T Σ̂1 w, w^T Σ̂0 w)`` for the coordinates ``v``."""

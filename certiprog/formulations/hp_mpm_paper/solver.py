@@ -434,8 +434,8 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
     if not (isinstance(tol, float) or isinstance(tol, int)) or not 0 < tol < 1:
         raise InputError(f"tol must be in (0, 1); got {tol!r}")
     d = np.asarray(moments.dmu, float)
-    if not np.any(d != 0):
-        raise InputError("the projected class means coincide (mu1 == mu0): the normalisation d^T v = 1 reads 0 = 1, "
+    if moments.means_coincide:
+        raise InputError("the projected class means coincide (mu1 == mu0 up to rounding): the normalisation d^T v = 1 reads 0 = 1, "
                          "so the MPM (3) is infeasible (Theorem 2 of 004: kappa* = 0)")
     F1, F0 = moments.F1, moments.F0
     G1, G0 = grams(moments) if grams_ is None else grams_
