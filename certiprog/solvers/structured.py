@@ -130,7 +130,9 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
     known: dict = {}
     for name, (var, start, stop) in problem.columns.items():
         if name in values:
-            val = np.ravel(np.asarray(values[name], dtype=float))
+            given = np.asarray(values[name], dtype=float)
+            # a symmetric variable's columns are its upper triangle: pack a full matrix as the compiler does
+            val = var.flat(given) if getattr(var, "symmetric", False) and given.size == var.size else np.ravel(given)
             if val.size != stop - start:
                 raise BackendError(f"the structured solver's value for {name!r} has {val.size} entries; the "
                                    f"variable has {stop - start}")
@@ -146,7 +148,7 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
         if all(v in known for v in expr.variables):
             known[var] = np.asarray(expr.value_at(known), dtype=float).reshape(var.shape)
     for name, (var, start, stop) in problem.columns.items():
-        if var in known:
+        if var in known and var.id not in user:  # the user's own columns are set above
             x[start:stop] = np.ravel(known[var])
     free = np.isnan(x)
     if free.any():
