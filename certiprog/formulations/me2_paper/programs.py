@@ -164,6 +164,37 @@ class ME2Data:
     def d(self) -> int:
         return int(self.Y.shape[1])
 
+    def structured_solve(self, **options) -> dict:
+        """The dedicated certified local solver (`local_solver.solve_local`) for ``model.solve(solver="structured")``
+        (`certiprog.solvers.structured`), on either model. ``options`` go to `solve_local` (``tol``, ``max_iter``,
+        ``alpha0``). Not tried first by certiprog's automatic choice: at a degenerate optimum (R* = 0) the
+        multipliers are not unique, and the claims registry's evidence for 002-C57 reads the interior point's.
+
+        From its dual point alpha the closed forms give both programs' points and multipliers (module docstring
+        of `local_solver`; signs in certiprog's convention, checked against Clarabel's duals in the tests): with
+        ``q_i = y_i^T M y_i`` and R the closed-form radius, the dual model's multipliers are ``[q - R]_+``
+        ('alpha>=0'), ``xi = [R - q]_+`` ('alpha<=1/n'), ``R`` ('beta>=0') and ``B - R`` ('delta>=0'); the primal
+        model's are alpha ('margin'), ``1/n - alpha`` ('xi>=0'), beta ('R>=0') and delta = 0 ('R<=B'); the dual
+        model's internal copies of ``K alpha`` and ``beta - delta - s`` get ``K alpha / (2 lam)`` and ``R - B``."""
+        from .local_solver import local_problem, solve_local
+
+        fit = solve_local(problem=local_problem(self.Y + self.center, self.center), mu=self.mu, lam=self.lam,
+                          B=self.B, **options)
+        q = np.einsum("ij,jk,ik->i", self.Y, fit.M, self.Y)
+        xi = np.maximum(0.0, fit.R - q)
+        if self.problem == "dual":
+            values = {"alpha": fit.alpha, "beta": fit.beta, "delta": fit.delta}
+            # the compiler's copies of K alpha and beta - delta - s (rows '_objective/sum_squares') carry the
+            # gradients of the two squares: S(alpha)/(2 lam) in svec form and R - B
+            copies = np.append(svec_gram_map(self.Y) @ fit.alpha / (2.0 * self.lam), fit.R - self.B)
+            duals = {"alpha>=0": np.maximum(0.0, q - fit.R), "alpha<=1/n": xi, "beta>=0": fit.R,
+                     "delta>=0": self.B - fit.R, "_objective/sum_squares": copies}
+        else:
+            values = {"M": fit.M, "R": fit.R, "xi": xi}
+            duals = {"margin": fit.alpha, "xi>=0": 1.0 / self.n - fit.alpha, "R>=0": fit.beta, "R<=B": fit.delta}
+        return dict(values=values, duals=duals, status=fit.status, iterations=fit.iterations,
+                    info=dict(interval=(fit.dual, fit.primal), gap=fit.gap, rel_gap=fit.rel_gap, path=fit.path))
+
     def derive(self, sol) -> ME2Solution:
         Y, c, mu, lam, B = self.Y, self.center, self.mu, self.lam, self.B
         if self.problem == "dual":
