@@ -32,6 +32,7 @@ means differ, else the majority class (ties: ``classes_[1]``).
 """
 from __future__ import annotations
 
+import hashlib
 import time
 import warnings
 
@@ -45,7 +46,7 @@ from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORM
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
 from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors
 
-__all__ = ["HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
+__all__ = ["CoordinateCache", "HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
 
 # Up to this many coordinates (features, or the kept kernel rank) the last SOCP's certificate includes the rigorous
 # optimality interval (interval arithmetic: seconds at ~1000 coordinates); above it, the KKT residuals only. The
@@ -65,10 +66,42 @@ REFIT_GAP = 1e-3
 # 97.9 / 96.9 % (SVC 98.0); at m = 5,000 (benchmarks/scale.py's data) a fit with 400 pivots takes 3-6x the time of
 # scikit-learn's SVC. Training sets of at most 400 points (the Table 3 data) are fitted at full numerical rank.
 DEFAULT_MAX_RANK = 400
+# HPMPMClassifier's ``certify`` values
+CERTIFY_CHOICES = ("auto", "full", "kkt", False)
 
 
 class NoMeaningfulSolutionWarning(UserWarning):
     """The (HP-)MPM has kappa* = 0: no worst-case guarantee; the documented fallback classifier is used."""
+
+
+class CoordinateCache:
+    """The nu-independent work of fits on the same training data, shared between them: the kernel's pivoted
+    Cholesky factor and the class moments at each rank cut depend on (data, kernel, gamma, max_rank) only, not on
+    nu, delta, R or the solver. Pass one cache to ``fit(X, y, cache=...)`` of the fits of a grid (paper 004's
+    experiment: the MPM and every nu of one kernel width) so the factorisation runs once instead of once per fit.
+    Entries are keyed by the training data's bytes and the kernel parameters, so a fit on other data or another
+    kernel only misses (never reuses a wrong factor). Callable kernels are not cached (no reliable key)."""
+
+    def __init__(self):
+        self._store: dict = {}
+        self.hits = self.misses = 0
+
+    def get(self, key, make):
+        """The value stored under ``key``, made by ``make()`` on the first request."""
+        if key in self._store:
+            self.hits += 1
+            return self._store[key]
+        self.misses += 1
+        value = self._store[key] = make()
+        return value
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        h.update(str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
 
 
 class _MPMBase(ClassifierMixin, BaseEstimator):
@@ -129,13 +162,25 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         e1, e0 = worst_case_errors(np.ones(1), 0.0, [s1.mean()], [[s1.var()]], [s0.mean()], [[s0.var()]])
         return max(e1, e0)
 
-    def fit(self, X, y):
-        """Fit on ``X`` (n x d) and binary labels ``y``; see the class docstring for the fitted attributes."""
+    def fit(self, X, y, cache: CoordinateCache | None = None):
+        """Fit on ``X`` (n x d) and binary labels ``y``; see the class docstring for the fitted attributes.
+        ``cache``: a `CoordinateCache` shared with other fits on the same data (a parameter grid), reusing their
+        kernel factorisation and moments; the fit is the same with or without it."""
         self._check_params()
+        if cache is not None and not isinstance(cache, CoordinateCache):
+            raise InputError(f"cache must be a CoordinateCache or None, got {type(cache).__name__}")
         X1, X0 = self._split(X, y)
-        return self._fit_honestly(X1, X0)
+        return self._fit_honestly(X1, X0, cache)
 
-    def _fit_honestly(self, X1, X0):
+    def _cached(self, cache, X1, X0, what, make):
+        """``make()``, through ``cache`` when there is one and the kernel has a reliable key."""
+        if cache is None or callable(self.kernel):
+            return make()
+        key = (what, str(self.kernel), None if self.gamma is None else float(self.gamma),
+               None if self._is_linear() else self.max_rank, _digest(X1, X0))
+        return cache.get(key, make)
+
+    def _fit_honestly(self, X1, X0, cache: CoordinateCache | None = None):
         """Fit, then check the reported bound against the training scores (`_training_bound`).
 
         A kernel fit whose bound the training scores refute by more than `REFIT_GAP` (relative) has kept
@@ -147,10 +192,11 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         ``solver_worst_case_error``.
         """
         tols = (RANK_TOLS[0],) if self._is_linear() else RANK_TOLS
-        factor = self._kernel_factor(X1, X0)
+        factor = self._cached(cache, X1, X0, "factor", lambda: self._kernel_factor(X1, X0))
+        self._kernel_fn = None if self._is_linear() else make_kernel(self.kernel, self.gamma, X1.shape[1])
         rank = used = None
         for tol in tols:
-            mom = self._moments(X1, X0, tol, factor)
+            mom = self._cached(cache, X1, X0, ("moments", tol), lambda: self._moments(X1, X0, tol, factor))
             if (mom.rank, getattr(mom, "n_pivots", 0)) == rank:
                 continue  # the cut removed nothing more: the same fit
             rank, used = (mom.rank, getattr(mom, "n_pivots", 0)), tol
@@ -271,11 +317,14 @@ class HPMPMClassifier(_MPMBase):
     corrected); ``uncertainty``: 'eq8' (as printed), 'prop1' or 'cor1' (see `certiprog.formulations.hp_mpm_paper.hp_mpm`).
     Extra fitted attributes: ``kappa_bracket_`` (lo, hi) with lo <= kappa* <= hi, ``A_`` = (A_1, A_0), ``R_``,
     ``failure_probability_`` (corrected Cor. 1 level; None when nu < 1). ``max_rank``: largest number of kernel
-    pivots (None: the full numerical rank).
+    pivots (None: the full numerical rank). ``certify``: the check of the last SOCP (`HPMPMProblem.solve`):
+    'auto' (the default) the rigorous optimality interval up to `FULL_CERTIFICATE_MAX` coordinates and the KKT
+    residuals above, 'full', 'kkt' (residuals only: for the points of a parameter grid, whose kappa bracket is
+    certified by the bisection either way; certify the chosen one) or False.
     """
 
     def __init__(self, delta=0.1, nu=1.0, R=None, kernel="linear", gamma=None, method="bisection",
-                 backend=None, solver=None, uncertainty="eq8", max_rank=DEFAULT_MAX_RANK):
+                 backend=None, solver=None, uncertainty="eq8", max_rank=DEFAULT_MAX_RANK, certify="auto"):
         self.delta = delta
         self.nu = nu
         self.R = R
@@ -286,6 +335,7 @@ class HPMPMClassifier(_MPMBase):
         self.solver = solver
         self.uncertainty = uncertainty
         self.max_rank = max_rank
+        self.certify = certify
 
     def _check_params(self):
         super()._check_params()
@@ -295,11 +345,16 @@ class HPMPMClassifier(_MPMBase):
             validate.scalar(self.R, "R", low=0.0, low_open=True)
         validate.choice(self.method, "method", METHODS)
         validate.choice(self.uncertainty, "uncertainty", sorted(UNCERTAINTY_FORMS))
+        if not any(self.certify is c or (isinstance(self.certify, str) and self.certify == c)
+                   for c in CERTIFY_CHOICES):
+            raise InputError(f"certify must be one of {CERTIFY_CHOICES}, got {self.certify!r:.60}")
 
     def _fit_moments(self, mom):
         prob = HPMPMProblem(mom, self.delta, self.nu, self.R, self.uncertainty)
-        res = prob.solve(self.method, self.backend, self.solver,
-                         certify=True if mom.p <= FULL_CERTIFICATE_MAX else "kkt")
+        certify = self.certify
+        if certify == "auto":
+            certify = True if mom.p <= FULL_CERTIFICATE_MAX else "kkt"
+        res = prob.solve(self.method, self.backend, self.solver, certify=certify)
         self.kappa_bracket_ = tuple(float(k) for k in res.kappa_bracket)
         self.A_ = (res.A1, res.A0)
         self.R_ = res.R

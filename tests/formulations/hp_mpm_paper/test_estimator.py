@@ -55,10 +55,10 @@ def test_check_estimator(est):
 
 def test_clone_get_params_set_params_round_trip():
     est = HPMPMClassifier(delta=0.05, nu=0.2, R=3.0, kernel="rbf", gamma=0.7, method="alternating",
-                          backend="cvxpy", solver="CLARABEL", uncertainty="cor1", max_rank=50)
+                          backend="cvxpy", solver="CLARABEL", uncertainty="cor1", max_rank=50, certify="auto")
     params = est.get_params()
     assert params == dict(delta=0.05, nu=0.2, R=3.0, kernel="rbf", gamma=0.7, method="alternating",
-                          backend="cvxpy", solver="CLARABEL", uncertainty="cor1", max_rank=50)
+                          backend="cvxpy", solver="CLARABEL", uncertainty="cor1", max_rank=50, certify="auto")
     c = clone(est)
     assert c is not est and c.get_params() == params
     c.set_params(nu=0.5, kernel="linear")

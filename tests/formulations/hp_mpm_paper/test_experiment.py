@@ -345,7 +345,7 @@ def test_solver_failures_are_recorded_not_hidden(monkeypatch):
     import certiprog.formulations.hp_mpm_paper.estimator as est
     from certiprog.errors import BackendError
 
-    def broken(self, X, y):
+    def broken(self, X, y, cache=None):
         raise BackendError("solver crashed (test)")
 
     monkeypatch.setattr(est.HPMPMClassifier, "fit", broken)
