@@ -428,6 +428,12 @@ def _scores(parts, predict) -> dict:
                 test_acc=_accuracy(parts["test"][1], predict(parts["test"][0])))
 
 
+def _scores_of(parts, predicted) -> dict:
+    """`_scores` from ``predicted(part)``, the predictions on the part named 'val' or 'test'."""
+    return dict(val_acc=_accuracy(parts["val"][1], predicted("val")),
+                test_acc=_accuracy(parts["test"][1], predicted("test")))
+
+
 def _kernel_args(sigma):
     return {} if sigma is None else dict(kernel="rbf", gamma=1.0 / sigma)
 
@@ -462,8 +468,8 @@ def _fit_mpm(parts, sigma, cfg, cache=None) -> dict:
 def _fit_hp_mpm(parts, widths, R, cfg, caches=None) -> list:
     """HP-MPM for every (sigma, nu) of the grids; when no pair gives a meaningful solution (kappa* > 0), every
     width is refitted on nu_max(width) times the paper's fractions below 1 (marked grid="extended"). The grid's
-    fits check only the KKT residuals of their last SOCP (their kappa bracket is certified by the bisection);
-    `_certify_chosen` certifies the chosen one in full. ``caches``: a `CoordinateCache` per width."""
+    fits skip the certificate of their last SOCP (their kappa bracket comes from the bisection's attained root and
+    weak-duality bound either way); `_certify_chosen` certifies the chosen one in full. ``caches``: a `CoordinateCache` per width."""
     caches = caches if caches is not None else {s: None for s in widths}
     X, y = parts["train"]
     m1, m0 = int((y > 0).sum()), int((y < 0).sum())
@@ -508,7 +514,7 @@ def _fit_one_hp(parts, nu, sigma, R, cfg, grid, cache=None) -> dict:
     params = dict(nu=float(nu), sigma=sigma, grid=grid)
     t = time.perf_counter()
     try:
-        est = _quiet_fit(_hp_estimator(nu, sigma, R, cfg, "kkt"), X, y, cache)
+        est = _quiet_fit(_hp_estimator(nu, sigma, R, cfg, False), X, y, cache)
     except CertiprogError as exc:
         return dict(error=f"{type(exc).__name__}: {exc}", params=params, meaningful=False)
     meaningful = est.status_ in ("optimal", "inaccurate") and float(est.kappa_) > 0
@@ -516,11 +522,13 @@ def _fit_one_hp(parts, nu, sigma, R, cfg, grid, cache=None) -> dict:
                meaningful=meaningful, fit_s=time.perf_counter() - t)
     if not meaningful:
         return out
-    out.update(_scores(parts, est.predict))
-    threshold = best_threshold(est.decision_function(X), np.where(y == est.classes_[1], 1, -1))
+    # the decision values once per part, for both rules (est.predict is classes_[score > 0])
+    values = {part: est.decision_function(Z) for part, (Z, _) in parts.items()}
     pos, neg = est.classes_[1], est.classes_[0]
-    shifted = lambda Z: np.where(est.decision_function(Z) >= threshold, pos, neg)  # noqa: E731
-    out["biased"] = dict(params=dict(params, threshold=threshold), **_scores(parts, shifted))
+    out.update(_scores_of(parts, lambda part: np.where(values[part] > 0, pos, neg)))
+    threshold = best_threshold(values["train"], np.where(y == pos, 1, -1))
+    out["biased"] = dict(params=dict(params, threshold=threshold),
+                         **_scores_of(parts, lambda part: np.where(values[part] >= threshold, pos, neg)))
     return out
 
 
