@@ -66,7 +66,7 @@ REFIT_GAP = 1e-3
 # 97.9 / 96.9 % (SVC 98.0); at m = 5,000 (benchmarks/scale.py's data) a fit with 400 pivots takes 3-6x the time of
 # scikit-learn's SVC. Training sets of at most 400 points (the Table 3 data) are fitted at full numerical rank.
 DEFAULT_MAX_RANK = 400
-# HPMPMClassifier's ``certify`` values
+# The classifiers' ``certify`` values
 CERTIFY_CHOICES = ("auto", "full", "kkt", False)
 
 
@@ -252,6 +252,9 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         validate.solver(self.solver, validate.backend(self.backend))
         if self.max_rank is not None:
             validate.integer(self.max_rank, "max_rank (largest number of kernel pivots; None: no limit)", low=1)
+        if not any(self.certify is c or (isinstance(self.certify, str) and self.certify == c)
+                   for c in CERTIFY_CHOICES):
+            raise InputError(f"certify must be one of {CERTIFY_CHOICES}, got {self.certify!r:.60}")
 
     # ---- prediction -------------------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -272,15 +275,19 @@ class MPMClassifier(_MPMBase):
 
     ``kernel``: 'linear', 'rbf' or callable; ``gamma``: rbf width (None -> 1/n_features); ``max_rank``: largest
     number of kernel pivots (None: the full numerical rank); ``backend``/``solver``: where the SOCP is solved.
-    ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5).
+    ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5). ``certify``: the check of the SOCP,
+    'auto' (default: the rigorous optimality interval up to `FULL_CERTIFICATE_MAX` coordinates, KKT residuals
+    above), 'full', 'kkt' or False (none: for the points of a parameter grid; certify the chosen one).
     """
 
-    def __init__(self, kernel="linear", gamma=None, backend=None, solver=None, max_rank=DEFAULT_MAX_RANK):
+    def __init__(self, kernel="linear", gamma=None, backend=None, solver=None, max_rank=DEFAULT_MAX_RANK,
+                 certify="auto"):
         self.kernel = kernel
         self.gamma = gamma
         self.backend = backend
         self.solver = solver
         self.max_rank = max_rank
+        self.certify = certify
 
     def _fit_moments(self, mom):
         if mom.means_coincide:
@@ -298,12 +305,15 @@ class MPMClassifier(_MPMBase):
 
         d = model.derived(sol)
         t0 = time.perf_counter()
-        cert = check(sol.problem, sol, interval=mom.p <= FULL_CERTIFICATE_MAX)
+        full = self.certify == "full" or (self.certify == "auto" and mom.p <= FULL_CERTIFICATE_MAX)
+        cert = check(sol.problem, sol, interval=full) if self.certify is not False else None
         certify_time = time.perf_counter() - t0
         # the rigorous interval around kappa*^{-1}: the certificate's, else the one a certified solver returned
-        interval = cert.interval if cert.interval is not None else (sol.info or {}).get("interval")
+        interval = cert.interval if cert is not None and cert.interval is not None else \
+            (sol.info or {}).get("interval")
         solution = dict(status=str(sol.status), backend=sol.backend, solver=sol.solver, objective=float(sol.objective),
-                        solve_time=sol.solve_time, certify_time=certify_time, certificate=cert.to_json(),
+                        solve_time=sol.solve_time, certify_time=certify_time,
+                        certificate=None if cert is None else cert.to_json(),
                         interval=None if interval is None else [float(v) for v in interval], **self._rank_info(mom))
         return self._set_classifier(mom, d.weights, d.b, d.kappa, "optimal", solution)
 
@@ -345,9 +355,6 @@ class HPMPMClassifier(_MPMBase):
             validate.scalar(self.R, "R", low=0.0, low_open=True)
         validate.choice(self.method, "method", METHODS)
         validate.choice(self.uncertainty, "uncertainty", sorted(UNCERTAINTY_FORMS))
-        if not any(self.certify is c or (isinstance(self.certify, str) and self.certify == c)
-                   for c in CERTIFY_CHOICES):
-            raise InputError(f"certify must be one of {CERTIFY_CHOICES}, got {self.certify!r:.60}")
 
     def _fit_moments(self, mom):
         prob = HPMPMProblem(mom, self.delta, self.nu, self.R, self.uncertainty)

@@ -64,7 +64,7 @@ def test_clone_get_params_set_params_round_trip():
     c.set_params(nu=0.5, kernel="linear")
     assert c.nu == 0.5 and c.kernel == "linear" and est.nu == 0.2
     assert MPMClassifier().get_params() == dict(kernel="linear", gamma=None, backend=None, solver=None,
-                                                max_rank=DEFAULT_MAX_RANK)
+                                                max_rank=DEFAULT_MAX_RANK, certify="auto")
     X, y, _ = _blobs()
     fitted = HPMPMClassifier(nu=0.01).fit(X, y)
     assert not hasattr(clone(fitted), "coef_")  # clone is unfitted

@@ -80,3 +80,15 @@ def test_the_chosen_hp_mpm_of_a_task_is_certified_and_matches_its_grid_fit():
     lo, hi = hp["kappa_bracket"]
     assert 0 < lo <= hp["certified_kappa"] <= hi and hi - lo <= 1e-6 * hi
     assert hp["certified_kappa"] == hp["kappa"]  # the refit is the grid's fit
+
+
+def test_the_chosen_kernel_mpm_of_a_width_grid_is_certified_like_a_single_fit():
+    X, y = _data(5, n=90, d=3, shift=0.7)
+    cfg = H.Config(datasets=("sonar",), kernel=True, nu=(1.0,), C=(1.0,), lam=(1.0,), sigma=(3.0, 30.0))
+    rec = H.run_task(X, y, "sonar", 0.4, 0, cfg)
+    mpm = rec["MPM"]
+    assert mpm["certified_kappa"] == mpm["kappa"] and mpm["certificate"] in ("certified", "accurate")
+    lo, hi = mpm["certificate_interval"]
+    assert np.isfinite(lo) and np.isfinite(hi) and lo <= hi
+    plain = MPMClassifier(certify=False).fit(X, y)
+    assert plain.solution_["certificate"] is None and plain.kappa_ == MPMClassifier().fit(X, y).kappa_
