@@ -42,7 +42,12 @@ Verdicts (optimality), from strong to weak:
   ``scale = max(|upper|, |lower|)``: the objective's own magnitude. When the interval cannot tell the
   optimum from 0 (it contains 0, or its width exceeds ``min(|lower|, |upper|)``), no relative accuracy
   exists, and the width is judged against an absolute floor in the data's own units:
-  ``scale = max(|upper|, |lower|, F, D)`` with ``F = |r0| + |q|'|x| + 1/2 |x|'|P||x|`` (the magnitude of the
+  ``scale = max(|upper|, |lower|, F, D)``; the same when every value in it is within ``2 tol max(F, D)`` of
+  0 (a narrow interval near 0 that excludes it, e.g. 004's w-step at kappa*, where the optimum is 0 up to
+  rounding, is no less proved than a wider one containing 0). So ``certified`` iff ``width <= tol *
+  max(|lower|, |upper|)`` or (``width <= tol max(F, D)`` and ``max(|lower|, |upper|) <= 2 tol max(F, D)``),
+  and the rule is monotone: an interval inside a certified one (objective inside) is certified too. Here
+  ``F = |r0| + |q|'|x| + 1/2 |x|'|P||x|`` (the magnitude of the
   terms the objective is made of) and D above (the objective's size at the x-scale the constraints' data
   imply). Both scale like the objective when the data are rescaled (x1e8, x1e-8), so the floor creates no
   false ``certified`` there; what ``certified`` then promises is ``|objective - optimum| <= tol * max(|optimum|,
@@ -317,10 +322,14 @@ def _decide(cert: Certificate, reported=None, convex: bool = True) -> None:
     lo, hi = cert.interval
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return
-    width = hi - lo
-    zero_like = lo <= 0 <= hi or min(abs(lo), abs(hi)) <= width  # the optimum may as well be 0
-    floor = max(cert.scales.get("objective_terms", 0.0), cert.scales.get("objective_data", 0.0)) if zero_like else 0.0
-    scale = max(abs(lo), abs(hi), floor)
+    width, size = hi - lo, max(abs(lo), abs(hi))
+    floor = max(cert.scales.get("objective_terms", 0.0), cert.scales.get("objective_data", 0.0))
+    # zero-like: the interval cannot tell the optimum from 0 (contains it, or is wider than its distance to it),
+    # or every value in it is within 2 tol of 0 in the data's units. The last keeps the rule monotone: a
+    # narrower interval inside a certified one is certified too (the first two alone certify [0, tol F] but not
+    # a much narrower interval near tol F; the old cases that certify on the floor all have size <= 2 tol F)
+    zero_like = lo <= 0 <= hi or min(abs(lo), abs(hi)) <= width or size <= 2 * cert.tol * floor
+    scale = max(size, floor) if zero_like else size
     slack = cert.tol * scale
     objs = [cert.primal_objective] + ([float(reported)] if reported is not None and np.isfinite(reported) else [])
     outside = [o for o in objs if not (lo - slack <= o <= hi + slack)]

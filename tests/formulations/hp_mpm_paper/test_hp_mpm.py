@@ -97,10 +97,9 @@ def test_bisection_matches_reference_with_a_proven_bracket(seed, nu):
     np.testing.assert_allclose(res.weights, res.v, atol=0)  # linear, full rank: basis = identity
     np.testing.assert_allclose(res.v, ref["w"], atol=2e-3)
     # the last SOCP is at kappa ~ kappa*, where g ~ 0: an exact answer (the structured w-step, g ~ 1e-11) gets an
-    # interval of width ~1e-14-1e-12 that excludes 0, which check() judges relative to |g| and calls 'accurate'
+    # interval of width ~1e-14-1e-12 that may exclude 0; check() judges it against the data's units there
     cert = res.certificate
-    assert cert is not None and (cert.certified or (cert.verdict == "accurate" and cert.interval is not None
-                                                    and cert.interval[1] - cert.interval[0] <= 1e-9))
+    assert cert is not None and cert.certified, cert.summary() if cert is not None else None
     # the history documents each probe; the bracket never widens
     los = [h["lo"] for h in res.history]
     his = [h["hi"] for h in res.history]
