@@ -295,8 +295,8 @@ class HolePunchingClassifier(_Base):
         test error against the hole-punching round (the paper's Fig. 2)."""
         check_is_fitted(self, "result_")
         Xa = self._augment(validate.sklearn_data(self, X, reset=False, dtype=np.float64))
-        for r in range(self.n_holes_ + 1):
-            yield self.classes_[(self.result_.truncated(r).decision(Xa) > 0).astype(int)]
+        for decision in self.result_.staged_decisions(Xa):
+            yield self.classes_[(decision > 0).astype(int)]
 
     def route(self, X):
         """The piece of each point: -1 ambient, j >= 0 hole j (the innermost containing ball)."""

@@ -31,6 +31,7 @@ Cost per round: O(nnz(A)) for the error counts and O(m (n + log m)) per centre t
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,11 +44,48 @@ from .programs import neighbourhood_graph
 
 __all__ = ["HolePunchingResult", "ball_distances", "find_hole", "hole_punching", "next_hole", "route"]
 
+_BLOCK_VALUES = 2 ** 16  # values per block of ball_distances (512 KB)
+_CACHE_BYTES = 256 * 2 ** 20  # the centre distances kept across rounds
+
 
 def ball_distances(X, center) -> np.ndarray:
     """||x_i - c|| for every row (the one distance used for training and routing, so a ball's boundary points are
-    inside it in both)."""
-    return np.linalg.norm(np.asarray(X, float) - np.asarray(center, float)[None, :], axis=1)
+    inside it in both). The value of ``np.linalg.norm(X - c, axis=1)`` (the same per-row operations), computed
+    over blocks of rows so the difference array stays in cache instead of being an (m, n) temporary."""
+    X = np.asarray(X, float)
+    c = np.asarray(center, float).reshape(-1)
+    m = X.shape[0]
+    out = np.empty(m)
+    step = max(1, _BLOCK_VALUES // max(X.shape[1], 1))
+    for s in range(0, m, step):
+        diff = X[s:s + step] - c[None, :]
+        np.multiply(diff, diff, out=diff)
+        np.add.reduce(diff, axis=1, out=out[s:s + step])
+    return np.sqrt(out, out=out)
+
+
+class _CentreDistances:
+    """Distances from training centres to all training points, sorted and as candidate radii, kept across rounds
+    (a centre that stalled in one round is usually tried again in the next); least recently used entries are
+    dropped beyond ``max_bytes``."""
+
+    def __init__(self, X, max_bytes: int = _CACHE_BYTES):
+        self.X = X
+        self.entries: OrderedDict = OrderedDict()
+        self.limit = max(1, int(max_bytes) // max(1, 3 * 8 * X.shape[0]))
+
+    def __call__(self, center: int):
+        hit = self.entries.get(center)
+        if hit is not None:
+            self.entries.move_to_end(center)
+            return hit
+        d = ball_distances(self.X, self.X[center])
+        ds = np.sort(d)
+        hit = (d, ds, ds[np.concatenate(([True], ds[1:] != ds[:-1]))])  # = np.unique(d)
+        self.entries[center] = hit
+        if len(self.entries) > self.limit:
+            self.entries.popitem(last=False)
+        return hit
 
 
 def route(X, centers, radii) -> np.ndarray:
@@ -69,17 +107,21 @@ def _owner_radius(owner, radii) -> np.ndarray:
     return r
 
 
-def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: float = np.inf):
+def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: float = np.inf, distances=None):
     """The largest radius of a ball around ``X[center]`` whose would-be points are > 50 % misclassified.
 
     A point j joins a ball of radius r iff d_j <= r and its current hole's radius is not smaller (owner_radius_j
-    >= r; inf when ambient). Only radii r < ``r_max`` are allowed (disjoint holes). Returns (radius, mask of the
-    points it takes) or None.
+    >= r; inf when ambient). Only radii r < ``r_max`` are allowed (disjoint holes). ``distances``: a
+    `_CentreDistances` of X (reused across rounds). Returns (radius, mask of the points it takes) or None.
     """
-    d = ball_distances(X, X[center])
+    if distances is None:
+        d = ball_distances(X, X[center])
+        ds = np.sort(d)
+        cand = np.unique(d)
+    else:
+        d, ds, cand = distances(int(center))
     t = np.maximum(d, np.nextafter(owner_radius, np.inf))  # j is excluded at r iff t_j <= r (d_j <= r, o_j < r)
-    cand = np.unique(d)
-    ds, ts = np.sort(d), np.sort(t)
+    ts = np.sort(t)
     ed, et = d[err], t[err]
     ed.sort()
     et.sort()
@@ -92,13 +134,15 @@ def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: 
     return r, (d <= r) & (owner_radius >= r)
 
 
-def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, centers=None, disjoint=False):
+def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, centers=None, disjoint=False,
+              distances=None):
     """One round's ball (module docstring, steps 1-2 and the stall rule), or None when no hole helps.
 
     ``err``: the current training errors (bool); ``A``: the neighbourhood graph; ``owner``: each training point's
     hole (-1 ambient); ``radii``: the holes' radii; ``disjoint``: keep the new ball disjoint from the holes at
-    ``centers`` (closed balls: ||c - c_j|| > r + r_j; a centre inside an existing ball is skipped). Returns (centre
-    index, radius, mask of the points it takes, centres tried, errors in the centre's neighbourhood).
+    ``centers`` (closed balls: ||c - c_j|| > r + r_j; a centre inside an existing ball is skipped); ``distances``: a
+    `_CentreDistances` of X kept across rounds. Returns (centre index, radius, mask of the points it takes, centres
+    tried, errors in the centre's neighbourhood).
     """
     if not err.any():
         return None
@@ -112,7 +156,7 @@ def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, cen
             r_max = float(np.min(np.linalg.norm(C - X[ci], axis=1) - R))
             if not r_max > 0:
                 continue
-        found = find_hole(X, err, o_r, int(ci), min_hole_size, r_max)
+        found = find_hole(X, err, o_r, int(ci), min_hole_size, r_max, distances)
         if found is not None:
             return int(ci), found[0], found[1], tries, int(counts[ci])
     return None
@@ -160,6 +204,23 @@ class HolePunchingResult:
             sel = owner == j
             out[sel] = self._constants[j] if self.holes[j]["kind"] == "constant" else Xa[sel] @ self.hole_w[j]
         return out
+
+    def staged_decisions(self, Xa):
+        """``truncated(r).decision(Xa)`` for r = 0, 1, ..., k (a generator of fresh arrays), built hole by hole:
+        hole j takes the points of its ball whose current piece has a radius >= r_j (the innermost rule, equal
+        radii: the later hole), so each ball's distances and each piece's values are computed once (k passes over
+        Xa instead of k(k + 1)/2)."""
+        Xa = np.asarray(Xa, float)
+        X = Xa[:, :self.n_features]
+        out = Xa @ self.base_w
+        owner_radius = np.full(Xa.shape[0], np.inf)
+        yield out.copy()
+        for j, hole in enumerate(self.holes):
+            r = float(self.radii[j])
+            take = np.flatnonzero((ball_distances(X, self.centers[j]) <= r) & (owner_radius >= r))
+            owner_radius[take] = r
+            out[take] = self._constants[j] if hole["kind"] == "constant" else Xa[take] @ self.hole_w[j]
+            yield out.copy()
 
     def truncated(self, rounds: int) -> "HolePunchingResult":
         """The predictor after the first ``rounds`` holes (0: the ambient classifier alone), e.g. for test error
@@ -225,6 +286,7 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
     err = pred != y
     owner = np.full(m, -1, dtype=int)
     holes, hole_w, centers, radii = [], [], [], []
+    distances = _CentreDistances(X)
     history = [{"round": 0, "n_errors": int(err.sum()), "training_error": float(err.mean()), "hole": None}]
     stop = f"n_holes = {n_holes} holes punched"
     progress = fit_kwargs.get("progress")
@@ -235,7 +297,8 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
             if not err.any():
                 stop = "no training error left"
                 break
-            found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size, centers, disjoint_holes)
+            found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size, centers, disjoint_holes,
+                              distances)
             if found is None:
                 stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with "
                         "the most erring neighbours, then every misclassified point) has a ball that is > 50 % "

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from certiprog.errors import InputError
-from certiprog.formulations.error_clumping_paper.hole_punching import (find_hole, hole_punching, next_hole,
-                                                                         route)
+from certiprog.formulations.error_clumping_paper.hole_punching import (_CentreDistances, ball_distances, find_hole,
+                                                                         hole_punching, next_hole, route)
 from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
 
 from ref_001_003 import hole_punch_ball  # noqa: E402
@@ -137,3 +137,54 @@ def test_disjoint_holes_mode():
             d = np.linalg.norm(X - X[c], axis=1)
             ok = [q for q in np.unique(d) if q < cap and 2 * err[d <= q].sum() > (d <= q).sum()]
             assert (got is None) == (not ok) and (got is None or got[0] == max(ok))
+
+
+@pytest.mark.parametrize("order", ["C", "F", "view"])
+def test_ball_distances_are_numpys_norm_bit_for_bit(order):
+    """The blocked distances are exactly np.linalg.norm(X - c, axis=1) (the radii and routing depend on them)."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((1500, 300)) * 10.0 ** rng.integers(-3, 4, size=(1500, 1))
+    if order == "F":
+        X = np.asfortranarray(X)
+    elif order == "view":
+        X = np.hstack([X, np.ones((1500, 1))])[:, :300]
+    c = X[17]
+    np.testing.assert_array_equal(ball_distances(X, c), np.linalg.norm(X - c[None, :], axis=1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cached_centre_distances_give_the_same_holes(seed):
+    """find_hole with the distances kept across rounds (tiny cache: entries dropped and recomputed) = without."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((120, 3))
+    X[:119:7] = X[1::7]  # duplicate points: equal distances
+    err = rng.random(120) < 0.4
+    owner_r = np.where(rng.random(120) < 0.3, rng.random(120), np.inf)
+    cache = _CentreDistances(X, max_bytes=3 * 8 * 120 * 4)
+    for c in list(range(0, 120, 3)) * 2:
+        got, want = find_hole(X, err, owner_r, c, 1, np.inf, cache), find_hole(X, err, owner_r, c)
+        assert (got is None) == (want is None)
+        if got is not None:
+            assert got[0] == want[0]
+            np.testing.assert_array_equal(got[1], want[1])
+    assert len(cache.entries) == 4
+
+
+def test_staged_decisions_equal_the_truncated_predictors():
+    """Built hole by hole, the staged values are each truncation's decision (the same routing, bit for bit)."""
+    rng = np.random.default_rng(3)
+    X = np.concatenate([rng.normal(0, 1, (150, 2)), rng.normal(2, 0.3, (50, 2))])
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(200) > 1.0, 1.0, -1.0)
+    y[150:175] *= -1
+    aug = lambda Z: np.hstack([Z, np.ones((Z.shape[0], 1))])  # noqa: E731
+    res = hole_punching(X, y, 6, 0.5, 0.5, 0.01, augment=aug)
+    assert len(res.holes) >= 2
+    Xt = aug(rng.normal(1, 1.5, (400, 2)))
+    Xt[:len(res.holes)] = aug(res.centers)  # points on the centres and ...
+    Xt[-1, :2] = res.centers[0] + np.array([res.radii[0], 0.0])  # ... on a ball's boundary
+    staged = list(res.staged_decisions(Xt))
+    assert len(staged) == len(res.holes) + 1
+    for r, dec in enumerate(staged):  # the pieces' values as BLAS gives them on other row subsets: equal to ulps
+        want = res.truncated(r).decision(Xt)
+        np.testing.assert_allclose(dec, want, rtol=1e-13, atol=1e-15)
+        np.testing.assert_array_equal(dec > 0, want > 0)
