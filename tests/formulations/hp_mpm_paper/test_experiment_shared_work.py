@@ -92,3 +92,13 @@ def test_the_chosen_kernel_mpm_of_a_width_grid_is_certified_like_a_single_fit():
     assert np.isfinite(lo) and np.isfinite(hi) and lo <= hi
     plain = MPMClassifier(certify=False).fit(X, y)
     assert plain.solution_["certificate"] is None and plain.kappa_ == MPMClassifier().fit(X, y).kappa_
+
+
+def test_linear_svm_does_not_depend_on_numpy_global_state():
+    """LinearSVC (liblinear) shuffles its coordinates: the experiment seeds it, so runs and workers agree."""
+    X, y = _data(6, n=30, d=60, shift=0.2)  # fewer points than features: liblinear solves the dual
+    coefs = []
+    for state in (1, 2):
+        np.random.seed(state)
+        coefs.append(H.svm_estimator(10.0, None).fit(X, y).coef_)
+    np.testing.assert_array_equal(coefs[0], coefs[1])
