@@ -35,7 +35,7 @@ from certiprog.errors import InputError, SavedFileError
 from .graph import rho_for_mean_degree
 from .hole_punching import HolePunchingResult, hole_punching, route
 from .learner import fit_error_clumping, resolve_solver
-from .programs import _eta
+from .programs import _check_graph, _eta
 
 __all__ = ["ErrorClumpingClassifier", "HolePunchingClassifier"]
 
@@ -257,16 +257,20 @@ class HolePunchingClassifier(_Base):
         self.max_center_tries = max_center_tries
         self.disjoint_holes = disjoint_holes
 
-    def fit(self, X, y):
+    def fit(self, X, y, graph=None):
+        """``graph``: the rho-graph of X (`programs.neighbourhood_graph(X, rho)`) when already at hand, e.g. shared
+        by fits at several eta (checked: m x m, symmetric, 0/1, empty diagonal)."""
         self._check_params()
         if not (isinstance(self.n_holes, (int, np.integer)) and not isinstance(self.n_holes, bool)
                 and self.n_holes >= 0):
             raise InputError(f"n_holes must be an integer >= 0; got {self.n_holes!r}")
         X, ypm = self._encode(X, y)
+        if graph is not None:
+            graph = _check_graph(graph, X.shape[0])
         res = hole_punching(X, ypm, self.n_holes, self._set_rho(X), self.eta, self.lam, self.solver,
                             augment=self._augment, min_hole_size=self.min_hole_size,
                             max_center_tries=self.max_center_tries, disjoint_holes=bool(self.disjoint_holes),
-                            **self._fit_kwargs())
+                            graph=graph, **self._fit_kwargs())
         self._set(res)
         _warn_uncertified(self, res.base["solver"])
         return self

@@ -104,6 +104,14 @@ def test_hole_punching_estimator_attributes_and_routing():
     piece = est.route(X)
     assert set(np.unique(piece)) <= set(range(-1, k))
     assert HolePunchingClassifier(n_holes=3, rho=0.5, eta=0.5, lam=0.01).fit(X, y).score(X, y) == est.score(X, y)
+    # a precomputed graph (shared across eta by the experiment) gives the same fit; a wrong one is refused
+    from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
+
+    given = HolePunchingClassifier(n_holes=3, rho=0.5, eta=0.5, lam=0.01).fit(X, y, graph=neighbourhood_graph(X, 0.5))
+    np.testing.assert_array_equal(given.radii_, est.radii_)
+    np.testing.assert_array_equal(given.predict(X), est.predict(X))
+    with pytest.raises(InputError, match="graph"):
+        HolePunchingClassifier(n_holes=3, rho=0.5, eta=0.5, lam=0.01).fit(X, y, graph=neighbourhood_graph(X[1:], 0.5))
     zero = HolePunchingClassifier(n_holes=0, rho=0.5, eta=0.5, lam=0.01).fit(X, y)
     base = ErrorClumpingClassifier(rho=0.5, eta=0.5, lam=0.01).fit(X, y)
     np.testing.assert_array_equal(zero.predict(X), base.predict(X))

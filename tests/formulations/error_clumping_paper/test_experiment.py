@@ -167,6 +167,9 @@ def test_tiny_run_writes_every_output_and_resumes(tmp_path, capsys):
     data = json.loads((out / "results.json").read_text())
     table = [r for r in data["records"] if "certificate" in r]
     assert len(table) == 3 and all(r["certificate"]["verdict"] == "certified" for r in table)
+    by_eta = {r["eta"]: r for r in table}  # serial: the eta = 0.3 task's graph serves eta = 0.5 and Fig. 2
+    assert by_eta[0.5]["graph_reused"] and by_eta[0.5]["nnz"] == by_eta[0.3]["nnz"] > 0
+    assert all(r["graph_reused"] for r in data["records"] if "test_error" in r)
     for r in table:  # the certified interval holds the objective
         c = r["certificate"]
         assert c["lower"] <= c["objective"] <= c["upper"] and c["rel_gap"] <= 1e-6
