@@ -409,14 +409,69 @@ def _objective_scales(problem, xn: float, S: float, G: float, a_fro: float):
     return float(O), float(D), float(x_scale), float(stat_scale)
 
 
-def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INACCURATE, base=None) -> Certificate:
-    """The KKT part of `check` for raw vectors x, z (no interval, no recovery): verdict at best ``accurate``."""
-    base = base or dict(tol=tol, tol_inaccurate=tol_inaccurate)
-    from .duality import _csr_A
+# The last `kkt_measures` result, reused when the same point is measured again on the same data: certiprog's
+# automatic choice checks an answer before returning it (`solvers.fallback.verdict`, no interval) and a caller then
+# checks it in full (`check(sol.problem, sol)`: 004's estimators, 002's benchmark), which measured the same
+# residuals twice. The data are matched by identity (weak references: no problem is kept alive) and a checksum of
+# their stored numbers, the point by value (copies), so an edit of either between the calls is seen.
+_LAST_MEASURES: list = []
 
-    P, q, A, b = problem.P, problem.q, _csr_A(problem), problem.b
+
+def _measures_key(problem, x, z, tol, tol_inaccurate):
+    import weakref
+
+    arrays = (problem.A, problem.P, problem.q, problem.b)
+    try:
+        refs = tuple(weakref.ref(a) for a in arrays)
+    except TypeError:  # an array type without weak references: no reuse
+        return None
+    sums = tuple(float(np.sum(a.data if sp.issparse(a) else a)) for a in arrays)
+    return refs, sums, (float(problem.r0), problem.sense, id(problem.blocks), len(problem.blocks), tol, tol_inaccurate)
+
+
+def _reuse_measures(key, x, z):
+    if key is None or not _LAST_MEASURES:
+        return None
+    (refs, sums, rest), xs, zs, cert = _LAST_MEASURES[0]
+    if rest != key[2] or sums != key[1] or any(r() is None or r() is not k() for r, k in zip(refs, key[0])):
+        return None
+    if not (np.array_equal(xs, x) and np.array_equal(zs, z)):
+        return None
+    return cert
+
+
+def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INACCURATE, base=None) -> Certificate:
+    """The KKT part of `check` for raw vectors x, z (no interval, no recovery): verdict at best ``accurate``.
+
+    A repeated call on the same data and point returns a copy of the last result (`_LAST_MEASURES`)."""
+    base = base or dict(tol=tol, tol_inaccurate=tol_inaccurate)
+    key = _measures_key(problem, x, z, base["tol"], base["tol_inaccurate"])
+    hit = _reuse_measures(key, x, z)
+    if hit is not None:
+        return _copy_measures(hit, base)
+    cert = _kkt_measures(problem, x, z, base)
+    if key is not None:
+        _LAST_MEASURES[:] = [(key, np.array(x, float), np.array(z, float), _copy_measures(cert, {}))]
+    return cert
+
+
+def _copy_measures(cert: Certificate, base: dict) -> Certificate:
+    """An independent copy of a `_kkt_measures` result (its lists, dicts and block reports), ``base`` fields set."""
+    from dataclasses import replace
+
+    return replace(cert, blocks=[replace(b) for b in cert.blocks], scales=dict(cert.scales),
+                   interval_notes=list(cert.interval_notes), farkas=dict(cert.farkas), notes=list(cert.notes),
+                   semi_infinite=dict(cert.semi_infinite), **base)
+
+
+def _kkt_measures(problem, x, z, base) -> Certificate:
+    # A and P in the format they come in (the compiler's CSC): every product below is one pass over the stored
+    # entries, and no conversion (a copy of A, ~1/3 of this function's time at 320k nonzeros) is made
+    P, q, A, b = problem.P, problem.q, problem.A, problem.b
+    if not sp.issparse(A):
+        A = sp.csc_matrix(A)
     Px, Ax, ATz = P @ x, A @ x, A.T @ z
-    aP, aA = abs(sp.csr_matrix(P)), abs(A)
+    aP, aA = abs(P) if sp.issparse(P) else abs(sp.csc_matrix(P)), abs(A)
     ax, az = np.abs(x), np.abs(z)
     s = b - Ax
     p = 0.5 * float(x @ Px) + float(q @ x) + problem.r0
@@ -427,7 +482,7 @@ def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INAC
     S = float(nrm(Pax + np.abs(q) + aA.T @ az))
     G = float(ax @ Pax + np.abs(q) @ ax + np.abs(b) @ az)
     F = float(abs(problem.r0) + np.abs(q) @ ax + 0.5 * ax @ Pax)
-    row_sq = np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), A.data * A.data, A.shape[0])
+    row_sq = _row_squares(A)
     O, D, x_scale, stat_scale = _objective_scales(problem, xn, S, G, float(np.sqrt(row_sq.sum())))
     stat = float(nrm(Px + q + ATz))
     gap = p - d
@@ -463,6 +518,14 @@ def kkt_measures(problem, x, z, tol=DEFAULT_TOL, tol_inaccurate=DEFAULT_TOL_INAC
         scales={"x_norm": float(xn), "x_scale": x_scale, "stationarity": stat_scale, "gap": G, "objective": O,
                 "objective_terms": F, "objective_data": D}, **base,
     )
+
+
+def _row_squares(A) -> np.ndarray:
+    """Sum of squares of each row of the sparse matrix ``A`` (duplicates counted as stored), any format."""
+    if A.format == "csc":  # a product with ones: ~2x faster than a weighted bincount over the row indices
+        return sp.csc_matrix((A.data * A.data, A.indices, A.indptr), shape=A.shape) @ np.ones(A.shape[1])
+    A = A.tocsr() if A.format != "csr" else A
+    return np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), A.data * A.data, A.shape[0])
 
 
 def _dual_project(problem, y):
