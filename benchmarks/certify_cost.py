@@ -4,9 +4,17 @@ Cases: 002 ME2 local dual QP (`me2_paper.programs.me2_dual`, d = 6, as in `scale
 `hp_mpm_paper.kernels.kernel_mpm`), and a dense SOCP of the MPM form ``min ||F1 v|| + ||F0 v|| s.t. dmu'v = 1`` with
 p columns, p x p Gaussian F1, F0 whose columns are scaled from 1 to 1e-3 (the kernel coordinates' spread).
 Each case is solved ``--reps`` times with Clarabel; the minima of the solve and certify times are printed with
-their ratio, the verdict and the rigorous interval. Run with ``OMP_NUM_THREADS=1`` on a quiet machine::
+their ratio, the verdict and the rigorous interval.
 
-    python benchmarks/certify_cost.py [--reps 5] [cases ...]     # cases like 002:1000 004:1000 socp:300
+The fit cases (``mpm-fit:1000`` kernel MPMClassifier, ``hpmpm-fit:1000`` kernel HPMPMClassifier, rbf, nu = 1e-3,
+``linmpm-fit:1000`` linear MPMClassifier; `scale.py`'s 004 data, d = 10) run the whole estimator fit on certiprog's
+own choice (the structured Newton solvers) and split it: ``solve`` is the time inside the formulation's
+structured solver (`solvers.structured.structured_answer`, every w-step of the HP-MPM bisection), ``certify`` the
+time inside every `certificates.check` call (certiprog's confirmation of each answer and the estimator's own
+check), summed per fit; the fit with the smallest total is reported. Run with ``OMP_NUM_THREADS=1`` on a quiet
+machine::
+
+    python benchmarks/certify_cost.py [--reps 5] [cases ...]     # cases like 002:1000 004:1000 socp:300 mpm-fit:1000
 
 No wall-clock assertion anywhere: the figures are for reading (and for the issue's table).
 """
@@ -50,9 +58,66 @@ def build(case: str):
     return scale.build_model(program, scale.instance(program, size, d, False))
 
 
+FITS = ("mpm-fit", "hpmpm-fit", "linmpm-fit")
+
+
+def measure_fit(case: str, reps: int) -> str:
+    """One estimator fit split into structured solve and certificate time (module docstring)."""
+    import warnings
+    from unittest import mock
+
+    import scale
+
+    import certiprog.certificates as C
+    import certiprog.certificates.kkt as K
+    import certiprog.solvers.structured as S
+    from certiprog.estimators import HPMPMClassifier, MPMClassifier
+
+    kind, size = case.split(":")
+    data = scale.instance("004", int(size), 10, False)
+    X = np.vstack([data["X1"], data["X0"]])
+    y = np.r_[np.ones(len(data["X1"])), np.zeros(len(data["X0"]))]
+    spent = {}
+
+    def timed(fn, label):
+        def run(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - t0
+        return run
+
+    check = timed(K.check, "certify")
+    best = None
+    with mock.patch.object(K, "check", check), mock.patch.object(C, "check", check), \
+            mock.patch.object(S, "structured_answer", timed(S.structured_answer, "solve")):
+        for _ in range(reps):
+            est = {"mpm-fit": lambda: MPMClassifier(kernel="rbf", gamma=data["gamma"]),
+                   "hpmpm-fit": lambda: HPMPMClassifier(kernel="rbf", gamma=data["gamma"], nu=1e-3),
+                   "linmpm-fit": lambda: MPMClassifier()}[kind]()
+            spent.clear()
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                est.fit(X, y)
+            total = time.perf_counter() - t0
+            if best is None or total < best[0]:
+                best = (total, spent.get("solve", np.nan), spent.get("certify", 0.0), est)
+    total, s, c, est = best
+    sol = est.solution_
+    verdict = (sol.get("certificate") or {}).get("verdict", est.status_) if kind != "hpmpm-fit" else est.status_
+    iv = sol.get("interval") if kind != "hpmpm-fit" else est.kappa_bracket_
+    lo, hi = iv if iv is not None else (-np.inf, np.inf)
+    return (f"| {kind} | {size} | {1e3 * c:.1f} | {1e3 * s:.1f} | {c / s:.3f} | {verdict} "
+            f"| [{lo:.12g}, {hi:.12g}] (fit {1e3 * total:.0f} ms) |")
+
+
 def measure(case: str, reps: int) -> str:
     from certiprog.certificates import check
 
+    if case.split(":")[0] in FITS:
+        return measure_fit(case, reps)
     model = build(case)
     solves, certs = [], []
     for _ in range(reps):
