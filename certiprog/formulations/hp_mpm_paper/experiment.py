@@ -30,6 +30,11 @@ Gaussian kernel: the paper's ``k(x, x') = exp(-||x - x'||^2 / sigma)``, sigma in
 Outputs in ``--out``: ``table.md``, ``table.csv``, ``accuracy_vs_proportion.png`` and ``results.json`` (every
 partition's numbers and the configuration; no pickle).
 
+Cost (issue 15): the kernel factorisation and the class moments depend on the training set and the width only, so
+one `CoordinateCache` per width serves the MPM and every nu; the grids' fits skip the certificate of their last SOCP
+and the chosen MPM and HP-MPM are refitted with the full one (``certificate``, ``certificate_interval``,
+``kappa_bracket`` in the record). LinearSVC is seeded (`SVM_SEED`) so runs and workers agree.
+
 Runs on `certiprog.experiments.runner`: one task per (data set, proportion, partition) (`tasks`,
 `partition_task`), results kept in ``OUT/tasks`` (a rerun resumes; ``--shard`` / ``--merge`` split a run over
 machines), tables from `aggregate`.
@@ -482,7 +487,8 @@ def _fit_hp_mpm(parts, widths, R, cfg, caches=None) -> list:
     """HP-MPM for every (sigma, nu) of the grids; when no pair gives a meaningful solution (kappa* > 0), every
     width is refitted on nu_max(width) times the paper's fractions below 1 (marked grid="extended"). The grid's
     fits skip the certificate of their last SOCP (their kappa bracket comes from the bisection's attained root and
-    weak-duality bound either way); `_certify_chosen` certifies the chosen one in full. ``caches``: a `CoordinateCache` per width."""
+    weak-duality bound either way); `_certify_chosen` certifies the chosen one in full. ``caches``: a
+    `CoordinateCache` per width."""
     caches = caches if caches is not None else {s: None for s in widths}
     X, y = parts["train"]
     m1, m0 = int((y > 0).sum()), int((y < 0).sum())
