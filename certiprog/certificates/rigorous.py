@@ -40,8 +40,11 @@ class Ball:
 
     def __init__(self, mid, rad=None):
         self.mid = np.asarray(mid, float)
-        self.rad = np.zeros_like(self.mid) if rad is None else np.broadcast_to(np.asarray(rad, float),
-                                                                              self.mid.shape).copy()
+        if rad is None:
+            self.rad = np.zeros_like(self.mid)
+        else:  # an own copy; broadcast only when the shapes differ (np.broadcast_to costs ~10 us a call)
+            rad = np.asarray(rad, float)
+            self.rad = rad.copy() if rad.shape == self.mid.shape else np.broadcast_to(rad, self.mid.shape).copy()
 
     # ------------------------------------------------------------------ basics
     @staticmethod
@@ -144,7 +147,8 @@ def matvec(A, v, transpose: bool = False) -> Ball:
         kk = rows + 1
         g = kk * U / (1 - kk * U)
         m = M @ v.mid
-        r = g * (aM @ np.abs(v.mid)) + aM @ v.rad + U * np.abs(m)
+        # an exact point (radius 0: the usual case) needs no pass of |M| over its radius
+        r = g * (aM @ np.abs(v.mid)) + (aM @ v.rad if v.rad.any() else 0.0) + U * np.abs(m)
         return Ball(np.asarray(m, float).reshape(-1), _safe(np.asarray(r, float).reshape(-1), k + 2))
     M = np.asarray(A, float)
     M = M.T if transpose else M
