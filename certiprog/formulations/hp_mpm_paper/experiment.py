@@ -516,8 +516,7 @@ def _hp_estimator(nu, sigma, R, cfg, certify):
 def _certify_chosen(parts, params, R, cfg, caches) -> dict:
     """The chosen HP-MPM refitted with the full certificate of its last SOCP (`HPMPMClassifier` certify='full'):
     the verdict, the rigorous interval around that SOCP's optimum (ball arithmetic; at kappa* the optimum g(kappa*)
-    is 0, so the verdict reads 'accurate' when the interval, a few 1e-13 wide, is not narrow RELATIVE to 0) and
-    the bisection's kappa bracket. The refit is the grid's fit (same data, nu, width, solver): its kappa is the
+    is 0 and the interval a few 1e-13 wide) and the bisection's kappa bracket. The refit is the grid's fit (same data, nu, width, solver): its kappa is the
     chosen one (``certified_kappa``, recorded to show it)."""
     X, y = parts["train"]
     est = _quiet_fit(_hp_estimator(params["nu"], params["sigma"], R, cfg, "full"), X, y, caches[params["sigma"]])
