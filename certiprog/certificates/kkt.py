@@ -45,14 +45,15 @@ Verdicts (optimality), from strong to weak:
   ``scale = max(|upper|, |lower|, F, D)``; the same when every value in it is within ``2 tol max(F, D)`` of
   0 (a narrow interval near 0 that excludes it, e.g. 004's w-step at kappa*, where the optimum is 0 up to
   rounding, is no less proved than a wider one containing 0). So ``certified`` iff ``width <= tol *
-  max(|lower|, |upper|)`` or (``width <= tol max(F, D)`` and ``max(|lower|, |upper|) <= 2 tol max(F, D)``),
-  and the rule is monotone: an interval inside a certified one (objective inside) is certified too. Here
-  ``F = |r0| + |q|'|x| + 1/2 |x|'|P||x|`` (the magnitude of the
+  max(|lower|, |upper|)`` or (``width <= tol max(F, D)`` and ``max(|lower|, |upper|) <= 2 tol max(F, D)``)
+  (the other conditions above holding), and the rule is monotone: an interval inside a certified one
+  (objective inside) is certified too. Here ``F = |r0| + |q|'|x| + 1/2 |x|'|P||x|`` (the magnitude of the
   terms the objective is made of) and D above (the objective's size at the x-scale the constraints' data
   imply). Both scale like the objective when the data are rescaled (x1e8, x1e-8), so the floor creates no
-  false ``certified`` there; what ``certified`` then promises is ``|objective - optimum| <= tol * max(|optimum|,
-  F, D)``: e.g. an optimum of exactly 0 (a point inside the region of 000's background-risk QP) is certified
-  with an absolute error of at most ``tol`` times the objective's data scale.
+  false ``certified`` there; what ``certified`` then promises is an interval of width ``<= tol * max(|lower|,
+  |upper|, F, D)`` around the optimum with the objective in it up to the same amount, so ``|objective -
+  optimum| <= 2 tol max(|lower|, |upper|, F, D)``: e.g. an optimum of exactly 0 (a point inside the region of
+  000's background-risk QP) is certified with an error of at most a few ``tol`` times the objective's data scale.
 * ``accurate``: every KKT measure ``<= tol`` but nothing is proved (interval not asked for, an infinite
   end, or too wide: `Certificate.interval_notes` says which).
 * ``inaccurate``: measures ``<= tol_inaccurate``; ``failed`` otherwise, or when P is proved indefinite
