@@ -414,7 +414,8 @@ def _objective_scales(problem, xn: float, S: float, G: float, a_fro: float):
 # automatic choice checks an answer before returning it (`solvers.fallback.verdict`, no interval) and a caller then
 # checks it in full (`check(sol.problem, sol)`: 004's estimators, 002's benchmark), which measured the same
 # residuals twice. The data are matched by identity (weak references: no problem is kept alive) and a checksum of
-# their stored numbers, the point by value (copies), so an edit of either between the calls is seen.
+# their stored numbers (sum and position-weighted sum), the point by value (copies), so an edit of either between
+# the calls is seen.
 _LAST_MEASURES: list = []
 
 
@@ -426,8 +427,21 @@ def _measures_key(problem, x, z, tol, tol_inaccurate):
         refs = tuple(weakref.ref(a) for a in arrays)
     except TypeError:  # an array type without weak references: no reuse
         return None
-    sums = tuple(float(np.sum(a.data if sp.issparse(a) else a)) for a in arrays)
+    sums = tuple(_checksum(a.data if sp.issparse(a) else a) for a in arrays)
     return refs, sums, (float(problem.r0), problem.sense, id(problem.blocks), len(problem.blocks), tol, tol_inaccurate)
+
+
+_RAMP = np.zeros(0)
+
+
+def _checksum(a) -> tuple:
+    """(sum, position-weighted sum) of an array's numbers: an edit in place changes it unless it is contrived
+    (a swap of two entries changes the weighted sum); one cheap pass, no copy."""
+    global _RAMP
+    a = np.asarray(a, float).reshape(-1)
+    if _RAMP.size < a.size:
+        _RAMP = np.arange(max(a.size, 2 * _RAMP.size), dtype=float)
+    return float(np.sum(a)), float(a @ _RAMP[:a.size])
 
 
 def _reuse_measures(key, x, z):

@@ -49,6 +49,13 @@ def test_an_edited_point_or_edited_data_is_measured_again():
     assert edited.max_rel > 1e-3 and edited.verdict in ("inaccurate", "failed")
     prob.b[:] /= 2.0
     assert _fields(check(prob, sol, interval=False)) == _fields(base)
+    # a swap of two entries keeps every plain sum: the position-weighted one sees it
+    i, j = np.flatnonzero(prob.b != prob.b[np.flatnonzero(prob.b)[0]])[0], np.flatnonzero(prob.b)[0]
+    prob.b[[i, j]] = prob.b[[j, i]]
+    swapped = check(prob, sol, interval=False)
+    assert swapped.max_rel > 1e-3
+    prob.b[[i, j]] = prob.b[[j, i]]
+    assert _fields(check(prob, sol, interval=False)) == _fields(base)
 
 
 def test_other_tolerances_are_not_answered_from_the_last_result():
