@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certiprog.errors import InputError
+from certiprog.errors import CertiprogError, InputError
 from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
 from certiprog import validation as validate
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
@@ -360,19 +360,9 @@ class HPMPMProblem:
         ``min -h`` (``unit_ball``: lam; ``unit_ball/pnorm``: ``lam (1, -v/||v||)``; ``_objective/pnorm``: ``(1, -u1)``,
         ``(1, -u0)``) and its rigorous interval of g(kappa) in ``info``. Warm started from the previous call's v.
         ``options`` go to `solve_w_step` (tol, max_iter)."""
-        from .solver import grams, solve_w_step
-
         self.model
         kappa, c1, c0 = (float(p.value) for p in self._params)
-        if self._grams is None:
-            self._grams = grams(self.moments)
-        try:
-            fit = solve_w_step(self.moments, kappa, c1, c0, v0=self._warm, grams_=self._grams, **options)
-        except (np.linalg.LinAlgError, ArithmeticError) as exc:  # a numerical breakdown: let the chooser move on
-            from certiprog.errors import BackendError
-
-            raise BackendError(f"the structured w-step broke down: {exc}") from exc
-        self._warm = fit.v
+        fit = self.newton_w_step(kappa, c1, c0, **options)
         nv = float(np.linalg.norm(fit.v))
         ball = np.concatenate([[1.0], -fit.v / nv]) if nv > 0 else np.concatenate([[1.0], np.zeros(fit.v.size)])
         duals = {"unit_ball": np.array([fit.lam]), "unit_ball/pnorm": fit.lam * ball,
@@ -380,6 +370,25 @@ class HPMPMProblem:
         return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,
                     info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
                               structured_status=fit.status, kappa=kappa))
+
+    def newton_w_step(self, kappa: float, c1: float | None = None, c0: float | None = None, **options):
+        """The certified Newton w-step (`solver.solve_w_step`) at ``kappa`` (c_j default to sqrt((2 + kappa^2) A_j)),
+        warm started from the previous call's v; its fit carries the rigorous interval of g(kappa). A numerical
+        breakdown is a BackendError (the chooser, or the bisection, then moves on to a generic backend)."""
+        from certiprog.errors import BackendError
+
+        from .solver import grams, solve_w_step
+
+        if c1 is None:
+            c1, c0 = math.sqrt((2 + kappa * kappa) * self.A1), math.sqrt((2 + kappa * kappa) * self.A0)
+        if self._grams is None:
+            self._grams = grams(self.moments)
+        try:
+            fit = solve_w_step(self.moments, kappa, c1, c0, v0=self._warm, grams_=self._grams, **options)
+        except (np.linalg.LinAlgError, ArithmeticError) as exc:
+            raise BackendError(f"the structured w-step broke down: {exc}") from exc
+        self._warm = fit.v
+        return fit
 
     def structured_auto(self, problem) -> bool:
         """certiprog's automatic choice tries `structured_solve` first when c_1, c_0 > 0 (its smooth case)."""
@@ -541,12 +550,27 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
     hi = min(prob.kappa_bound(), prob.kappa_upper(v_lo, lo)[1])
     history, notes, sol = [], [], None
     bar = _bar(progress, max_iter, "HP-MPM bisection")
+    # The probes' bounds come from their points alone (kappa_root, kappa_upper), never from a solver's status, so
+    # when certiprog picks the solver the probes call the Newton w-step directly (no compile, no confirmation: each
+    # costs its p^3 steps only); the final polish goes through the Model and its certificate as before.
+    direct = backend is None and solver is None and not options and prob.structured_auto(None)
     while len(history) < max_iter and hi - lo > tol * max(hi, 1e-300):
         mid = 0.5 * (lo + hi)
-        v, sol = prob.w_step(mid, backend, solver, **options)
+        v = None
+        if direct:
+            try:
+                t_probe = time.perf_counter()
+                fit = prob.newton_w_step(mid)
+                v, objective, seconds = fit.v, float(fit.lower), time.perf_counter() - t_probe
+            except CertiprogError as exc:
+                notes.append(f"the Newton w-step at kappa = {mid:.10g} failed ({exc}); generic solvers from here")
+                direct = False
         if v is None:
-            notes.append(f"the SOCP at kappa = {mid:.10g} returned no primal point ({sol.status}); stopped")
-            break
+            v, sol = prob.w_step(mid, backend, solver, **options)
+            if v is None:
+                notes.append(f"the SOCP at kappa = {mid:.10g} returned no primal point ({sol.status}); stopped")
+                break
+            objective, seconds = float(sol.objective), sol.solve_time
         k_root = prob.kappa_root(v)  # attained by v: a lower bound
         U, k_bar = prob.kappa_upper(v, mid)  # weak duality: an upper bound
         moved = k_root > lo or k_bar < hi
@@ -554,7 +578,7 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
             lo, v_lo = k_root, _in_ball(v)
         hi = max(min(hi, k_bar), lo)
         history.append(dict(iteration=len(history) + 1, kappa=mid, lo=lo, hi=hi, h_lower=prob.h(_in_ball(v), mid),
-                            g_upper=U, solver_objective=float(sol.objective), solve_time=sol.solve_time))
+                            g_upper=U, solver_objective=objective, solve_time=seconds))
         bar.update(1)
         if not moved:
             notes.append(f"solver accuracy reached at kappa = {mid:.10g} (neither bound improved)")
