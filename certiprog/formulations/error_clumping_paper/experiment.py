@@ -17,15 +17,15 @@ Parameters the paper does not give, chosen by a stated rule (printed in the repo
   is validated on its own training part.
 
 Table 1: for each eta of ``--etas`` (0, 0.3, 0.5) a task builds the rho-graph (`graph.radius_graph`, exact; a worker
-keeps its last graph, so the next eta > 0 task or the other Fig. 2 task of a split it runs reuses it), fits
+keeps its last graph, so its next eta > 0 task, or the Fig. 2 task of the same split and size, reuses it), fits
 eq. (1) with the structured certified solver (`learner.fit_error_clumping`, solver 'auto') on the whole training
 part and reports the test error per digit, the certificate (rigorous interval, verdict) and the graph and solve
 times. Fig. 1 is drawn from the same fits: the training 0's and 1's at (<w_0, x>, <w_0.5, x>).
 
 Fig. 2: for 0-4 vs 5-9 and ``--splits`` - 1 other random (seeded) splits of the digits into two groups of five,
-and for eta = 0 and eta = ``--hp-eta`` (0.5), a task fits `HolePunchingClassifier` (``--n-holes`` rounds, the
-split's rho and lam) on ``--fig2-train`` training points and records the test error after every round
-(``staged_predict``) on ``--fig2-test`` test points.
+a task (one per split: the data, rho, lam and the graph serve both etas) fits, for eta = 0 and eta = ``--hp-eta``
+(0.5), `HolePunchingClassifier` (``--n-holes`` rounds, the split's rho and lam) on ``--fig2-train`` training points
+and records the test error after every round (``staged_predict``) on ``--fig2-test`` test points.
 
 Runs on `certiprog.experiments.runner`: every task is independent (loky / dask / ray; ``--shard`` / ``--merge``)
 and its result is kept in ``OUT/tasks`` (a rerun resumes). Outputs in ``--out``: ``table.md`` (report),
@@ -48,7 +48,7 @@ from certiprog.experiments.runner import Task, number_list
 
 from .tables import DIGITS, EXTRACTION_NOTES, TABLE1, check_text_statements, paper_error, paper_overall
 
-VERSION = "3"  # of the task results: bump when a change to the code changes what a task returns
+VERSION = "4"  # of the task results: bump when a change to the code changes what a task returns
 HALF = 35_000  # the paper's training (and test) size
 PAPER_ETAS = (0.0, 0.3, 0.5)
 LAM_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
@@ -305,11 +305,11 @@ def tasks(cfg: Config) -> list:
                 dict(shared, eta=float(eta), n_train=cfg.n_train, n_test=cfg.n_test), VERSION, extra=extra)
            for eta in cfg.etas]
     if cfg.fig2:
+        etas = [0.0, float(cfg.hp_eta)]
         for pos in digit_splits(cfg.splits, cfg.seed):
-            for eta in (0.0, float(cfg.hp_eta)):
-                out.append(Task(f"fig2 {split_label(pos)} eta={eta:g}", fig2_task,
-                                dict(shared, eta=eta, positive=list(pos), n_train=cfg.fig2_train,
-                                     n_test=cfg.fig2_test, n_holes=cfg.n_holes), VERSION, extra=extra))
+            out.append(Task(f"fig2 {split_label(pos)} eta={','.join(f'{e:g}' for e in etas)}", fig2_task,
+                            dict(shared, etas=etas, positive=list(pos), n_train=cfg.fig2_train,
+                                 n_test=cfg.fig2_test, n_holes=cfg.n_holes), VERSION, extra=extra))
     return out
 
 
@@ -360,36 +360,46 @@ def table1_task(config: dict, data_root=None) -> dict:
 
 
 def fig2_task(config: dict, data_root=None) -> dict:
-    """Hole punching on one split at one eta: the test error after every round (`staged_predict`)."""
+    """Hole punching on one split at each eta of ``config['etas']`` (0 and --hp-eta): the test error after every
+    round (`staged_predict`). One task per split, so the data, rho, lam and the rho-graph serve both etas.
+    Returns dict(runs=[one dict per eta])."""
     import warnings
 
     from threadpoolctl import threadpool_limits
 
     from .estimator import HolePunchingClassifier
 
-    t0 = time.perf_counter()
     pos = tuple(config["positive"])
+    runs = []
     with threadpool_limits(1):
-        d = _data(pos, config["seed"], config["n_train"], config["n_test"], data_root)
-        rho = _rho(d["X"], config["neighbourhood"])
-        chosen = _chosen_lam(pos, config, data_root)
-        A, graph_seconds, reused = _cached_graph(pos, config, data_root, rho)
-        est = HolePunchingClassifier(n_holes=config["n_holes"], rho=rho, eta=config["eta"], lam=chosen["lam"],
-                                     tol=config["tol"], progress=False)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RuntimeWarning)
-            est.fit(d["X"][:, :-1], d["y"], graph=A)  # the estimator appends the constant feature itself
-        Xt = d["Xt"][:, :-1]
-        test_error = [float(np.mean(p != d["yt"])) for p in est.staged_predict(Xt)]
-    holes = [dict(radius=float(h["radius"]), n_points=int(h["n_points"]), kind=h["kind"],
-                  errors_before=int(h["errors_before"]), errors_after=int(h["errors_after"]),
-                  verdict=(h.get("certificate") or {}).get("verdict")) for h in est.holes_]
-    return dict(positive=list(pos), split=split_label(pos), eta=config["eta"], rho=rho, lam=chosen["lam"],
-                lam_choice=chosen, m=int(d["X"].shape[0]), n_test=int(Xt.shape[0]), test_error=test_error,
-                train_error=[float(h["training_error"]) for h in est.history_], n_holes=int(est.n_holes_),
-                stop_reason=est.stop_reason_, base_certificate=dict(est.certificate_), holes=holes,
-                uncertified_warnings=len(caught), graph_seconds=graph_seconds, graph_reused=reused,
-                seconds=time.perf_counter() - t0)
+        for eta in config["etas"]:
+            t0 = time.perf_counter()
+            d = _data(pos, config["seed"], config["n_train"], config["n_test"], data_root)
+            rho = _rho(d["X"], config["neighbourhood"])
+            chosen = _chosen_lam(pos, config, data_root)
+            A, graph_seconds, reused = _cached_graph(pos, config, data_root, rho)
+            est = HolePunchingClassifier(n_holes=config["n_holes"], rho=rho, eta=float(eta), lam=chosen["lam"],
+                                         tol=config["tol"], progress=False)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", RuntimeWarning)
+                est.fit(d["X"][:, :-1], d["y"], graph=A)  # the estimator appends the constant feature itself
+            Xt = d["Xt"][:, :-1]
+            test_error = [float(np.mean(p != d["yt"])) for p in est.staged_predict(Xt)]
+            holes = [dict(radius=float(h["radius"]), n_points=int(h["n_points"]), kind=h["kind"],
+                          errors_before=int(h["errors_before"]), errors_after=int(h["errors_after"]),
+                          verdict=(h.get("certificate") or {}).get("verdict")) for h in est.holes_]
+            runs.append(dict(positive=list(pos), split=split_label(pos), eta=float(eta), rho=rho, lam=chosen["lam"],
+                             lam_choice=chosen, m=int(d["X"].shape[0]), n_test=int(Xt.shape[0]),
+                             test_error=test_error, train_error=[float(h["training_error"]) for h in est.history_],
+                             n_holes=int(est.n_holes_), stop_reason=est.stop_reason_,
+                             base_certificate=dict(est.certificate_), holes=holes, uncertified_warnings=len(caught),
+                             graph_seconds=graph_seconds, graph_reused=reused, seconds=time.perf_counter() - t0))
+    return dict(runs=runs)
+
+
+def _records(results: list) -> list:
+    """Table 1's results and every Fig. 2 run (a Fig. 2 task holds one run per eta), in task order."""
+    return [run for r in results for run in (r["runs"] if "runs" in r else [r])]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -500,6 +510,7 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    results = _records(results)
     table = [r for r in results if "fig1_score" in r]
     fig2 = [r for r in results if "test_error" in r]
     by_eta = {float(r["eta"]): r for r in table}
