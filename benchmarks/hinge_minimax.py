@@ -59,16 +59,12 @@ LHM_ARGS = dict(delta=0.5, lam=0.1, backend="clarabel", random_state=0)
 # ----------------------------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def _standardised_split(seed: int):
-    """The Letter data z-scored by the training part's statistics, split (read once per process)."""
-    import numpy as np
+    """The Letter data split and z-scored by the training part's statistics (`certiprog.datasets.letter.
+    standardised_split`, the experiment's definition), read once per process: X_train, y_train, X_test, y_test."""
+    from certiprog.datasets.letter import load_letter, standardised_split
 
-    from certiprog.datasets.letter import letter_split, load_letter
-
-    X, y = load_letter()
-    tr, _, te = letter_split(y, seed=seed)
-    mu, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
-    Xs = (X - mu) / np.where(sd > 0, sd, 1.0)
-    return Xs[tr], y[tr], Xs[te], y[te]
+    parts = standardised_split(*load_letter(), seed=seed)
+    return parts["train"] + parts["test"]
 
 
 def letter_problem(letter: str, seed: int):
@@ -78,13 +74,11 @@ def letter_problem(letter: str, seed: int):
 
 
 def rate_at_eer(y, score) -> float:
-    """1 - (FPR + FNR)/2 at the ROC point where FPR and FNR are closest (the paper's 'classification rate at EER')."""
-    import numpy as np
-    from sklearn.metrics import roc_curve
+    """The paper's "classification rate at EER", 1 - EER, with the experiment's EER (`hinge_minimax_paper.
+    experiment.eer`: interpolated where the ROC's false-negative rate meets its false-positive rate)."""
+    from certiprog.formulations.hinge_minimax_paper.experiment import eer
 
-    fpr, tpr, _ = roc_curve(y, score)
-    i = int(np.argmin(np.abs(fpr - (1 - tpr))))
-    return float(1 - (fpr[i] + 1 - tpr[i]) / 2)
+    return 1.0 - eer(y, score)
 
 
 def lhm_task(config: dict) -> dict:

@@ -339,13 +339,10 @@ def letter_split(seed: int, rep: int, root=None) -> dict:
     """The paper's split (`certiprog.datasets.letter.letter_split`: per letter 100 training, 250 validation, the
     rest test), seeded by (seed, rep); features standardised with the training part's mean and sd.
     ``{train, val, test}`` each ``(X, labels)``."""
-    from certiprog.datasets.letter import letter_split as split
+    from certiprog.datasets.letter import standardised_split
 
     X, labels = load_letter(root)
-    idx = dict(zip(("train", "val", "test"), split(labels, 100, 250, seed=_seed(seed, rep, "letter"))))
-    mean, sd = X[idx["train"]].mean(axis=0), X[idx["train"]].std(axis=0)
-    sd = np.where(sd > 0, sd, 1.0)
-    return {k: ((X[v] - mean) / sd, labels[v]) for k, v in idx.items()}
+    return standardised_split(X, labels, 100, 250, seed=_seed(seed, rep, "letter"))
 
 
 def latent_toy(n_pos: int, n_neg: int, seed) -> dict:
@@ -401,14 +398,19 @@ def _khhm_summary(fit) -> dict:
                 history=[r.to_dict() for r in fit.history])
 
 
-def _decision_seconds(fn, X, repeat: int = 3) -> float:
-    """Best of ``repeat`` wall times of ``fn(X)``, per row."""
-    best = np.inf
-    for _ in range(repeat):
+def scored_and_timed(fn, X, repeat: int = 3) -> tuple:
+    """``fn(X)`` and the best of ``repeat`` wall times of it, per row; the first timed call's output is the score
+    (no extra, untimed evaluation: for an RBF SVM on Letter's test part that call costs as much as a timing)."""
+    if int(repeat) < 1:
+        raise InputError(f"repeat must be at least 1; got {repeat!r}")
+    best, score = np.inf, None
+    for _ in range(int(repeat)):
         t0 = time.perf_counter()
-        fn(X)
+        out = fn(X)
         best = min(best, time.perf_counter() - t0)
-    return float(best / len(X))
+        if score is None:
+            score = out
+    return score, float(best / len(X))
 
 
 def _baseline(method: str, config: dict, Xtr, ytr, Xval, yval, metric, seed: int):
@@ -579,9 +581,9 @@ def table2_task(config: dict, data_root=None) -> dict:
             out.update(_khhm_summary(fit), verdicts=verdicts)
         else:
             fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, rate, _seed(letter)[0])
-        score = fn(Xte)
+        score, seconds_per_sample = scored_and_timed(fn, Xte)
         out.update(params=params, rate_val=val, rate_test=rate(yte, score), auc_test=auc(yte, score),
-                   seconds_per_sample=_decision_seconds(fn, Xte), n_test=int(len(yte)), n_test_pos=int(yte.sum()))
+                   seconds_per_sample=seconds_per_sample, n_test=int(len(yte)), n_test_pos=int(yte.sum()))
     out["seconds"] = time.perf_counter() - t0
     return out
 

@@ -111,6 +111,62 @@ def test_letter_split():
     assert 20 < np.sum(lab != "A") / np.sum(lab == "A") < 30
 
 
+def test_standardised_split_matches_an_independent_split():
+    from certiprog.datasets.letter import letter_split, standardised_split
+
+    rng = np.random.default_rng(7)
+    y = np.repeat(np.array(list("ABC")), 40)
+    X = rng.normal(3.0, 5.0, size=(120, 4))
+    X[:, 2] = 1.0                                          # a constant feature keeps sd 1
+    parts = standardised_split(X, y, 10, 5, seed=3)
+    tr, va, te = letter_split(y, 10, 5, seed=3)
+    keep = [0, 1, 3]
+    mu, sd = X[tr][:, keep].mean(axis=0), X[tr][:, keep].std(axis=0)
+    for name, rows in (("train", tr), ("val", va), ("test", te)):
+        np.testing.assert_array_equal(parts[name][1], y[rows])
+        np.testing.assert_allclose(parts[name][0][:, keep], (X[rows][:, keep] - mu) / sd)
+        np.testing.assert_allclose(parts[name][0][:, 2], 0.0)
+    with pytest.raises(InputError):
+        standardised_split(X[:-1], y)
+    Xbad = X.copy()
+    Xbad[0, 0] = np.nan
+    with pytest.raises(InputError):
+        standardised_split(Xbad, y, 10, 5)
+
+
+def test_scored_and_timed_returns_the_first_output_and_calls_repeat_times():
+    calls = []
+
+    def fn(X):
+        calls.append(1)
+        return X[:, 0] * len(calls)
+
+    X = np.arange(6.0).reshape(3, 2)
+    score, per_row = E.scored_and_timed(fn, X, repeat=3)
+    assert len(calls) == 3 and per_row >= 0
+    np.testing.assert_array_equal(score, X[:, 0])
+    with pytest.raises(InputError):
+        E.scored_and_timed(fn, X, repeat=0)
+
+
+def test_benchmark_uses_the_experiments_eer_and_split():
+    spec = importlib.util.spec_from_file_location("hinge_minimax_bench", REPO / "benchmarks" / "hinge_minimax.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 200)
+    y[:2] = (0, 1)
+    s = y + rng.normal(0, 1.0, 200)
+    assert bench.rate_at_eer(y, s) == pytest.approx(1.0 - E.eer(y, s))
+    if LETTER.is_file():
+        from certiprog.datasets.letter import load_letter, standardised_split
+
+        Xtr, ytr, Xte, yte = bench._standardised_split(0)
+        parts = standardised_split(*load_letter(), seed=0)
+        np.testing.assert_array_equal(Xtr, parts["train"][0])
+        np.testing.assert_array_equal(yte, parts["test"][1])
+
+
 # ------------------------------------------------------------------------------------------------------------------
 # The paper's numbers
 # ------------------------------------------------------------------------------------------------------------------
