@@ -149,6 +149,21 @@ def test_scored_and_timed_returns_the_first_output_and_calls_repeat_times():
         E.scored_and_timed(fn, X, repeat=0)
 
 
+def test_svc_decisions_equal_libsvms():
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 3))
+    y = X[:, 0] + 0.5 * rng.normal(size=150) > 0.8
+    Xq = 1e3 * rng.normal(size=(70, 3)) ** 3 / 1e3           # query rows on another scale
+    fits = [SVC(kernel="rbf", C=c, gamma=g, class_weight="balanced").fit(X, y) for c in (0.1, 10.0)
+            for g in (0.1, 1.0)] + [SVC(kernel="linear", C=1.0).fit(X, y)]
+    for est, got in zip(fits, E.svc_decisions(fits, Xq, chunk=16)):
+        np.testing.assert_allclose(got, est.decision_function(Xq), rtol=1e-9, atol=1e-9)
+    with pytest.raises(InputError):
+        E.svc_decisions([SVC(kernel="poly").fit(X, y)], Xq)
+
+
 def test_benchmark_uses_the_experiments_eer_and_split():
     spec = importlib.util.spec_from_file_location("hinge_minimax_bench", REPO / "benchmarks" / "hinge_minimax.py")
     bench = importlib.util.module_from_spec(spec)
