@@ -27,7 +27,8 @@ The paper's loop may return a ball that meets an earlier one (claim 003-hpT1), l
 holes; ``disjoint_holes=True`` caps each radius so every new ball misses the earlier ones (centres inside a hole are
 skipped), keeping the predictor in that class.
 
-Cost per round: O(nnz(A)) for the error counts and O(m (n + log m)) per centre tried (distances and one sort).
+Cost per round: O(nnz(A)) for the error counts, O(m (n + log m)) per centre tried for the first time (distances
+and their sort, kept across rounds) and O(m log m) per centre tried again.
 """
 from __future__ import annotations
 
