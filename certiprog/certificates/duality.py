@@ -406,13 +406,19 @@ def psd_certificate(P) -> PsdCertificate:
     Pc.sum_duplicates()
     Pc.sort_indices()
     key = _psd_key(Pc)
-    hit = _PSD_CACHE.get(key)
+    return _memo(_PSD_CACHE, _PSD_CACHE_SIZE, key, lambda: _psd_certificate(Pc))
+
+
+def _memo(cache: dict, size: int, key, compute):
+    """``cache[key]``, computed by ``compute()`` on a miss; the oldest entry goes when ``size`` are held (the proofs
+    are keyed by the data's content, so a hit is the same proof)."""
+    hit = cache.get(key)
     if hit is not None:
         return hit
-    out = _psd_certificate(Pc)
-    if len(_PSD_CACHE) >= _PSD_CACHE_SIZE:
-        _PSD_CACHE.pop(next(iter(_PSD_CACHE)))
-    _PSD_CACHE[key] = out
+    out = compute()
+    if len(cache) >= size:
+        cache.pop(next(iter(cache)))
+    cache[key] = out
     return out
 
 
@@ -963,14 +969,7 @@ def _gram_proof(M: np.ndarray):
 
     M = np.ascontiguousarray(M, dtype=float)
     key = (M.shape, hashlib.blake2b(M.view(np.uint8), digest_size=20).hexdigest())
-    hit = _GRAM_CACHE.get(key)
-    if hit is not None:
-        return hit
-    out = _gram_proof_uncached(M)
-    if len(_GRAM_CACHE) >= _GRAM_CACHE_SIZE:
-        _GRAM_CACHE.pop(next(iter(_GRAM_CACHE)))
-    _GRAM_CACHE[key] = out
-    return out
+    return _memo(_GRAM_CACHE, _GRAM_CACHE_SIZE, key, lambda: _gram_proof_uncached(M))
 
 
 def _gram_proof_uncached(M: np.ndarray):
