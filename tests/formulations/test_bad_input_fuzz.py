@@ -124,8 +124,9 @@ BASELINES = {
 ESTIMATOR_BASE = {"ManifoldClassifier": dict(max_iter=30), "LHMClassifier": dict(max_iter=2),
                   "LHMNetClassifier": dict(epochs=1, batch_size=8, C=1, K=1, lhm_params=dict(max_iter=1)), "HolePunchingClassifier": dict(n_holes=1),
                   "ErrorClumpingClassifier": dict(passes=5)}
-# (argument, bad-value label) pairs where the "bad" value is meaningful: q = inf is the L-infinity norm.
-MEANINGFUL = {("q", "inf")}
+# (argument, bad-value label) pairs where the "bad" value is meaningful: q = inf is the L-infinity norm; T = -inf is
+# Alg. 2's "never stop on the risk" (`lhm.stop_threshold`, accepted by fit_lhm and LHMClassifier alike).
+MEANINGFUL = {("q", "inf"), ("T", "-inf")}
 
 
 def _estimator(cls, **changes):
