@@ -129,12 +129,10 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         return isinstance(self.kernel, str) and self.kernel == "linear"
 
     def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0], factor=None):
-        """The classes' moments: features for the linear kernel, the low-rank kernel coordinates otherwise
-        (``factor``: the pivoted Cholesky of [X1; X0] to truncate at ``rank_tol``)."""
+        """The classes' moments: features for the linear kernel, the low-rank kernel coordinates with the fit's
+        ``_kernel_fn`` otherwise (``factor``: the pivoted Cholesky of [X1; X0] to truncate at ``rank_tol``)."""
         if self._is_linear():
-            self._kernel_fn = None
             return class_moments(X1, X0)
-        self._kernel_fn = make_kernel(self.kernel, self.gamma, X1.shape[1])
         return kernel_class_moments(X1, X0, self._kernel_fn, rank_tol=rank_tol, max_rank=self.max_rank,
                                     factor=factor)
 
@@ -142,8 +140,7 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         """One pivoted Cholesky factorisation (at the smallest cut, at most ``max_rank`` pivots) for every refit."""
         if self._is_linear():
             return None
-        return pivoted_cholesky(make_kernel(self.kernel, self.gamma, X1.shape[1]), np.vstack([X1, X0]),
-                                rank_tol=RANK_TOLS[0], max_rank=self.max_rank)
+        return pivoted_cholesky(self._kernel_fn, np.vstack([X1, X0]), rank_tol=RANK_TOLS[0], max_rank=self.max_rank)
 
     @staticmethod
     def _rank_info(mom) -> dict:
@@ -192,8 +189,8 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
         ``solver_worst_case_error``.
         """
         tols = (RANK_TOLS[0],) if self._is_linear() else RANK_TOLS
-        factor = self._cached(cache, X1, X0, "factor", lambda: self._kernel_factor(X1, X0))
         self._kernel_fn = None if self._is_linear() else make_kernel(self.kernel, self.gamma, X1.shape[1])
+        factor = self._cached(cache, X1, X0, "factor", lambda: self._kernel_factor(X1, X0))
         rank = used = None
         for tol in tols:
             mom = self._cached(cache, X1, X0, ("moments", tol), lambda: self._moments(X1, X0, tol, factor))
