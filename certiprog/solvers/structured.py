@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ..errors import BackendError, CertiprogError
+from ..errors import BackendError, CertiprogError, ModelError
 from .backends.common import make_solution
 
 STRUCTURED = "structured"
@@ -96,11 +96,12 @@ def structured_answer(model, problem, options: dict):
     x = fill_auxiliary(problem, out["values"])
     z = np.zeros(problem.m)
     for name, dual in out.get("duals", {}).items():
-        blocks = [b for b in problem.blocks if b.owner == name and b.primary] or \
-            [b for b in problem.blocks if b.owner == name]
-        if not blocks:
-            raise BackendError(f"the structured solver returned a dual for {name!r}, which names no rows; have "
-                               f"{sorted({b.owner for b in problem.blocks})}")
+        try:
+            owned = problem.rows_of(name, primary_only=False)
+        except ModelError as exc:
+            raise BackendError(f"the structured solver returned a dual for {name!r}, which names no rows: {exc}") \
+                from exc
+        blocks = [b for b in owned if b.primary] or owned  # a constraint's own rows, else an internal block's
         dual = np.ravel(dual)
         rows = sum(b.stop - b.start for b in blocks)
         if rows != dual.size:
