@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certiprog.errors import CertiprogError, InputError
+from certiprog.errors import BackendError, CertiprogError, InputError
 from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
 from certiprog import validation as validate
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
@@ -375,12 +375,10 @@ class HPMPMProblem:
         """The certified Newton w-step (`solver.solve_w_step`) at ``kappa`` (c_j default to sqrt((2 + kappa^2) A_j)),
         warm started from the previous call's v; its fit carries the rigorous interval of g(kappa). A numerical
         breakdown is a BackendError (the chooser, or the bisection, then moves on to a generic backend)."""
-        from certiprog.errors import BackendError
-
         from .solver import grams, solve_w_step
 
         if c1 is None:
-            c1, c0 = math.sqrt((2 + kappa * kappa) * self.A1), math.sqrt((2 + kappa * kappa) * self.A0)
+            c1, c0 = self.c_terms(kappa)
         if self._grams is None:
             self._grams = grams(self.moments)
         try:
@@ -401,9 +399,12 @@ class HPMPMProblem:
         m = self.model
         k, c1, c0 = self._params
         k.value = kappa
-        c1.value = math.sqrt((2 + kappa * kappa) * self.A1)
-        c0.value = math.sqrt((2 + kappa * kappa) * self.A0)
+        c1.value, c0.value = self.c_terms(kappa)
         return m
+
+    def c_terms(self, kappa: float) -> tuple[float, float]:
+        """``(c_1, c_0)`` of the w-step at ``kappa``: ``c_j = sqrt((2 + kappa^2) A_j)`` (module docstring)."""
+        return math.sqrt((2 + kappa * kappa) * self.A1), math.sqrt((2 + kappa * kappa) * self.A0)
 
     def w_step(self, kappa: float, backend: str | None = None, solver: str | None = None, **options):
         """Solve g(kappa): ``(v, solution)`` (``v`` None when the solver returns no primal point)."""
