@@ -13,7 +13,7 @@ def main(argv=None) -> int:
     aud = sub.add_parser("audit", help="check every formula, step and bound a paper states (claims and bounds)")
     aud.add_argument("paper", nargs="?", default=None, help="000, 001, 002, 003 or 004 (default: all)")
     aud.add_argument("--out", default="results/audit", help="folder for audit.json and audit.md")
-    aud.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    aud.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     aud.add_argument("--only", nargs="+", default=None, metavar="ID", help="check only these entries (e.g. 004-E6a)")
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
@@ -59,14 +59,14 @@ def main(argv=None) -> int:
         from certiprog.demo import report
 
         text, code = report(args.backends)  # the table, the backends skipped and why, why a row failed
-        print(text)
+        print(text, file=sys.stderr if code == 2 else sys.stdout)
         return code
     if args.command == "audit":
         from certiprog.certificates.audit import audit, table, write_reports
         from certiprog.errors import CertiprogError
 
         try:
-            results = audit(args.paper, progress=not args.no_progress, ids=args.only)
+            results = audit(args.paper, progress=False if args.no_progress else None, ids=args.only)
         except CertiprogError as exc:
             print(f"certiprog audit: {exc}", file=sys.stderr)
             return 2

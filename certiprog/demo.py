@@ -15,7 +15,7 @@ from certiprog.datasets import load_pima, standardize
 log = logging.getLogger(__name__)
 
 #: statuses that count as an answer (anything else is a failing row, as is a certificate verdict "failed")
-OK_STATUSES = ("optimal", "inaccurate")
+OK_STATUSES = ("optimal", "inaccurate", "unconfirmed")
 #: the pip extra that installs each optional backend (the others come with ``pip install certiprog``)
 EXTRAS = {"pyomo": "pyomo", "mosek": "mosek"}
 
@@ -123,6 +123,12 @@ def _reason(sol, cert) -> str:
     return "; ".join(str(p) for p in parts) or "no further detail from the solver or the certificate"
 
 
+def _why_not_certified(cert) -> str:
+    """Why an answer that is not failing was not certified, in the certificate's words (its interval notes)."""
+    notes = [n for n in cert.interval_notes + cert.notes if n]
+    return "; ".join(notes) or f"the certificate's verdict is {cert.verdict} (no rigorous interval was proved)"
+
+
 def failing(row: dict) -> bool:
     """A row fails when the solver gave no answer or the certificate rejects the answer it gave."""
     return row["status"] not in OK_STATUSES or row["verdict"] == "failed"
@@ -151,6 +157,8 @@ def run_demo(backends: list[str] | None = None) -> list[dict]:
                    "verdict": cert.verdict, "interval": cert.interval, "reason": ""}
             if failing(row):
                 row["reason"] = _reason(sol, cert)
+            elif not cert.verdict.startswith("certified"):  # an answer, but nothing proved: say why
+                row["reason"] = _why_not_certified(cert)
             rows.append(row)
     return rows
 
@@ -191,12 +199,38 @@ def explain_failures(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def explain_uncertified(rows: list[dict]) -> str:
+    """One line per row that has an answer but is not certified (accurate, inaccurate): why nothing was proved."""
+    weak = [r for r in rows if not failing(r) and not str(r["verdict"]).startswith("certified")]
+    if not weak:
+        return ""
+    lines = [f"{len(weak)} row(s) answered but not certified:"]
+    for r in weak:
+        solver = f"/{r['solver']}" if r.get("solver") else ""
+        lines.append(f"  {r['program']} on {r['backend']}{solver}: status {r['status']}, certificate "
+                     f"{r['verdict']}: {r.get('reason') or 'no reason given'}")
+    return "\n".join(lines)
+
+
 def report(backends: list[str] | None = None) -> tuple[str, int]:
-    """``certiprog demo``'s text (the table, the backends skipped and why, why any row failed) and its exit code
-    (1 on a failing row); the CLI prints it."""
+    """``certiprog demo``'s text (the table, the backends skipped and why, why any row failed or was not
+    certified) and its exit code: 1 on a failing row, 2 when ``backends`` names a backend that is not registered
+    (the text lists the registered ones); the CLI prints it."""
+    from certiprog.solvers import registered_backends
+
+    unknown = [b for b in (backends or []) if b not in registered_backends()]
+    if unknown:
+        return (f"certiprog demo: unknown backend(s) {unknown}; registered backends: {sorted(registered_backends())}"
+                f" (available here: {available()})", 2)
     rows = run_demo(backends)
     parts = [format_table(rows), format_skipped(skipped_backends(backends), len(demo_instances()))]
-    why = explain_failures(rows)
-    if why:
-        parts.append(why)
+    for why in (explain_failures(rows), explain_uncertified(rows)):
+        if why:
+            parts.append(why)
     return "\n\n".join(parts), (1 if any(failing(r) for r in rows) else 0)
+
+
+def available() -> list[str]:
+    from certiprog.solvers import available_backends
+
+    return list(available_backends())

@@ -31,6 +31,11 @@ class BackendError(CertiprogError, RuntimeError):
     """A backend or solver is missing, unlicensed or failed to run."""
 
 
+class OptionError(BackendError, InputError):
+    """A solver option that no solver certiprog would use accepts (an unknown name, a value of the wrong type).
+    Bad input, so also an InputError; a BackendError for code that catches a solver's refusals."""
+
+
 class ModelError(CertiprogError, ValueError):
     """A model that cannot be compiled (duplicate names, no objective, ...)."""
 

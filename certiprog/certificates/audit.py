@@ -17,7 +17,7 @@ def load(paper_ids=None) -> dict[str, Claim]:
     return {k: c for k, c in REGISTRY.items() if c.paper in paper_ids}
 
 
-def audit(paper: str | None = None, progress: bool = False, ids=None) -> list[tuple[Claim, Result]]:
+def audit(paper: str | None = None, progress: bool | None = False, ids=None) -> list[tuple[Claim, Result]]:
     """Check every entry (claim or bound) of ``paper`` (all papers if None), or only those in ``ids``;
     returns (entry, result) pairs in id order."""
     from ..errors import InputError
@@ -32,10 +32,10 @@ def audit(paper: str | None = None, progress: bool = False, ids=None) -> list[tu
             raise InputError(f"ids: no entries {unknown} in the registry of paper(s) {paper or 'all'}")
         claims = [c for c in claims if c.id in set(ids)]
     it = claims
-    if progress:
+    if progress is not False:  # None: a bar only on a terminal (tqdm's disable=None), as `reproduce` does
         from tqdm.auto import tqdm
 
-        it = tqdm(claims, desc="audit", leave=False)
+        it = tqdm(claims, desc="audit", leave=False, disable=None if progress is None else False)
     return [(c, c.check()) for c in it]
 
 

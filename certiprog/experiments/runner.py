@@ -667,6 +667,16 @@ def is_task_experiment(module) -> bool:
     return all(hasattr(module, n) for n in ("add_arguments", "config_from_args", "tasks", "aggregate"))
 
 
+def default_folder(module, cfg, name: str) -> str:
+    """Where a run writes when ``--out`` is not given: the experiment's ``default_out(cfg)`` or ``results/NAME``,
+    with ``-quick`` appended for a quick run (one rule for every paper: ``results/hp-mpm`` and
+    ``results/hp-mpm-quick``), so a quick run never resumes from, or overwrites, a full run's results."""
+    default_out = getattr(module, "default_out", None)
+    out = str(default_out(cfg) if default_out else f"results/{name}")
+    quick = bool(getattr(cfg, "quick", False) if not isinstance(cfg, dict) else cfg.get("quick", False))
+    return f"{out}-quick" if quick and not out.endswith("-quick") else out
+
+
 def reproduce(module, args, name: str | None = None) -> Reproduction:
     """``certiprog reproduce NAME`` for an experiment ``module``: validate, merge, run the missing tasks,
     aggregate (or, with ``--shard``, write ``shard-I-of-N.md`` and stop). Bad input raises a CertiprogError before
@@ -675,8 +685,7 @@ def reproduce(module, args, name: str | None = None) -> Reproduction:
     cfg = module.config_from_args(args)
     tasks = module.tasks(cfg)
     name = name or getattr(args, "experiment", None) or module.__name__.rsplit(".", 1)[-1]
-    default_out = getattr(module, "default_out", None)
-    out = Path(opts.out or (default_out(cfg) if default_out else f"results/{name}"))
+    out = Path(opts.out or default_folder(module, cfg, name))
     store = ResultStore(out / "tasks")
     merged = store.merge(*opts.merge) if opts.merge else None
     report = run_tasks(tasks, store, opts.executor, opts.jobs, opts.scheduler, opts.shard, opts.progress, name)

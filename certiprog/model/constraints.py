@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import DCPError, ShapeError
+from ..errors import DCPError, ModelError, ShapeError
 from .cones import Cone
 from .expression import _is_int, as_expression, hstack, real_scalar
 
@@ -58,6 +58,14 @@ class Constraint:
 
     def __repr__(self):
         return f"{type(self).__name__}(name={self.name!r})"
+
+    def __bool__(self):
+        # ``0 <= x <= 1`` is Python's ``(0 <= x) and (x <= 1)``: truth-testing the first constraint would keep
+        # only the second one, silently. CVXPY refuses the same way.
+        raise ModelError(
+            "a constraint has no truth value: a chained comparison such as `0 <= x <= 1` or `a == x == b` keeps "
+            "only one of its constraints (Python reads it as `(0 <= x) and (x <= 1)`); write them separately, "
+            "e.g. [0 <= x, x <= 1], or use Variable(shape, bounds=(0, 1))")
 
 
 class _Comparison(Constraint):

@@ -125,6 +125,13 @@ class Expression:
 
     __array_ufunc__ = None  # let numpy defer ``array @ expr`` to our reflected operators
     __array_priority__ = 1000
+
+    def __array_function__(self, func, types, args, kwargs):
+        """``np.sum(x)``, ``np.trace(X)``, ``np.vstack([x, y])``...: numpy functions on expressions
+        (`certiprog.model.numpy_interop`); one with no meaning for an expression raises a certiprog error."""
+        from .numpy_interop import array_function
+
+        return array_function(func, args, kwargs)
     __hash__ = object.__hash__
 
     def __new__(cls, *args, **kwargs):

@@ -23,6 +23,7 @@ from .conic import ConicProblem, compile_model
 from .registry import (
     Needs, SolverCapabilities, available_backends, available_solvers, choose, get_backend, needs, registered_backends,
 )
+from .backends.common import quiet_output, wants_output
 from .solution import Solution, Status
 
 
@@ -48,7 +49,8 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
         if why:
             raise BackendError(f"{backend}/{solver} does not take this problem: it {why}; solvers here that do: "
                                f"{choose(problem)}")
-        sol = b.solve(problem, solver, options)
+        with quiet_output(not wants_output(options)):
+            sol = b.solve(problem, solver, options)
         sol.info["verdict"] = verdict(problem, sol)
         return sol
     pairs = choose(problem, backend=backend)
@@ -62,7 +64,8 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
 
 
 def _run(backend: str, solver: str, problem, options: dict) -> Solution:
-    return get_backend(backend).solve(problem, solver, dict(options))
+    with quiet_output(not wants_output(options)):
+        return get_backend(backend).solve(problem, solver, dict(options))
 
 
 def solve_model(model, backend: str | None = None, solver: str | None = None, *, forall: str = "auto",

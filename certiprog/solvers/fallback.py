@@ -1,37 +1,64 @@
 """Never trust a solver's status where certiprog chose the solver: confirm each answer, else try the next one.
 
-`confirmed(problem, sol)` asks the certificate layer whether an answer is backed by evidence: a primal point
-whose KKT check does not fail, or an infeasibility / unboundedness ray that verifies. `first_confirmed` runs
-candidate solves in order and returns the first answer the check calls certified or accurate, recording every
-attempt in ``sol.info['fallback']``. An `inaccurate` answer is evidence, but weak: the next candidate is tried,
-and the inaccurate one is returned only if no candidate does better. When no candidate is confirmed at all it
-returns the first answer it got, saying so.
-The check is the cheap one (`certiprog.certificates.check` with ``interval=False``) on the conic problem the
-solver was given: for a cutting-plane master, the master itself, not the semi-infinite program.
+Each answer is judged by the full certificate (`certiprog.certificates.check`, rigorous interval included) on the
+conic problem the solver was given, and the `Certificate` is kept on the Solution (``sol.certification``), so
+``sol.info['verdict']``, ``sol.certification`` and a later ``check(model, sol)`` are one verdict, computed once.
+For a cutting-plane master (a problem whose ForAll constraints are left to cuts) the cheap check (no interval) is
+used: the master is a relaxation, and the driver judges the semi-infinite program itself.
+
+`first_confirmed` runs candidate solves in order and stops at the first *strong* answer: ``certified`` (the
+interval proves the optimum, or the ray proves infeasibility / unboundedness) or ``accurate_infeasible`` /
+``accurate_unbounded``. A weak answer (``accurate``: KKT residuals small but nothing proved; ``inaccurate``) is
+kept while the next candidates are tried, and returned only when none does better. What the default path then
+returns (`honest_status`):
+
+* ``status.termination == 'optimal'`` only for a certified answer;
+* ``'unconfirmed'`` when a point is returned that the certificate does not prove optimal (whatever the solver
+  said; its own word is kept in ``sol.info['solver_termination']``); ``sol.certification.interval_notes`` and
+  ``notes`` say why (an infinite end: no feasible point proved; the objective below the proved lower bound: the
+  point is infeasible; an interval too wide);
+* infeasible / unbounded as the solver said when a verified ray backs it, else the first answer, unconfirmed
+  (``sol.info['fallback']['note']``).
+
+Every attempt is recorded in ``sol.info['fallback']``. A candidate that refuses the caller's options
+(`certiprog.errors.OptionError`) is skipped; when every candidate refuses them the OptionError is raised before
+anything is solved.
 """
 from __future__ import annotations
 
 import dataclasses
 from typing import Callable, Iterable
 
-from ..errors import BackendError
+from ..errors import BackendError, OptionError
 
 CONFIRMING = ("certified", "accurate", "inaccurate")  # verdict prefixes that count as evidence
-STRONG = ("certified", "accurate")  # evidence that stops the search (an inaccurate answer makes it go on)
+#: evidence that stops the search: a proof, or a ray whose scale-free measure is within tolerance
+STRONG = ("certified", "accurate_infeasible", "accurate_unbounded")
 MAX_ANSWERS = 3  # solves tried before giving up (refusals do not count): each extra one costs a full solve
 
 
-def verdict(problem, sol) -> str:
-    """The certificate's verdict on ``sol`` for ``problem`` (KKT or ray check, no optimality interval)."""
+def _is_master(problem) -> bool:
+    structure = getattr(problem, "structure", None)
+    return bool(getattr(structure, "cutting_plane", None))
+
+
+def certify(problem, sol):
+    """The `Certificate` of ``sol`` for ``problem`` (full check with interval; cheap check for cutting-plane
+    masters, see the module doc), remembered on ``sol.certification``."""
     from ..certificates import check
 
-    if getattr(problem, "structure", None) is not None:  # masters: skip the ForAll oracles (see module doc)
-        problem = dataclasses.replace(problem, structure=None)
-    return check(problem, sol, interval=False).verdict
+    if _is_master(problem):  # masters: skip the ForAll oracles and the interval (see module doc)
+        return check(dataclasses.replace(problem, structure=None), sol, interval=False)
+    return check(problem, sol)
+
+
+def verdict(problem, sol) -> str:
+    """The certificate's verdict on ``sol`` for ``problem`` (`certify`)."""
+    return certify(problem, sol).verdict
 
 
 def assess(problem, sol) -> tuple[bool, str, str]:
-    """(whether the certificate backs ``sol``, the verdict, the verdict or the reason it does not back it)."""
+    """(whether the certificate backs ``sol`` at all, the verdict, the verdict or the reason it does not back it)."""
     term = sol.status.termination
     if not sol.status.ok and sol.certificate is None:  # check() would say 'failed' without looking further
         if term in ("infeasible", "unbounded"):
@@ -47,6 +74,25 @@ def confirmed(problem, sol) -> tuple[bool, str]:
     """(whether the certificate backs ``sol``, the verdict or the reason it does not)."""
     ok, _, why = assess(problem, sol)
     return ok, why
+
+
+def is_strong(v: str) -> bool:
+    return v.startswith(STRONG)
+
+
+def honest_status(sol) -> None:
+    """Make the status say no more than the certificate (module doc): 'optimal' only when certified, 'unconfirmed'
+    for a returned point it does not prove; the solver's own termination is kept in ``info['solver_termination']``."""
+    from .backends.common import STATUS
+
+    cert = getattr(sol, "certification", None)
+    if cert is None or cert.kind != "optimality" or sol.x is None:
+        return
+    term = sol.status.termination
+    target = "optimal" if cert.verdict.startswith("certified") else "unconfirmed"
+    if term != target and term in ("optimal", "inaccurate", "unconfirmed"):
+        sol.info["solver_termination"] = term
+        sol.status = STATUS[target]
 
 
 def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
@@ -76,26 +122,38 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
         attempts.append({"solver": label, "status": str(sol.status), "verdict": why})
         if first is None:
             first = (sol, v, label)
-        if ok and v.startswith(STRONG):
-            sol.info["fallback"] = {"chosen": label, "attempts": attempts}
-            sol.info["verdict"] = v
-            return sol
-        if ok and weak is None:
+        if ok and (is_strong(v) or _is_master(problem) and v.startswith("accurate")):
+            return _chosen(sol, v, label, attempts, master=_is_master(problem))
+        if ok and (weak is None or _rank(v) < _rank(weak[1])):
             weak = (sol, v, label)
     if first is None:
+        if errors and all(isinstance(e, OptionError) for e in errors):  # bad input: no candidate takes the options
+            if len(errors) == 1:
+                raise errors[0]
+            raise OptionError("no solver certiprog would use accepts these options: "
+                              + "; ".join(f"{a['solver']}: {a['error']}" for a in attempts))
         if len(errors) == 1:  # one candidate: its own error, as if it had been named
             raise errors[0]
         raise BackendError("no solver could take the problem: "
                            + "; ".join(f"{a['solver']}: {a['error']}" for a in attempts))
-    if weak is not None:  # the best evidence there is: the first inaccurate-but-confirmed answer
+    if weak is not None:  # the best evidence there is: an answer the certificate backs but does not prove
         sol, v, label = weak
-        sol.info["fallback"] = {"chosen": label, "attempts": attempts,
-                                "note": "no solver's answer was certified or accurate; this one is inaccurate"}
-        sol.info["verdict"] = v
-        return sol
+        return _chosen(sol, v, label, attempts, f"no solver's answer was certified; this one is {v}: "
+                                                f"status 'unconfirmed' (see sol.certification)",
+                       master=_is_master(problem))
     sol, v, label = first
-    sol.info["fallback"] = {"chosen": label, "attempts": attempts,
-                            "note": "no solver's answer could be confirmed by the certificate; "
-                                    "this is the first one, unconfirmed"}
+    return _chosen(sol, v, label, attempts, "no solver's answer could be confirmed by the certificate; "
+                                            "this is the first one, unconfirmed", master=_is_master(problem))
+
+
+def _rank(v: str) -> int:
+    """Weak answers by strength: accurate before inaccurate."""
+    return 0 if v.startswith("accurate") else 1
+
+
+def _chosen(sol, v: str, label: str, attempts: list, note: str | None = None, master: bool = False):
+    sol.info["fallback"] = {"chosen": label, "attempts": attempts, **({"note": note} if note else {})}
     sol.info["verdict"] = v
+    if not master:  # a cutting-plane master's status is the driver's to judge (module doc)
+        honest_status(sol)
     return sol

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import BackendError
+from ...errors import BackendError, OptionError
 from ...model.cones import svec
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
@@ -156,7 +156,7 @@ def solver_options(solver: str, options: dict) -> tuple[dict, float | None]:
         where = TIME_LIMIT.get(solver)
         if where is None:
             able = sorted(TIME_LIMIT)
-            raise BackendError(f"CVXPY solver {solver} has no time limit; solvers that take time_limit: {able}")
+            raise OptionError(f"CVXPY solver {solver} has no time limit; solvers that take time_limit: {able}")
         if isinstance(where, tuple):
             outer, key = where
             options[outer] = {**dict(options.get(outer) or {}), key: t}
@@ -181,6 +181,14 @@ def _gurobi_licence_error(problem, exc) -> BackendError | None:
                   "terms)")
     return BackendError(f"CVXPY solver GUROBI: {why}; CVXPY said: {str(exc).rstrip('.')}. Use a full Gurobi licence, or another "
                         "solver (backend='clarabel')")
+
+
+def _names_an_option(exc: Exception, options) -> bool:
+    """Whether a solver's exception is about one of the caller's options (CVXPY passes unknown names on to the
+    solver, which refuses them in its own words: 'unrecognized solver setting', 'invalid keyword argument')."""
+    text = str(exc)
+    return bool(options) and any(str(k) in text for k in (options or {})) or any(
+        w in text.lower() for w in ("setting", "keyword argument", "parameter", "option"))
 
 
 def solve_cvxpy(problem, solver=None, options=None):
@@ -213,9 +221,13 @@ def solve_cvxpy(problem, solver=None, options=None):
             err = _gurobi_licence_error(problem, exc)
             if err is not None:
                 raise err from exc
+        if _names_an_option(exc, options):
+            raise OptionError(f"CVXPY solver {solver} rejected an option: {exc}") from None
         key = "numerical_error"
         prob_err = str(exc)
     except Exception as exc:  # a solver's own failure (e.g. MOSEK without a licence): say which and why
+        if _names_an_option(exc, options):  # certiprog's own error, without CVXPY's chained traceback
+            raise OptionError(f"CVXPY solver {solver} rejected an option: {type(exc).__name__}: {exc}") from None
         raise BackendError(f"CVXPY solver {solver} could not run: {type(exc).__name__}: {exc}") from exc
     elapsed = time.perf_counter() - t1
     if t_limit is not None and elapsed >= t_limit and key in ("iteration_limit", "numerical_error", "inaccurate"):

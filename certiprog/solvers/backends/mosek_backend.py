@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import BackendError, InputError
+from ...errors import BackendError, InputError, OptionError
 from ..registry import Backend, SolverCapabilities, register
 from .common import make_solution
 from .options import check_value, pop_time_limit
@@ -365,7 +365,7 @@ def _apply_options(task, options: dict) -> bool:
         try:
             task.putparam(str(name), str(value))
         except mosek.Error as exc:
-            raise BackendError(f"mosek option {name}={value!r} rejected ({exc.msg.strip()}); use MOSEK's generic "
+            raise OptionError(f"mosek option {name}={value!r} rejected ({exc.msg.strip()}); use MOSEK's generic "
                                "parameter names such as MSK_DPAR_INTPNT_CO_TOL_REL_GAP or MSK_IPAR_NUM_THREADS, "
                                "or verbose=True") from exc
     if verbose:

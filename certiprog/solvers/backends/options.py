@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ...errors import BackendError
+from ...errors import OptionError
 
 #: option names whose value must be a positive number (iteration counts, tolerances, time limits)
 _POSITIVE = ("max_iter", "maxiter", "max_iters", "iter_limit", "tol", "eps", "time", "gap")
@@ -25,22 +25,22 @@ def check_value(what: str, name: str, value, current=None) -> None:
     and non-positive values of iteration counts, tolerances and time limits; the error names the option."""
     if isinstance(current, bool):
         if not isinstance(value, (bool, numbers.Integral)) or value not in (0, 1):
-            raise BackendError(f"{what} option {name}={value!r} rejected: expected True or False")
+            raise OptionError(f"{what} option {name}={value!r} rejected: expected True or False")
         return
     if isinstance(current, numbers.Integral) and not isinstance(value, numbers.Integral) or (
             isinstance(current, numbers.Integral) and isinstance(value, bool)):
-        raise BackendError(f"{what} option {name}={value!r} rejected: expected an integer")
+        raise OptionError(f"{what} option {name}={value!r} rejected: expected an integer")
     if isinstance(current, numbers.Real) and (not isinstance(value, numbers.Real) or isinstance(value, bool)):
-        raise BackendError(f"{what} option {name}={value!r} rejected: expected a number")
+        raise OptionError(f"{what} option {name}={value!r} rejected: expected a number")
     if isinstance(current, str) and not isinstance(value, str):
-        raise BackendError(f"{what} option {name}={value!r} rejected: expected a string")
+        raise OptionError(f"{what} option {name}={value!r} rejected: expected a string")
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         if not math.isfinite(float(value)):
-            raise BackendError(f"{what} option {name}={value!r} rejected: expected a finite number")
+            raise OptionError(f"{what} option {name}={value!r} rejected: expected a finite number")
         if _must_be_positive(name) and not value > 0:
-            raise BackendError(f"{what} option {name}={value!r} rejected: must be positive")
+            raise OptionError(f"{what} option {name}={value!r} rejected: must be positive")
     elif _must_be_positive(name) and current is None and isinstance(value, str):
-        raise BackendError(f"{what} option {name}={value!r} rejected: expected a positive number")
+        raise OptionError(f"{what} option {name}={value!r} rejected: expected a positive number")
 
 
 def set_options(target, options: dict, what: str) -> None:
@@ -49,12 +49,12 @@ def set_options(target, options: dict, what: str) -> None:
     for k, v in options.items():
         if not hasattr(target, k) or k.startswith("_"):
             valid = sorted(a for a in dir(target) if not a.startswith("_"))
-            raise BackendError(f"unknown {what} option {k!r}; valid options: {valid}")
+            raise OptionError(f"unknown {what} option {k!r}; valid options: {valid}")
         check_value(what, k, v, getattr(target, k))
         try:
             setattr(target, k, v)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise BackendError(f"{what} option {k}={v!r} rejected: {exc}") from exc
+            raise OptionError(f"{what} option {k}={v!r} rejected: {exc}") from exc
 
 
 def pop_time_limit(options: dict, what: str) -> float | None:
@@ -65,5 +65,5 @@ def pop_time_limit(options: dict, what: str) -> float | None:
     if t is None:
         return None
     if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(float(t)) or not t > 0:
-        raise BackendError(f"{what}: time_limit={t!r} must be a positive finite number of seconds")
+        raise OptionError(f"{what}: time_limit={t!r} must be a positive finite number of seconds")
     return float(t)

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import BackendError
+from ...errors import BackendError, OptionError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from .common import make_solution
 from .options import pop_time_limit, set_options
@@ -77,7 +77,7 @@ def solve_piqp(problem, solver=None, options=None):
     box.settings.verbose = False
     options = dict(options or {})
     if pop_time_limit(options, "piqp") is not None:
-        raise BackendError("piqp has no time limit (its settings have none, and a running solve cannot be "
+        raise OptionError("piqp has no time limit (its settings have none, and a running solve cannot be "
                            "interrupted); use backend='clarabel' (time_limit) or bound the work with max_iter")
     set_options(box.settings, options, "piqp")
     t0 = time.perf_counter()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import BackendError, InputError
+from ...errors import BackendError, InputError, OptionError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
 from .common import make_solution
@@ -451,7 +451,7 @@ def _check_options(solver: str, options: dict) -> None:
     h.setOptionValue("output_flag", False)  # no "option is unknown" lines on the terminal: the error says it
     for k, v in options.items():
         if h.setOptionValue(k, v) != highspy.HighsStatus.kOk:
-            raise BackendError(f"HiGHS rejected the option {k}={v!r} (unknown name or wrong type); see "
+            raise OptionError(f"HiGHS rejected the option {k}={v!r} (unknown name or wrong type); see "
                                "https://ergo-code.github.io/HiGHS/stable/options/definitions/")
 
 
@@ -563,7 +563,8 @@ def _run(tr, solver, options):
     try:
         results = opt.solve(tr.model, load_solutions=False, options=options)
     except Exception as exc:
-        raise BackendError(_failure_message(solver, exc)) from exc
+        why = _failure_message(solver, exc)
+        raise (OptionError if options and "rejected an option" in why else BackendError)(why) from exc
     return opt, results, time.perf_counter() - t0
 
 
