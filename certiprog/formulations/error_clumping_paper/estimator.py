@@ -35,6 +35,7 @@ from certiprog.errors import InputError, SavedFileError
 from .graph import rho_for_mean_degree
 from .hole_punching import HolePunchingResult, hole_punching, route
 from .learner import fit_error_clumping, resolve_solver
+from .normalisation import check_normalisation
 from .programs import _check_graph, _eta
 
 __all__ = ["ErrorClumpingClassifier", "HolePunchingClassifier"]
@@ -76,6 +77,7 @@ class _Base(ClassifierMixin, BaseEstimator):
         if self.rho is not None:
             validate.scalar(self.rho, "rho", low=0.0, low_open=True)
         _eta(self.eta)
+        check_normalisation(self.normalisation)
         validate.scalar(self.lam, "lam", low=0.0, low_open=True)
         validate.scalar(self.intercept_scaling, "intercept_scaling", low=0.0, low_open=True)
         validate.scalar(self.passes, "passes", low=0.0, low_open=True)
@@ -110,7 +112,7 @@ class _Base(ClassifierMixin, BaseEstimator):
 
     def _fit_kwargs(self):
         return dict(passes=self.passes, c=self.c, random_state=self.random_state, tol=self.tol,
-                    progress=self.progress)
+                    progress=self.progress, normalisation=self.normalisation)
 
     def predict(self, X):
         scores = self.decision_function(X)
@@ -153,13 +155,15 @@ class ErrorClumpingClassifier(_Base):
     neighbourhood, fitted ``rho_``); ``eta`` in [0, 1]: discount (0 = squared-hinge SVM);
     ``lam`` > 0: ridge weight; ``solver``: 'auto', 'algorithm1' or a backend ('clarabel', 'cvxpy', 'cvxpy:OSQP'),
     see `learner`; ``passes``, ``c``, ``random_state``: Algorithm 1's; ``tol``: the relative duality gap under which
-    the certificate's verdict is 'certified'; ``progress``: Algorithm 1's tqdm bar (None: on a terminal only).
+    the certificate's verdict is 'certified'; ``progress``: Algorithm 1's tqdm bar (None: on a terminal only);
+    ``normalisation``: Theta's off-diagonal, 'printed' (-eta/(m-1), the paper's text), 'dmax', 'symmetric', 'max'
+    or 'row' (`normalisation.py`, PSD ranges proved there).
     """
 
     _FORMAT = "certiprog.error_clumping_classifier/1"
 
     def __init__(self, rho=None, eta=0.5, lam=0.01, solver="auto", fit_intercept=True, intercept_scaling=1.0,
-                 passes=50, c=None, random_state=None, tol=1e-6, progress=None):
+                 passes=50, c=None, random_state=None, tol=1e-6, progress=None, normalisation="printed"):
         self.rho = rho
         self.eta = eta
         self.lam = lam
@@ -171,6 +175,7 @@ class ErrorClumpingClassifier(_Base):
         self.random_state = random_state
         self.tol = tol
         self.progress = progress
+        self.normalisation = normalisation
 
     def fit(self, X, y):
         self._check_params()
@@ -230,17 +235,21 @@ class HolePunchingClassifier(_Base):
 
     ``n_holes``: at most this many holes (rounds); the base classifier's parameters (``rho``, ``eta``, ``lam``,
     ``solver``, ``fit_intercept``, ``intercept_scaling``, ``passes``, ``c``, ``random_state``, ``tol``,
-    ``progress``) are used for the ambient classifier and for every hole's; ``min_hole_size``: fewest training
+    ``progress``, ``normalisation``) are used for the ambient classifier and for every hole's; ``min_hole_size``: fewest training
     points a hole may take (1 allows the radius-0 holes of the stall rule); ``max_center_tries``: candidate centres
     tried per round; ``disjoint_holes``: every new ball misses the earlier ones, so Thm 1 applies to the fitted
-    predictor (`bounds.thm1_on_predictor`); see `hole_punching.hole_punching`.
+    predictor (`bounds.thm1_on_predictor`); ``error_fraction``: the radius rule, a ball qualifies when more than
+    this fraction of its points is misclassified (the paper: 0.5); ``hole_lams``: the lambdas tried for each hole's
+    classifier (None: ``lam``); ``fit(X, y, X_val=, y_val=)`` chooses each hole's classifier (constant or one of
+    them) by its errors on the validation points the ball takes; see `hole_punching.hole_punching`.
     """
 
     _FORMAT = "certiprog.hole_punching_classifier/1"
 
     def __init__(self, n_holes=5, rho=None, eta=0.5, lam=0.01, solver="auto", fit_intercept=True,
                  intercept_scaling=1.0, passes=50, c=None, random_state=None, tol=1e-6, progress=None,
-                 min_hole_size=1, max_center_tries=50, disjoint_holes=False):
+                 min_hole_size=1, max_center_tries=50, disjoint_holes=False, normalisation="printed",
+                 error_fraction=0.5, hole_lams=None):
         self.n_holes = n_holes
         self.rho = rho
         self.eta = eta
@@ -256,21 +265,45 @@ class HolePunchingClassifier(_Base):
         self.min_hole_size = min_hole_size
         self.max_center_tries = max_center_tries
         self.disjoint_holes = disjoint_holes
+        self.normalisation = normalisation
+        self.error_fraction = error_fraction
+        self.hole_lams = hole_lams
 
-    def fit(self, X, y, graph=None):
+    def fit(self, X, y, graph=None, X_val=None, y_val=None):
         """``graph``: the rho-graph of X (`programs.neighbourhood_graph(X, rho)`) when already at hand, e.g. shared
-        by fits at several eta (checked: m x m, symmetric, 0/1, empty diagonal)."""
+        by fits at several eta (checked: m x m, symmetric, 0/1, empty diagonal); ``X_val``, ``y_val``: held-out
+        points (labels as y) on which each hole's classifier is chosen."""
         self._check_params()
+        validate.scalar(self.error_fraction, "error_fraction", low=0.0, high=1.0, high_open=True)
+        if self.hole_lams is not None:
+            lams = np.atleast_1d(np.asarray(self.hole_lams, dtype=object))
+            if lams.size == 0:
+                raise InputError("hole_lams is empty; give None (use lam) or positive numbers")
+            for v in lams:
+                validate.scalar(v, "hole_lams", low=0.0, low_open=True)
         if not (isinstance(self.n_holes, (int, np.integer)) and not isinstance(self.n_holes, bool)
                 and self.n_holes >= 0):
             raise InputError(f"n_holes must be an integer >= 0; got {self.n_holes!r}")
         X, ypm = self._encode(X, y)
         if graph is not None:
             graph = _check_graph(graph, X.shape[0])
+        validation = None
+        if (X_val is None) != (y_val is None):
+            raise InputError("give both X_val and y_val, or neither")
+        if X_val is not None:
+            Xv = validate.matrix(X_val, "X_val", cols=X.shape[1])
+            yv = np.asarray(y_val)
+            if yv.shape != (Xv.shape[0],):
+                raise InputError(f"y_val has shape {yv.shape}; expected ({Xv.shape[0]},) to match X_val")
+            unknown = ~np.isin(yv, self.classes_)
+            if unknown.any():
+                raise InputError(f"y_val holds labels not seen in y: {np.unique(yv[unknown])[:5]!r}")
+            validation = (Xv, np.where(yv == self.classes_[1], 1.0, -1.0))
         res = hole_punching(X, ypm, self.n_holes, self._set_rho(X), self.eta, self.lam, self.solver,
                             augment=self._augment, min_hole_size=self.min_hole_size,
                             max_center_tries=self.max_center_tries, disjoint_holes=bool(self.disjoint_holes),
-                            graph=graph, **self._fit_kwargs())
+                            graph=graph, error_fraction=float(self.error_fraction), hole_lams=self.hole_lams,
+                            validation=validation, **self._fit_kwargs())
         self._set(res)
         _warn_uncertified(self, res.base["solver"])
         return self

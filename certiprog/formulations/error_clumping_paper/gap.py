@@ -37,11 +37,13 @@ class DualityGap:
         return {k: float(v) if isinstance(v, (float, np.floating)) else v for k, v in asdict(self).items()}
 
 
-def certified_gap(X, y, A, eta, lam, w, xi=None, tol: float = 1e-6) -> DualityGap:
+def certified_gap(X, y, A, eta, lam, w, xi=None, tol: float = 1e-6, normalisation="printed") -> DualityGap:
     """The rigorous bracket of eq. (1)'s optimum from the point (w, xi) (xi may be None or infeasible: it is
-    repaired). ``X`` (m, n), ``y`` in {+1, -1}, ``A`` the neighbourhood graph, ``eta``, ``lam`` as eq. (1)."""
+    repaired). ``X`` (m, n), ``y`` in {+1, -1}, ``A`` the neighbourhood graph, ``eta``, ``lam`` as eq. (1);
+    ``normalisation``: the reading of Theta (`normalisation.py`)."""
     c = certify_error_clumping(np.asarray(X, float), np.asarray(y, float), A, float(eta), float(lam),
-                               np.asarray(w, float), None if xi is None else np.asarray(xi, float))
+                               np.asarray(w, float), None if xi is None else np.asarray(xi, float),
+                               normalisation=normalisation)
     return from_interval(c["lower"], c["upper"], c["objective"], tol)
 
 

@@ -108,11 +108,14 @@ def _owner_radius(owner, radii) -> np.ndarray:
     return r
 
 
-def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: float = np.inf, distances=None):
-    """The largest radius of a ball around ``X[center]`` whose would-be points are > 50 % misclassified.
+def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: float = np.inf, distances=None,
+              error_fraction: float = 0.5, used_radii=()):
+    """The largest radius of a ball around ``X[center]`` whose would-be points are more than ``error_fraction``
+    (the paper: 50 %) misclassified.
 
     A point j joins a ball of radius r iff d_j <= r and its current hole's radius is not smaller (owner_radius_j
-    >= r; inf when ambient). Only radii r < ``r_max`` are allowed (disjoint holes). ``distances``: a
+    >= r; inf when ambient). Only radii r < ``r_max`` are allowed (disjoint holes), and none of ``used_radii``
+    (the radii of earlier holes at this centre: the same ball again would take the same points). ``distances``: a
     `_CentreDistances` of X (reused across rounds). Returns (radius, mask of the points it takes) or None.
     """
     if distances is None:
@@ -128,7 +131,10 @@ def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: 
     et.sort()
     n_in = np.searchsorted(ds, cand, side="right") - np.searchsorted(ts, cand, side="right")
     e_in = np.searchsorted(ed, cand, side="right") - np.searchsorted(et, cand, side="right")
-    ok = (2 * e_in > n_in) & (n_in >= max(1, int(min_hole_size))) & (cand < r_max)
+    wrong = (2 * e_in > n_in) if error_fraction == 0.5 else (e_in > error_fraction * n_in)
+    ok = wrong & (n_in >= max(1, int(min_hole_size))) & (cand < r_max)
+    if len(used_radii):
+        ok &= ~np.isin(cand, np.asarray(used_radii, float))
     if not ok.any():
         return None
     r = float(cand[np.flatnonzero(ok)[-1]])
@@ -136,13 +142,15 @@ def find_hole(X, err, owner_radius, center: int, min_hole_size: int = 1, r_max: 
 
 
 def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, centers=None, disjoint=False,
-              distances=None):
+              distances=None, error_fraction=0.5, centre_index=None):
     """One round's ball (module docstring, steps 1-2 and the stall rule), or None when no hole helps.
 
     ``err``: the current training errors (bool); ``A``: the neighbourhood graph; ``owner``: each training point's
     hole (-1 ambient); ``radii``: the holes' radii; ``disjoint``: keep the new ball disjoint from the holes at
     ``centers`` (closed balls: ||c - c_j|| > r + r_j; a centre inside an existing ball is skipped); ``distances``: a
-    `_CentreDistances` of X kept across rounds. Returns (centre index, radius, mask of the points it takes, centres
+    `_CentreDistances` of X kept across rounds; ``error_fraction``: the radius rule's threshold (paper: 0.5);
+    ``centre_index``: the training indices of the earlier holes' centres (no ball is punched twice; under the
+    paper's 0.5 a repeat cannot qualify anyway). Returns (centre index, radius, mask of the points it takes, centres
     tried, errors in the centre's neighbourhood).
     """
     if not err.any():
@@ -157,7 +165,8 @@ def next_hole(X, err, A, owner, radii, max_center_tries=50, min_hole_size=1, cen
             r_max = float(np.min(np.linalg.norm(C - X[ci], axis=1) - R))
             if not r_max > 0:
                 continue
-        found = find_hole(X, err, o_r, int(ci), min_hole_size, r_max, distances)
+        used = [r for c, r in zip(centre_index or (), radii) if c == ci]
+        found = find_hole(X, err, o_r, int(ci), min_hole_size, r_max, distances, error_fraction, used)
         if found is not None:
             return int(ci), found[0], found[1], tries, int(counts[ci])
     return None
@@ -264,9 +273,17 @@ def _fit_summary(fit) -> dict:
 
 
 def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min_hole_size=1, max_center_tries=50,
-                  graph=None, disjoint_holes=False, **fit_kwargs) -> HolePunchingResult:
+                  graph=None, disjoint_holes=False, error_fraction=0.5, hole_lams=None, validation=None,
+                  **fit_kwargs) -> HolePunchingResult:
     """Sec. 5.2's loop (module docstring) on X (m, n), y in {+1, -1}; at most ``n_holes`` holes.
 
+    ``error_fraction`` (the radius rule): a ball qualifies when more than this fraction of the points it takes is
+    misclassified (the paper: 0.5; below 0.5 a hole's constant no longer guarantees progress, so the in-hole
+    classifier is chosen as below and a round may raise the training error). ``hole_lams``: the lambdas tried for
+    each hole's eq. (1) (default: ``lam`` alone). ``validation``: ``(X_val, y_val)`` held-out points (un-augmented,
+    y in {+1, -1}); each hole's classifier (the constant or eq. (1) at one of ``hole_lams``) is then the one with
+    the fewest errors on the validation points the ball takes (ties: fewer training errors, then the constant,
+    then the larger lambda); without it, the fewest training errors (ties: eq. (1) at the first lambda).
     ``augment(X) -> Xa``: the features the linear pieces see (e.g. X with a constant column appended; default X);
     routing and neighbourhoods use X. ``fit_kwargs`` go to `learner.fit_error_clumping` (passes, c, random_state,
     tol, progress; ``progress`` also drives a tqdm bar over the rounds, None: on a terminal only). ``graph``: a
@@ -280,8 +297,21 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
         raise InputError(f"n_holes must be >= 0; got {n_holes!r}")
     if int(max_center_tries) < 1 or int(min_hole_size) < 1:
         raise InputError("max_center_tries and min_hole_size must be >= 1")
+    error_fraction = float(error_fraction)
+    if not 0.0 <= error_fraction < 1.0:
+        raise InputError(f"error_fraction must lie in [0, 1); got {error_fraction!r}")
+    lams = [float(lam)] if hole_lams is None else [float(v) for v in np.atleast_1d(hole_lams)]
+    if not lams or not all(np.isfinite(v) and v > 0 for v in lams):
+        raise InputError(f"hole_lams must be positive finite numbers; got {hole_lams!r}")
     Xa = X if augment is None else np.asarray(augment(X), float)
     A = neighbourhood_graph(X, rho) if graph is None else graph
+    if validation is not None:
+        Xv = np.asarray(validation[0], float)
+        yv = np.asarray(validation[1], float)
+        if Xv.ndim != 2 or Xv.shape[1] != n or yv.shape != (Xv.shape[0],) or not np.all(np.isfinite(Xv)):
+            raise InputError(f"validation must be (X_val, y_val) with X_val (k, {n}) finite and y_val (k,)")
+        Xva = Xv if augment is None else np.asarray(augment(Xv), float)
+        val_radius = np.full(Xv.shape[0], np.inf)
     base = fit_error_clumping(Xa, y, rho, eta, lam, solver, graph=A, **fit_kwargs)
     pred = np.where(Xa @ base.w > 0, 1.0, -1.0)
     err = pred != y
@@ -299,11 +329,11 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
                 stop = "no training error left"
                 break
             found = next_hole(X, err, A, owner, radii, max_center_tries, min_hole_size, centers, disjoint_holes,
-                              distances)
+                              distances, error_fraction, [h["center_index"] for h in holes])
             if found is None:
                 stop = (f"no hole helps: none of the candidate centres (the {min(int(max_center_tries), m)} with "
-                        "the most erring neighbours, then every misclassified point) has a ball that is > 50 % "
-                        f"misclassified with >= {min_hole_size} points")
+                        "the most erring neighbours, then every misclassified point) has a ball that is > "
+                        f"{100 * error_fraction:g} % misclassified with >= {min_hole_size} points")
                 break
             center, radius, take, tries, n_err_nb = found
             idx = np.flatnonzero(take)
@@ -311,17 +341,33 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
             before = int(err[idx].sum())
             n_pos = int((ys > 0).sum())
             const = 1.0 if 2 * n_pos >= ys.size else -1.0
-            const_err = int((ys != const).sum())
-            kind, w_h, summary = "constant", np.zeros(Xa.shape[1]), {}
+            vidx = None
+            if validation is not None:
+                vidx = np.flatnonzero((ball_distances(Xv, X[center]) <= radius) & (val_radius >= radius))
+            # candidates: (validation errors, training errors, order, kind, w, summary, lam)
+            cands = [(0 if vidx is None else int((yv[vidx] != const).sum()), int((ys != const).sum()), 0,
+                      "constant", np.zeros(Xa.shape[1]), {}, None)]
+            fit_errors = []
             if 0 < n_pos < ys.size and ys.size >= 2:
-                try:
-                    sub = A[idx][:, idx]
-                    fit = fit_error_clumping(Xa[idx], ys, rho, eta, lam, solver, graph=sub, **fit_kwargs)
-                    ec_err = int((np.where(Xa[idx] @ fit.w > 0, 1.0, -1.0) != ys).sum())
-                    if ec_err <= const_err:
-                        kind, w_h, summary = "error_clumping", fit.w, _fit_summary(fit)
-                except (BackendError, InputError) as exc:  # the constant still helps; say why the fit was dropped
-                    summary = {"fit_error": f"{type(exc).__name__}: {exc}"}
+                sub = A[idx][:, idx]
+                for k_lam, lam_h in enumerate(sorted(lams, reverse=validation is not None)):
+                    try:
+                        fit = fit_error_clumping(Xa[idx], ys, rho, eta, lam_h, solver, graph=sub, **fit_kwargs)
+                    except (BackendError, InputError) as exc:  # the constant still helps; say why the fit was dropped
+                        fit_errors.append(f"lam {lam_h:g}: {type(exc).__name__}: {exc}")
+                        continue
+                    tr = int((np.where(Xa[idx] @ fit.w > 0, 1.0, -1.0) != ys).sum())
+                    va = 0 if vidx is None else int((np.where(Xva[vidx] @ fit.w > 0, 1.0, -1.0) != yv[vidx]).sum())
+                    order = (1 + k_lam) if vidx is not None else -(len(lams) - k_lam)  # no validation: EC wins ties
+                    cands.append((va, tr, order, "error_clumping", fit.w, _fit_summary(fit) | {"lam": lam_h},
+                                  lam_h))
+            best = min(cands, key=lambda c: (c[0], c[1], c[2]) if vidx is not None else (c[1], c[2]))
+            kind, w_h, summary = best[3], best[4], dict(best[5])
+            if fit_errors:
+                summary["fit_error"] = "; ".join(fit_errors)
+            if vidx is not None:
+                summary |= {"validation_points": int(vidx.size), "validation_errors_after": int(best[0])}
+                val_radius[vidx] = radius
             new_pred = (np.where(Xa[idx] @ w_h > 0, 1.0, -1.0) if kind == "error_clumping"
                         else np.full(idx.size, const))
             owner[idx] = len(holes)

@@ -22,6 +22,7 @@ from certiprog.errors import BackendError, InputError
 
 from .algorithm1 import algorithm1
 from .gap import certified_gap, from_interval
+from .normalisation import check_normalisation
 from .programs import error_clumping
 from .solver import solve_error_clumping
 
@@ -50,24 +51,30 @@ def resolve_solver(solver) -> str:
 
 
 def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50, c=None, random_state=None,
-                       tol=1e-6, progress=None) -> ErrorClumpingFit:
+                       tol=1e-6, progress=None, normalisation="printed") -> ErrorClumpingFit:
     """Solve eq. (1) on (X, y in {+1, -1}) with ``solver`` (module docstring) and certify the answer.
 
     ``passes``, ``c``, ``random_state``: Algorithm 1's passes over the data, step constant, seed; ``tol``: the
-    relative gap under which the certificate's verdict is 'certified'; ``graph``: a precomputed neighbourhood graph.
+    relative gap under which the certificate's verdict is 'certified'; ``graph``: a precomputed neighbourhood graph;
+    ``normalisation``: Theta's off-diagonal (`normalisation.py`; Algorithm 1 implements the printed one only).
     """
     name = resolve_solver(solver)
+    check_normalisation(normalisation)
+    if name == "algorithm1" and normalisation != "printed":
+        raise InputError(f"solver 'algorithm1' implements Theta as printed (-eta/(m-1)) only; normalisation="
+                         f"{normalisation!r} needs solver 'auto' (structured) or a backend")
     if name == "algorithm1":
         res = algorithm1(X, y, rho, eta, lam, passes=passes, c=c, seed=random_state, graph=graph, progress=progress,
                          tol=tol)
         return ErrorClumpingFit(res.w, res.xi, res.objective, res.gap, "algorithm1", "iteration_limit",
                                 res.history)
     if name == "structured":
-        out = solve_error_clumping(X, y, rho, eta, lam, graph=graph, tol=tol, progress=bool(progress))
+        out = solve_error_clumping(X, y, rho, eta, lam, graph=graph, tol=tol, progress=bool(progress),
+                                   normalisation=normalisation)
         cert = from_interval(out.lower, out.upper, out.objective, tol)  # its own certificate: the same definition
         return ErrorClumpingFit(np.asarray(out.w, float), np.asarray(out.xi, float), cert.objective, cert,
                                 f"structured:{out.info.get('method', '')}", str(out.status), list(out.history))
-    model = error_clumping(X, y, rho, eta, lam, graph=graph)
+    model = error_clumping(X, y, rho, eta, lam, graph=graph, normalisation=normalisation)
     d = model.data
     backend, _, sub = name.partition(":")
     try:
@@ -77,6 +84,6 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
     if sol.x is None or not np.all(np.isfinite(sol.value("w"))):
         raise BackendError(f"eq. (1) on {name!r} ended with status {sol.status!r} and no point")
     w, xi = np.asarray(sol.value("w"), float), np.asarray(sol.value("xi"), float)
-    cert = certified_gap(d.X, d.y, d.A, d.eta, d.lam, w, xi, tol=tol)
+    cert = certified_gap(d.X, d.y, d.A, d.eta, d.lam, w, xi, tol=tol, normalisation=d.graph or "printed")
     return ErrorClumpingFit(w, xi, cert.objective, cert, f"{sol.backend}:{sol.solver}", str(sol.status), [])
 

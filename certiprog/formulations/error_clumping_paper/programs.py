@@ -17,6 +17,11 @@ Theta is PSD exactly when it must be for every graph: Theta = eta/(m-1) L_G + di
 the graph Laplacian and d_i <= m - 1, so eta in [0, 1] gives a sum of squares (doc 003 §1.1); for eta > 1 the
 complete graph has the eigenvalue 1 - eta < 0. Hence eta is restricted to [0, 1] and the quadratic is entered
 with ``quad_form(xi, Theta, assume_psd=True)`` (no dense eigendecomposition: the model builds in O(nnz)).
+
+``normalisation`` (default ``'printed'``, the formula above) reads the off-diagonal per neighbourhood instead:
+``'dmax'`` (-eta/d_max), ``'symmetric'`` (-eta/sqrt(|N_i||N_j|)), ``'max'`` (-eta/max(|N_i|,|N_j|)) or ``'row'``
+(-eta/|N_i|, by its symmetric part); `normalisation.py` defines each and proves its PSD range (eta in [0, 1] for
+every graph except 'row', whose range depends on the graph and is checked).
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from certiprog.model import Model, Record, Variable, minimize, quad_form, sum_sq
 from certiprog import validation as validate
 
 from .graph import radius_graph
+from .normalisation import Normalised, check_eta, check_normalisation, normalise
 
 __all__ = ["ErrorClumpingData", "ErrorClumpingSolution", "error_clumping", "neighbourhood_matrix",
            "neighbourhood_graph"]
@@ -55,12 +61,19 @@ def neighbourhood_graph(X, rho, method: str = "blas") -> sp.csr_matrix:
     return radius_graph(X, rho, method=method)
 
 
-def neighbourhood_matrix(X, rho, eta) -> sp.csr_matrix:
-    """Theta = I - eta/(m-1) A (scipy.sparse CSR), A the closed-ball rho-graph (see `neighbourhood_graph`).
+def neighbourhood_matrix(X, rho, eta, normalisation: str = "printed") -> sp.csr_matrix:
+    """Theta = I - eta/(m-1) A (scipy.sparse CSR), A the closed-ball rho-graph (see `neighbourhood_graph`);
+    ``normalisation`` other than 'printed': Theta = I - (eta/den) W of `normalisation.normalise`.
 
-    ``eta`` must lie in [0, 1] (Theta PSD, doc 003 §1.1). For m = 1 Theta = I.
+    ``eta`` must lie in [0, 1] (Theta PSD, doc 003 §1.1, §1.4; 'row' also eta lambda_max(W) <= 1). For m = 1
+    Theta = I.
     """
-    return _theta(neighbourhood_graph(X, rho), _eta(eta))
+    check_normalisation(normalisation)
+    A = neighbourhood_graph(X, rho)
+    if normalisation == "printed":
+        return _theta(A, _eta(eta))
+    G = normalise(A, normalisation)
+    return G.theta(check_eta(eta, G))
 
 
 def _theta(A: sp.csr_matrix, eta: float) -> sp.csr_matrix:
@@ -117,7 +130,8 @@ class ErrorClumpingSolution(Record):
 @dataclass(frozen=True, eq=False)
 class ErrorClumpingData:
     """The data of eq. (1) (``model.data`` of `error_clumping`): ``X`` (m, n), labels ``y``, ``rho``, ``eta``,
-    ``lam``, the neighbourhood graph ``A`` and ``Theta = I - eta/(m-1) A`` (sparse), ``degree`` (row sums of A)."""
+    ``lam``, the neighbourhood graph ``A`` and ``Theta = I - eta/(m-1) A`` (sparse; ``I - (eta/den) W`` under
+    another ``normalisation``), ``degree`` (row sums of A), ``graph`` (the `normalisation.Normalised` reading)."""
 
     X: np.ndarray
     y: np.ndarray
@@ -127,6 +141,11 @@ class ErrorClumpingData:
     A: sp.csr_matrix
     Theta: sp.csr_matrix
     degree: np.ndarray
+    graph: Normalised | None = None
+
+    @property
+    def normalisation(self) -> str:
+        return "printed" if self.graph is None else self.graph.normalisation
 
     @property
     def m(self) -> int:
@@ -138,8 +157,9 @@ class ErrorClumpingData:
         certificate, and its rigorous interval in ``info``. ``options`` go to `solve_error_clumping` (tol, ...)."""
         from .solver import dual_point, solve_error_clumping
 
-        fit = solve_error_clumping(self.X, self.y, self.rho, self.eta, self.lam, graph=self.A, **options)
-        alpha, beta = dual_point(self.X, self.y, self.A, self.eta, fit.w, fit.xi)
+        fit = solve_error_clumping(self.X, self.y, self.rho, self.eta, self.lam, graph=self.A,
+                                   normalisation=self.normalisation, **options)
+        alpha, beta = dual_point(self.X, self.y, self.A, self.eta, fit.w, fit.xi, normalisation=self.graph)
         return dict(values={"w": fit.w, "xi": fit.xi}, duals={"margin": alpha, "xi>=0": beta},
                     status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
                     info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
@@ -155,19 +175,31 @@ class ErrorClumpingData:
         n_err = int(err.sum())
         e = err.astype(float)
         err_nb = A @ e  # misclassified neighbours of each point
+        if self.normalisation == "printed":
+            discount = self.eta / (m - 1) * float(xv @ (A @ xv)) / (2.0 * m)
+        else:
+            discount = float(xv @ self.graph.apply(xv, self.eta)) / (2.0 * m)
         has_nb = err & (degree > 0)
         clump = float(np.mean(err_nb[has_nb] / degree[has_nb])) if has_nb.any() else float("nan")
         hinge = np.maximum(0.0, 1.0 - margin)
         return ErrorClumpingSolution(
             predictions=np.where(score >= 0, 1, -1), errors=err, n_errors=n_err, error_rate=n_err / m,
             error_pairs=int(round(float(e @ err_nb) / 2.0)), clumping=clump, penalty=float(xv @ xv) / (2.0 * m),
-            discount=self.eta / (m - 1) * float(xv @ (A @ xv)) / (2.0 * m), w=wv, xi=xv, hinge=hinge,
+            discount=discount, w=wv, xi=xv, hinge=hinge,
             xi_above_hinge=xv - hinge)
 
 
 def eq1_inputs(X, y, rho, eta, lam, graph=None):
-    """Validated ``(X, y, rho, eta, lam, A)`` of eq. (1) (A: the neighbourhood graph, built when ``graph`` is None):
-    the one check that the Model, the structured solver and Algorithm 1 all run."""
+    """Validated ``(X, y, rho, eta, lam, A)`` of eq. (1) with Theta as printed (A: the neighbourhood graph, built
+    when ``graph`` is None): the check that the Model, the structured solver and Algorithm 1 all run."""
+    X, yv, rho, eta, lam, G = eq1_inputs_normalised(X, y, rho, eta, lam, graph, "printed")
+    return X, yv, rho, eta, lam, G.A
+
+
+def eq1_inputs_normalised(X, y, rho, eta, lam, graph=None, normalisation: str = "printed"):
+    """Validated ``(X, y, rho, eta, lam, G)`` of eq. (1), G the `normalisation.Normalised` reading of Theta on the
+    neighbourhood graph (built when ``graph`` is None); eta is checked for that reading's PSD range."""
+    check_normalisation(normalisation)
     X = validate.matrix(X, "X", min_rows=2)
     m, n = X.shape
     if n < 1:
@@ -177,11 +209,19 @@ def eq1_inputs(X, y, rho, eta, lam, graph=None):
     eta = _eta(eta)
     lam = validate.scalar(lam, "lam", low=0.0, low_open=True)
     A = neighbourhood_graph(X, rho) if graph is None else _check_graph(graph, m)
-    return np.ascontiguousarray(X), yv, rho, eta, lam, A
+    G = normalise(A, normalisation)
+    return np.ascontiguousarray(X), yv, rho, check_eta(eta, G), lam, G
 
 
-def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
+def error_clumping(X, y, rho, eta, lam, graph=None, normalisation: str = "printed") -> Model:
     """Eq. (1) of paper 003 as a Model.
+
+    ``normalisation``: Theta's off-diagonal for j in N_i (`normalisation.py`, PSD proved for each):
+    ``'printed'`` (default) -eta/(m-1) as in the paper's text, PSD for every graph iff eta in [0, 1];
+    ``'dmax'`` -eta/d_max and ``'symmetric'`` -eta/sqrt(|N_i||N_j|) (and ``'max'`` -eta/max(|N_i|,|N_j|)), PSD with
+    lambda_min(Theta) >= 1 - eta for eta in [0, 1] on every graph (indefinite for eta > 1: 'symmetric' on any graph
+    with an edge); ``'row'`` -eta/|N_i| (its symmetric part), PSD for eta <= 1/lambda_max((D^-1 A + A D^-1)/2),
+    which is <= 1 and checked on the graph. Outside these ranges (and for NaN, or an unknown name): InputError.
 
     ``graph``: the neighbourhood graph ``neighbourhood_graph(X, rho)`` when it is already at hand (e.g. a
     sweep over eta or lam); it is checked to be a symmetric 0/1 matrix with an empty diagonal.
@@ -193,9 +233,10 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     ``model.data`` is an `ErrorClumpingData` (with ``Theta``, ``A`` (sparse), ``degree``); ``model.derived(sol)``
     an `ErrorClumpingSolution`.
     """
-    X, yv, rho, eta, lam, A = eq1_inputs(X, y, rho, eta, lam, graph)
+    X, yv, rho, eta, lam, G = eq1_inputs_normalised(X, y, rho, eta, lam, graph, normalisation)
+    A = G.A
     m, n = X.shape
-    Theta = _theta(A, eta)
+    Theta = _theta(A, eta) if normalisation == "printed" else G.theta(eta)
     Z = X * yv[:, None]  # rows y_i x_i
 
     w = Variable(n, "w")
@@ -204,5 +245,5 @@ def error_clumping(X, y, rho, eta, lam, graph=None) -> Model:
     model = Model(minimize(obj), name="error_clumping")
     model.add(xi >= 1.0 - Z @ w, name="margin")
     model.add(xi >= 0, name="xi>=0")
-    model.data = ErrorClumpingData(X, yv, rho, eta, lam, A, Theta, np.asarray(A.sum(axis=1)).ravel())
+    model.data = ErrorClumpingData(X, yv, rho, eta, lam, A, Theta, np.asarray(A.sum(axis=1)).ravel(), G)
     return model

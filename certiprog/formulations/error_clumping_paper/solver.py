@@ -31,6 +31,12 @@ as ``eta/(m-1)`` with its rounding, so the interval holds for the exact Theta of
 (eta = 1 and a point adjacent to all others) only ``p* >= 0`` is proved, and the status says whether that is
 enough.
 
+Other readings of Theta (``normalisation=``, `normalisation.py`): ``Theta = I - (eta/den) W`` with W symmetric,
+nonnegative, zero diagonal; everything above holds with ``c A`` replaced by ``(eta/den) W``, ``c d_max`` (the
+contraction, in the norm ``max_i |x_i|/v_i`` of the Collatz-Wielandt vector v) by ``eta rho_hi`` and ``mu_Theta`` by
+``1 - eta rho_hi`` (rho_hi a rigorous upper bound of lambda_max(W)/den), and the product ``W xi`` enclosed with the
+rounding of W's stored entries. 'printed' computes exactly what it computed before the option existed.
+
 `solve_error_clumping` is the entry point (the signature of `programs.error_clumping`); `solve_error_clumping_path`
 warm-starts along a sequence of eta or lam values.
 """
@@ -49,7 +55,8 @@ from certiprog.errors import InputError
 from certiprog.solvers.first_order import accelerated_gradient, variable_metric_descent
 
 from .graph import radius_graph
-from .programs import eq1_inputs
+from .normalisation import Normalised, normalise
+from .programs import eq1_inputs_normalised
 
 __all__ = ["ErrorClumpingFit", "solve_error_clumping", "solve_error_clumping_path", "certify_error_clumping",
            "dual_point", "METHODS"]
@@ -88,13 +95,14 @@ class ErrorClumpingFit:
 class _Oracle:
     """F(w), grad F(w) and the inner xi for one instance; keeps the last xi as the warm start of the next call."""
 
-    def __init__(self, X, y, A: sp.csr_matrix, eta: float, lam: float, inner_tol: float, max_inner: int):
-        self.X, self.y, self.A = X, y, A
+    def __init__(self, X, y, G: Normalised, eta: float, lam: float, inner_tol: float, max_inner: int):
+        self.X, self.y, self.G, self.A = X, y, G, G.A
         self.m, self.n = X.shape
         self.eta, self.lam = eta, lam
-        self.c = eta / (self.m - 1) if self.m > 1 else 0.0
-        self.dmax = int(np.diff(A.indptr).max()) if A.nnz else 0
-        self.q = self.c * self.dmax  # contraction factor of the Jacobi map
+        self.c = G.coef(eta) if self.m > 1 else 0.0
+        self.v = G.v
+        self.unit_v = bool(np.all(G.v == 1.0))
+        self.q = G.contraction(eta)  # contraction factor of the Jacobi map (in the norm max |x_i| / v_i)
         self.inner_tol, self.max_inner = inner_tol, max_inner
         self.xi = None
         self.inner_iterations = 0
@@ -107,16 +115,18 @@ class _Oracle:
     def inner(self, h):
         """The least fixed point of xi = max(h, c A xi) (projected Jacobi from max(h, previous xi) when the map
         contracts well, from h otherwise: monotone from below)."""
-        if self.c == 0.0 or self.A.nnz == 0:
+        if self.c == 0.0 or self.G.W.nnz == 0:
             return h.copy()
         xi = h.copy() if (self.xi is None or self.q >= 0.5) else np.maximum(h, self.xi)
         scale = max(1.0, float(np.max(h)))
+        W, v = self.G.W, self.v
+        vmax = 1.0 if self.unit_v else float(v.max())
         for _ in range(self.max_inner):
-            new = np.maximum(h, self.c * (self.A @ xi))
+            new = np.maximum(h, self.c * (W @ xi))
             self.inner_iterations += 1
-            step = float(np.max(np.abs(new - xi)))
+            step = float(np.max(np.abs(new - xi))) if self.unit_v else float(np.max(np.abs(new - xi) / v))
             xi = new
-            bound = step * self.q / (1.0 - self.q) if self.q < 1 else np.inf
+            bound = step * self.q / (1.0 - self.q) * vmax if self.q < 1 else np.inf
             if bound <= self.inner_tol * scale or step == 0.0:
                 break
         return xi
@@ -128,7 +138,7 @@ class _Oracle:
         g = self.margins(w)
         xi = self.inner(np.maximum(g, 0.0))
         self.xi = xi
-        s = xi - self.c * (self.A @ xi) if self.c else xi
+        s = xi - self.c * (self.G.W @ xi) if self.c else xi
         f = 0.5 * self.lam * float(w @ w) + float(xi @ s) / (2.0 * self.m)
         alpha = np.where(g > 0, s, 0.0) / self.m
         grad = self.lam * w - self.X.T @ (self.y * alpha)
@@ -187,9 +197,11 @@ def _enclose(M, absM, v, k: int) -> Ball:
     return Ball(mid, r * (1 + 4 * (k + 4) * U) + 1e-290)
 
 
-def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi=None, absX=None) -> dict:
+def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi=None, absX=None,
+                           normalisation="printed") -> dict:
     """A rigorous interval ``lower <= p* <= upper`` for eq. (1) from any w (and optionally an approximate xi):
-    see the module docstring. ``absX``: |X| when already at hand (X itself when X >= 0). Returns dict(lower,
+    see the module docstring. ``absX``: |X| when already at hand (X itself when X >= 0); ``normalisation``: the
+    reading of Theta (a name, or the `normalisation.Normalised` of A when already at hand). Returns dict(lower,
     upper, xi (the proved-feasible slack), objective, mu_theta)."""
     m, n = X.shape
     w = np.asarray(w, float)
@@ -197,15 +209,13 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
         absX = X if X.min() >= 0 else np.abs(X)
     if A.nnz and not np.all(A.data == 1.0):
         raise InputError("the graph must have 0/1 entries (see graph.radius_graph)")
-    kA = int(np.diff(A.indptr).max()) if A.nnz else 1
+    G = normalisation if isinstance(normalisation, Normalised) else normalise(A, normalisation)
     Xw = _enclose(X, absX, w, n)
     g = Ball(1.0) - Ball(y) * Xw  # y in {+1, -1}: the product is exact, kept as a Ball for uniformity
     g_hi = g.hi()
     xi = np.zeros(m) if xi is None else np.asarray(xi, float)
     xi = np.maximum(np.maximum(xi, g_hi), 0.0)  # exactly feasible: xi_i >= upper end of g_i and >= 0
-    c = Ball(eta) * Ball.recip(m - 1) if m > 1 else Ball(0.0)
-    Axi = _enclose(A, A, xi, kA)
-    theta_xi = Ball(xi) - Axi * Ball(np.full(m, float(c.mid)), np.full(m, float(c.rad)))
+    theta_xi = Ball(xi) - G.enclose(xi, eta)  # Theta xi = xi - B xi, B = (eta/den) W exactly
     inv2m = Ball.recip(2.0 * m)
     quad = Ball(xi).dot(theta_xi)  # xi' Theta xi
     primal = Ball(0.5 * lam) * Ball(w).sqr().sum() + quad * inv2m
@@ -213,8 +223,7 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
     # dual point
     s = np.maximum(theta_xi.mid, 0.0) / m
     alpha = np.where(g.mid > 0, s, 0.0)
-    dmax = int(np.diff(A.indptr).max()) if A.nnz else 0
-    mu = (Ball(1.0) - c * Ball(float(dmax))).lo()
+    mu = G.mu_lower(eta)  # lambda_min(Theta) >= mu (normalisation.py)
     Zt_alpha = _enclose(X.T, absX.T, y * alpha, m)
     dual = Ball(alpha).sum() - Zt_alpha.sqr().sum() * Ball.recip(2.0 * lam) - quad * inv2m
     lower = 0.0
@@ -225,12 +234,17 @@ def certify_error_clumping(X, y, A: sp.csr_matrix, eta: float, lam: float, w, xi
     return dict(lower=float(lower), upper=float(upper), xi=xi, objective=float(primal.mid), mu_theta=float(mu))
 
 
-def dual_point(X, y, A: sp.csr_matrix, eta: float, w, xi) -> tuple[np.ndarray, np.ndarray]:
+def dual_point(X, y, A: sp.csr_matrix, eta: float, w, xi, normalisation=None) -> tuple[np.ndarray, np.ndarray]:
     """The multipliers (alpha of ``xi >= 1 - y o Xw``, beta of ``xi >= 0``) that the certificate uses at (w, xi):
-    ``s = max(Theta xi, 0)/m``, ``alpha = s o [1 - y o Xw > 0]``, ``beta = s - alpha`` (both >= 0)."""
+    ``s = max(Theta xi, 0)/m``, ``alpha = s o [1 - y o Xw > 0]``, ``beta = s - alpha`` (both >= 0).
+    ``normalisation``: None or 'printed' (Theta as printed), another name or a `normalisation.Normalised`."""
     m = X.shape[0]
-    c = eta / (m - 1) if m > 1 else 0.0
-    s = np.maximum(xi - c * (A @ xi), 0.0) / m
+    if normalisation is None or normalisation == "printed":
+        c = eta / (m - 1) if m > 1 else 0.0
+        s = np.maximum(xi - c * (A @ xi), 0.0) / m
+    else:
+        G = normalisation if isinstance(normalisation, Normalised) else normalise(A, normalisation)
+        s = np.maximum(xi - G.apply(xi, eta), 0.0) / m
     alpha = np.where(1.0 - y * (X @ w) > 0, s, 0.0)
     return alpha, s - alpha
 
@@ -238,20 +252,25 @@ def dual_point(X, y, A: sp.csr_matrix, eta: float, w, xi) -> tuple[np.ndarray, n
 # ----------------------------------------------------------------------------------------------- entry points
 
 
-def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, method: str = "newton",
-                         w0=None, max_iter: int | None = None, inner_tol: float = 1e-12, max_inner: int = 1000,
-                         progress: bool = False) -> ErrorClumpingFit:
+def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, normalisation: str = "printed", tol: float = 1e-6,
+                         method: str = "newton", w0=None, max_iter: int | None = None, inner_tol: float = 1e-12,
+                         max_inner: int = 1000, progress: bool = False) -> ErrorClumpingFit:
     """Eq. (1) of paper 003 with a certified relative duality gap ``<= tol`` (when reached).
 
     Arguments as `programs.error_clumping`: ``X`` (m, n) finite, ``y`` in {+1, -1} (both classes), ``rho > 0``,
-    ``eta`` in [0, 1], ``lam > 0``; ``graph``: the rho-graph (`graph.radius_graph(X, rho)`) when already at hand.
+    ``eta`` in [0, 1], ``lam > 0``; ``graph``: the rho-graph (`graph.radius_graph(X, rho)`) when already at hand;
+    ``normalisation``: Theta's off-diagonal, 'printed' (-eta/(m-1), default), 'dmax' (-eta/d_max), 'symmetric'
+    (-eta/sqrt(|N_i||N_j|)), 'max' or 'row' (`normalisation.py`: definitions, PSD ranges proved; the certificate
+    uses that module's rigorous lambda_min(Theta) >= 1 - eta rho_hi, and the inner Jacobi map contracts by
+    eta rho_hi, so at eta = 1 under 'dmax' / 'symmetric' only p* >= 0 may be proved: an honest 'inaccurate').
     ``tol``: relative gap to certify; ``method``: 'newton' (default) or 'agd' (see the module docstring); ``w0``:
     a warm start (e.g. the solution at a neighbouring eta or lam); ``max_iter``: descent iterations (default 200
     for 'newton', 20000 for 'agd'); ``inner_tol``/``max_inner``: the Jacobi iterations for xi; ``progress``: a
     tqdm bar. Bad input raises `InputError` (a `CertiprogError`).
     """
     t_start = time.perf_counter()
-    X, yv, rho, eta, lam, A = eq1_inputs(X, y, rho, eta, lam, graph)
+    X, yv, rho, eta, lam, G = eq1_inputs_normalised(X, y, rho, eta, lam, graph, normalisation)
+    A = G.A
     if method not in METHODS:
         raise InputError(f"method must be one of {METHODS}; got {method!r}")
     tol = validate.scalar(tol, "tol", low=0.0, low_open=True)
@@ -259,7 +278,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
     w = np.zeros(n) if w0 is None else validate.vector(w0, "w0", size=n)
     if max_iter is None:
         max_iter = 200 if method == "newton" else 20000
-    oracle = _Oracle(X, yv, A, eta, lam, inner_tol, max_inner)
+    oracle = _Oracle(X, yv, G, eta, lam, inner_tol, max_inner)
     absX = X if X.min() >= 0 else np.abs(X)
     state = dict(cert=None, certify_seconds=0.0, certifications=0)
 
@@ -270,7 +289,7 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
         if float(grad @ grad) / (2.0 * lam) > 0.5 * tol * max(abs(f), 1e-300):
             return False
         t0 = time.perf_counter()
-        cert = certify_error_clumping(X, yv, A, eta, lam, wk, oracle.xi, absX=absX)
+        cert = certify_error_clumping(X, yv, A, eta, lam, wk, oracle.xi, absX=absX, normalisation=G)
         state["certify_seconds"] += time.perf_counter() - t0
         state["certifications"] += 1
         state["cert"] = (wk.copy(), cert)
@@ -286,7 +305,8 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
     if state["cert"] is None or not np.array_equal(state["cert"][0], res.x):
         oracle(res.x)
         t0 = time.perf_counter()
-        state["cert"] = (res.x.copy(), certify_error_clumping(X, yv, A, eta, lam, res.x, oracle.xi, absX=absX))
+        state["cert"] = (res.x.copy(), certify_error_clumping(X, yv, A, eta, lam, res.x, oracle.xi, absX=absX,
+                                                              normalisation=G))
         state["certify_seconds"] += time.perf_counter() - t0
     wf, cert = state["cert"]
     gap = cert["upper"] - cert["lower"]
@@ -300,7 +320,8 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, tol: float = 1e-6, 
         info=dict(method=method, descent_status=res.status, evaluations=res.evaluations,
                   inner_iterations=oracle.inner_iterations, contraction=oracle.q, mu_theta=cert["mu_theta"],
                   certify_seconds=state["certify_seconds"], certifications=state["certifications"],
-                  nnz_graph=int(A.nnz), rho=rho, eta=eta, lam=lam))
+                  nnz_graph=int(A.nnz), rho=rho, eta=eta, lam=lam, normalisation=G.normalisation,
+                  max_discount=G.max_discount(eta)))
 
 
 def solve_error_clumping_path(X, y, rho, etas=None, lams=None, graph=None, **options) -> list[ErrorClumpingFit]:

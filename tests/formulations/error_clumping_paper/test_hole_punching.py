@@ -188,3 +188,107 @@ def test_staged_decisions_equal_the_truncated_predictors():
         want = res.truncated(r).decision(Xt)
         np.testing.assert_allclose(dec, want, rtol=1e-13, atol=1e-15)
         np.testing.assert_array_equal(dec > 0, want > 0)
+
+
+# ---------------------------------------------------------------- the radius rule's threshold, validated holes
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("frac", [0.5, 0.3, 0.15])
+def test_error_fraction_matches_brute_force(seed, frac):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((70, 2))
+    err = rng.random(70) < 0.2
+    o_r = np.where(rng.random(70) < 0.2, rng.random(70), np.inf)
+    for c in range(0, 70, 7):
+        d = np.linalg.norm(X - X[c], axis=1)
+        best = None
+        for r in np.unique(d):
+            take = (d <= r) & (o_r >= r)
+            if take.sum() >= 3 and err[take].sum() > frac * take.sum():
+                best = (r, take)
+        mine = find_hole(X, err, o_r, c, 3, error_fraction=frac)
+        assert (mine is None) == (best is None)
+        if best is not None:
+            assert mine[0] == best[0] and np.array_equal(mine[1], best[1])
+
+
+def _two_blobs(seed, m=300):
+    """A linear problem with a blob of flipped labels: a hole with its own linear classifier pays off."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, size=(m, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(m) > 0, 1.0, -1.0)
+    blob = np.linalg.norm(X - [1.0, 1.0], axis=1) < 0.8
+    y[blob] = np.where(X[blob, 1] > 1.0, 1.0, -1.0)
+    return X, y
+
+
+def test_validated_holes_choose_by_validation_and_lower_errors():
+    X, y = _two_blobs(0, 400)
+    Xv, yv = _two_blobs(1, 200)
+    aug = lambda Z: np.c_[Z, np.ones(len(Z))]  # noqa: E731
+    res = hole_punching(X, y, 3, 0.4, 0.0, 0.01, augment=aug, min_hole_size=10, hole_lams=[1e-3, 1e-1, 10.0],
+                        validation=(Xv, yv))
+    assert len(res.holes) >= 1
+    for h in res.holes:
+        assert "validation_points" in h and h["validation_errors_after"] <= h["validation_points"]
+        if h["kind"] == "error_clumping":
+            assert h["lam"] in (1e-3, 1e-1, 10.0)
+    # the chosen hole classifier is the best of the candidates on the validation points the ball takes
+    h0 = res.holes[0]
+    owner0 = ball_distances(Xv, res.centers[0]) <= res.radii[0]
+    pred = np.where(aug(Xv[owner0]) @ res.hole_w[0] > 0, 1.0, -1.0) if h0["kind"] == "error_clumping" else \
+        np.full(owner0.sum(), h0["constant"])
+    assert int((pred != yv[owner0]).sum()) == h0["validation_errors_after"]
+    for lam_h in (1e-3, 1e-1, 10.0):
+        from certiprog.formulations.error_clumping_paper.learner import fit_error_clumping
+
+        take = ball_distances(X, res.centers[0]) <= res.radii[0]
+        w = fit_error_clumping(aug(X[take]), y[take], 0.4, 0.0, lam_h).w
+        alt = int((np.where(aug(Xv[owner0]) @ w > 0, 1.0, -1.0) != yv[owner0]).sum())
+        assert h0["validation_errors_after"] <= alt
+    # test error goes down with the validated holes
+    Xt, yt = _two_blobs(2, 2000)
+    errs = [np.mean(np.where(d > 0, 1.0, -1.0) != yt) for d in res.staged_decisions(aug(Xt))]
+    assert errs[-1] < errs[0] - 0.02
+    # below 0.5 no ball is punched twice (the same centre and radius would take the same points)
+    low = hole_punching(X, y, 3, 0.4, 0.0, 0.01, augment=aug, error_fraction=0.3, min_hole_size=10,
+                        hole_lams=[1e-3, 1e-1, 10.0], validation=(Xv, yv))
+    balls = [(h["center_index"], float(r)) for h, r in zip(low.holes, low.radii)]
+    assert len(set(balls)) == len(balls) == 3
+
+
+def test_hole_options_bad_input():
+    X, y = _two_blobs(0, 60)
+    for frac in (-0.1, 1.0, float("nan")):
+        with pytest.raises(InputError, match="error_fraction"):
+            hole_punching(X, y, 2, 0.4, 0.0, 0.01, error_fraction=frac)
+    for lams in ([], [0.0], [float("nan")], [-1.0]):
+        with pytest.raises(InputError, match="hole_lams"):
+            hole_punching(X, y, 2, 0.4, 0.0, 0.01, hole_lams=lams)
+    with pytest.raises(InputError, match="validation"):
+        hole_punching(X, y, 2, 0.4, 0.0, 0.01, validation=(X[:, :1], y))
+    with pytest.raises(InputError, match="validation"):
+        hole_punching(X, y, 2, 0.4, 0.0, 0.01, validation=(np.full_like(X, np.nan), y))
+    from certiprog.estimators import HolePunchingClassifier
+
+    with pytest.raises(InputError):
+        HolePunchingClassifier(rho=0.4, error_fraction=1.5).fit(X, y)
+    with pytest.raises(InputError):
+        HolePunchingClassifier(rho=0.4, hole_lams=[]).fit(X, y)
+    with pytest.raises(InputError, match="X_val"):
+        HolePunchingClassifier(rho=0.4).fit(X, y, X_val=X)
+    with pytest.raises(InputError, match="labels"):
+        HolePunchingClassifier(rho=0.4).fit(X, y, X_val=X, y_val=np.full(len(y), 7.0))
+
+
+def test_estimator_with_validation_and_dmax_roundtrip(tmp_path):
+    from certiprog.estimators import HolePunchingClassifier
+
+    X, y = _two_blobs(3, 300)
+    Xv, yv = _two_blobs(4, 150)
+    est = HolePunchingClassifier(n_holes=3, rho=0.4, eta=0.5, lam=0.01, normalisation="dmax", error_fraction=0.3,
+                                 min_hole_size=10, hole_lams=[1e-2, 1.0]).fit(X, y, X_val=Xv, y_val=yv)
+    assert est.verdict_ == "certified" and est.n_holes_ >= 1
+    est.save(tmp_path / "hp")
+    back = HolePunchingClassifier.load(tmp_path / "hp")
+    assert back.get_params()["normalisation"] == "dmax"
+    np.testing.assert_array_equal(back.predict(Xv), est.predict(Xv))
