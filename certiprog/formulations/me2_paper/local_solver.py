@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
@@ -286,7 +287,8 @@ def _face_solve(A, v, ub, lo, up):
         cols = A[:, free]
         scale = np.sqrt(np.einsum("ij,ij->j", cols, cols))
         scale = np.where(scale > 0, scale, 1.0)
-        sol, *_ = np.linalg.lstsq(cols / scale, -r0, rcond=1e-13)
+        # gelsy (complete orthogonal factorisation): the same minimum-norm solution as the SVD's gelsd, 2-3x faster
+        sol = scipy.linalg.lstsq(cols / scale, -r0, cond=1e-13, lapack_driver="gelsy", check_finite=False)[0]
         x[free] = sol / scale
     return x
 
@@ -344,22 +346,43 @@ def _active_set(A, v, ub, lo, up, max_rounds, x=None):
     return np.clip(x, 0.0, ub), max_rounds, False
 
 
+def _newton_system(A, Q, Dinv):
+    """``b -> (A^T A + D)^-1 b`` for the diagonal ``D = 1/Dinv``, by the smaller of two Cholesky factorisations:
+    with ``Q = A^T A`` given (N <= m columns), of the N x N ``I + S Q S`` (``S = Dinv^(1/2)``: the scaling keeps it
+    well conditioned when some D_i are huge); otherwise of the m x m capacitance ``I + A Dinv A^T`` (Woodbury)."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    if Q is not None:
+        S = np.sqrt(Dinv)
+        Ks = S[:, None] * Q * S[None, :]
+        Ks[np.diag_indices_from(Ks)] += 1.0
+        factor = cho_factor(Ks, lower=True, check_finite=False)
+        return lambda b: S * cho_solve(factor, S * b, check_finite=False)
+    AD = A * Dinv
+    cap = AD @ A.T
+    cap[np.diag_indices_from(cap)] += 1.0
+    factor = cho_factor(cap, lower=True, check_finite=False)
+    return lambda b: Dinv * (b - A.T @ cho_solve(factor, AD @ b, check_finite=False))
+
+
 def _interior_point(A, v, ub, accept, max_iter):
     """Mehrotra predictor-corrector for ``min ||A x + v||^2/2`` on the box ``0 <= x <= ub`` (ub may be inf).
 
-    The Newton systems ``(A^T A + D) dx = b`` go through the m x m capacitance matrix ``I + A D^-1 A^T`` (m = rows
-    of A, small), so an iteration costs O(N m^2). After every iteration ``accept(x, zl, zu)`` is called with the
-    iterate and its bound multipliers; it returns True to stop (it checks the certificate and tries a crossover).
-    Returns the number of iterations."""
+    The Newton systems ``(A^T A + D) dx = b`` are solved by `_newton_system`: through the m x m capacitance matrix
+    ``I + A D^-1 A^T`` (m = rows of A) when m < N (O(N m^2) per iteration), else through
+    the N x N matrix ``A^T A`` formed once per call (O(N^3) per iteration). After every iteration
+    ``accept(x, zl, zu)`` is called with the iterate and its bound multipliers; it returns True to stop (it checks
+    the certificate and tries a crossover). Returns the number of iterations."""
     N = A.shape[1]
     finite = np.isfinite(ub)
     ubf = np.where(finite, ub, 1.0)
     x = np.where(finite, 0.5 * ubf, 1.0 / N)
-    g = A.T @ (A @ x + v)
+    Q = A.T @ A if N <= A.shape[0] else None
+    g = (Q @ x + A.T @ v) if Q is not None else A.T @ (A @ x + v)
+    Atv = A.T @ v
     scale = max(float(np.mean(np.abs(g))), 1e-12)
     zl = np.maximum(g, 0.0) + scale
     zu = np.where(finite, np.maximum(-g, 0.0) + scale, 0.0)
-    eye = np.eye(A.shape[0])
     n_comp = N + int(finite.sum())
 
     def max_step(pairs):
@@ -373,16 +396,13 @@ def _interior_point(A, v, ub, accept, max_iter):
     it = 0
     for it in range(1, max_iter + 1):
         t = np.where(finite, ubf - x, 1.0)
-        rd = A.T @ (A @ x + v) - zl + zu
+        rd = (Q @ x if Q is not None else A.T @ (A @ x)) + Atv - zl + zu
         mu_c = (x @ zl + t[finite] @ zu[finite]) / n_comp
         Dinv = 1.0 / (zl / x + np.where(finite, zu / t, 0.0))
-        AD = A * Dinv
-        chol = np.linalg.cholesky(eye + AD @ A.T)
+        newton = _newton_system(A, Q, Dinv)
 
         def directions(rl, ru):
-            b = -rd + rl / x - np.where(finite, ru / t, 0.0)
-            y = np.linalg.solve(chol.T, np.linalg.solve(chol, AD @ b))
-            dx = Dinv * (b - A.T @ y)
+            dx = newton(-rd + rl / x - np.where(finite, ru / t, 0.0))
             return dx, (rl - zl * dx) / x, np.where(finite, (ru + zu * dx) / t, 0.0)
 
         def steplength(dx, dzl, dzu):
