@@ -312,6 +312,206 @@ def run_isolated(job: dict, timeout: float) -> dict:
         pool.join()
 
 
+# --------------------------------------------------------------------------- conditioning sweep (issue 23)
+SWEEP_KAPPAS = (1.0, 1e2, 1e4, 1e6)
+SWEEP_SIZE, SWEEP_BIG, QUICK_SWEEP_SIZE = (20000, 300), (200000, 300), (300, 10)
+SWEEP_REAL = ("letter", "mnist", "adult")
+SWEEP_MNIST_ROWS = 10000  # MNIST images (about half positives) x 784 pixels; CVXPY + Clarabel grows like d^2 there
+
+
+def _standardise(X):
+    import numpy as np
+
+    sd = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)  # a constant column stays (all zeros): degenerate data
+
+
+def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
+    """One row of the conditioning sweep: eq. (8) data (X positives, background mu / Sigma, lam, delta, bias).
+
+    ``kappa=K`` rows: positives ``N(1.73/sqrt(d), I) A``, background moments from 5,000 draws of
+    ``N(-5.2/sqrt(d), I) A`` (0.1 and -0.3 per coordinate at d = 300, the issue's instance) with
+    ``A = Q1 diag(s) Q2'``, Q random orthogonal, s geometric with ``s_max^2 / s_min^2 = K`` and mean square 1: the
+    feature covariance has condition number K (the sample one about K). lam = 1, delta = 0.1, no bias.
+    Real rows (standardised features, bias=True, lam = 1, delta = 0.5: at 0.1 Letter's optimum is the trivial w = 0)
+    ``letter`` positives letters A-M of the 20,000
+    Letter rows (16 features), background N-Z; ``mnist`` pixels / 255 of the first SWEEP_MNIST_ROWS training images
+    (784 features, ~70 of them constant: singular covariance), positives digits 5-9, background 0-4; ``adult``
+    (108 features, one-hot groups collinear with the constant), positives income > 50K. ``quick``: small sizes (real
+    rows subsampled, MNIST pooled to 7 x 7)."""
+    import numpy as np
+
+    if row.startswith("kappa="):
+        kappa = float(row.split("=")[1])
+        m, d = QUICK_SWEEP_SIZE if quick else SWEEP_BIG if big else SWEEP_SIZE
+        rng = np.random.default_rng(23)
+        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
+        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        X = (rng.normal(size=(m, d)) + 1.73 / math.sqrt(d)) @ A
+        Z = (rng.normal(size=(5000, d)) - 5.2 / math.sqrt(d)) @ A
+        return dict(X=X, mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.1, bias=False)
+    if row == "letter":
+        from certiprog.datasets.letter import load_letter
+
+        Xa, y = load_letter()
+        pos = np.isin(np.asarray(y).astype(str), list("ABCDEFGHIJKLM"))
+    elif row == "mnist":
+        from certiprog.datasets.mnist import load_mnist
+
+        images, labels = load_mnist("train")
+        n = 600 if quick else SWEEP_MNIST_ROWS
+        images, labels = images[:n].astype(float) / 255.0, labels[:n]
+        if quick:
+            images = images.reshape(n, 7, 4, 7, 4).mean(axis=(2, 4))
+        Xa, pos = images.reshape(n, -1), labels >= 5
+    elif row == "adult":
+        from certiprog.datasets.loaders import load_adult
+
+        Xa, y = load_adult()
+        pos = y > 0
+    else:
+        raise ValueError(f"unknown sweep row {row!r}")
+    if quick and row != "mnist":
+        keep = np.random.default_rng(0).permutation(len(pos))[:600]
+        Xa, pos = Xa[keep], pos[keep]
+    Xs = _standardise(np.asarray(Xa, float)) if row != "mnist" else np.asarray(Xa, float)
+    Z = Xs[~pos]
+    return dict(X=Xs[pos], mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.5, bias=True)
+
+
+def sweep_measure(job: dict) -> dict:
+    """One sweep measurement: certiprog (hinge_minimax build, ``model.solve(solver="structured")``, check) or CVXPY +
+    Clarabel (build, solve), with peak RSS."""
+    import resource
+
+    import numpy as np
+
+    from certiprog.certificates import check
+
+    import cvxpy as cp
+
+    if job["path"] == "baseline":
+        return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    data = sweep_instance(job["row"], job["quick"], job.get("big", False))
+    X, mu, S, lam, delta, bias = (data[k] for k in ("X", "mu", "Sigma", "lam", "delta", "bias"))
+    out = dict(row=job["row"], m=X.shape[0], d=X.shape[1], bias=bias, path=job["path"])
+    if job["path"] == "certiprog":
+        from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+
+        t0 = time.perf_counter()
+        model = hinge_minimax(X, mu, S, lam, delta, bias=bias)
+        t1 = time.perf_counter()
+        sol = model.solve(solver="structured")
+        t2 = time.perf_counter()
+        cert = check(model, sol)
+        t3 = time.perf_counter()
+        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
+        runs = sol.info.get("runs", [])
+        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
+                   verdict=cert.verdict, objective=float(sol.objective), method=sol.info.get("method"),
+                   steps="+".join(f"{r['method'][0]}{r['iterations']}" for r in runs),
+                   kappa=sol.info.get("choice", {}).get("kappa", math.nan))
+    else:
+        t0 = time.perf_counter()
+        w = cp.Variable(X.shape[1])
+        b = cp.Variable() if bias else 0.0
+        ev, V = np.linalg.eigh(S)
+        LT = (V * np.sqrt(np.clip(ev, 0, None))).T
+        gam = math.sqrt((1 - delta) / delta)
+        prob = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - X @ w - b)) + lam * cp.sum_squares(w)),
+                          [gam * cp.norm(LT @ w) + mu @ w + b <= 0])
+        t1 = time.perf_counter()
+        prob.solve(solver="CLARABEL")
+        out.update(build=t1 - t0, solve=time.perf_counter() - t1, seconds=time.perf_counter() - t0,
+                   objective=float(prob.value), status=str(prob.status))
+    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return out
+
+
+def sweep_rows(quick: bool) -> list:
+    from certiprog.datasets.loaders import data_path
+    from certiprog.errors import CertiprogError
+
+    rows = [f"kappa={k:g}" for k in SWEEP_KAPPAS]
+    files = {"letter": "keel/letter.dat", "mnist": "mnist/train-images.idx3-ubyte.gz", "adult": "uci/adult.csv"}
+    for r in SWEEP_REAL:
+        try:
+            present = data_path(files[r]).is_file()
+        except CertiprogError:  # the file (or the whole data folder) is absent
+            present = False
+        if present:
+            rows.append(r)
+        else:
+            print(f"(sweep: {r} skipped: {files[r]} is not in the data folder)")
+    return rows
+
+
+def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = True) -> list:
+    """Issue 23's sweep: every row through certiprog and CVXPY + Clarabel (each in its own process unless
+    ``inline``), the table printed worst ratio first; then the largest size at the worst conditioning (certiprog
+    only: CVXPY + Clarabel would take hours there)."""
+    def run(job):
+        job = dict(job, quick=quick)
+        if inline:
+            return sweep_measure(job)
+        ctx = mp.get_context("spawn")
+        pool = ctx.Pool(1, maxtasksperchild=1)
+        try:
+            return pool.apply_async(sweep_measure, (job,)).get(timeout)
+        except mp.TimeoutError:
+            return dict(job, timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - reported, not fatal
+            return dict(job, error=f"{type(exc).__name__}: {exc}")
+        finally:
+            pool.terminate()
+            pool.join()
+
+    base = None if inline else run(dict(path="baseline", row=""))["rss_kb"]
+    results = []
+    for row in sweep_rows(quick):
+        ours = run(dict(path="certiprog", row=row))
+        ref = run(dict(path="cvxpy", row=row))
+        rec = dict(row=row, ours=ours, ref=ref)
+        if "seconds" in ours and "seconds" in ref:
+            rec["ratio"] = ref["seconds"] / ours["seconds"]
+        elif "seconds" in ours and "timeout" in ref:
+            rec["ratio"] = ref["timeout"] / ours["seconds"]
+            rec["ratio_is_lower_bound"] = True
+        else:
+            rec["ratio"] = math.nan
+        if "lower" in ours and "objective" in ref:
+            tol = 1e-6 * max(abs(ours["lower"]), abs(ours["upper"]), 1.0)
+            rec["inside"] = bool(ours["lower"] - tol <= ref["objective"] <= ours["upper"] + tol)
+        results.append(rec)
+        print(f"(sweep row {row} done: {json.dumps({k: v for k, v in rec.items()}, default=str)[:400]})", flush=True)
+    if big and not quick:
+        worst = f"kappa={max(SWEEP_KAPPAS):g}"
+        results.append(dict(row=worst, ours=run(dict(path="certiprog", row=worst, big=True)), ref={}, ratio=math.nan))
+    order = sorted(results, key=lambda r: (r["ref"] == {}, r["ratio"] if math.isfinite(r["ratio"]) else -1.0))
+    print("\n## 000 eq. (8): conditioning sweep against CVXPY + Clarabel (worst ratio first)\n")
+    print("| row | m x d | bias | certiprog build / solve / certify | total | method (steps) | CVXPY + Clarabel "
+          "| ratio | certified interval | rel. width | verdict | CVXPY value | peak RSS ours / ref |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in order:
+        o, c = r["ours"], r["ref"]
+        if "seconds" not in o:
+            print(f"| {r['row']} | | | {o.get('error') or 'timeout'} |||||||||")
+            continue
+        width = rel_width(o["lower"], o["upper"])
+        ratio = "-" if not math.isfinite(r["ratio"]) else f"{'>' if r.get('ratio_is_lower_bound') else ''}" \
+                                                           f"{r['ratio']:.1f}x"
+        cref = _t(c["seconds"]) if "seconds" in c else ("timeout %.0f s" % c["timeout"] if "timeout" in c
+                                                        else c.get("error", "not run"))
+        inside = "-" if "inside" not in r else f"{c['objective']:.10g} ({'in' if r['inside'] else 'OUTSIDE'})"
+        print(f"| {r['row']} | {o['m']:,} x {o['d']} | {o['bias']} | {_t(o['build'])} / {_t(o['solve'])} / "
+              f"{_t(o['certify'])} | {_t(o['seconds'])} | {o.get('method')} ({o.get('steps')}) | {cref} | {ratio} | "
+              f"[{o['lower']:.10g}, {o['upper']:.10g}] | {width:.1e} | {o['verdict']} | {inside} | "
+              f"{_mb(o, base)} / {_mb(c, base)} |")
+    return results
+
+
 # --------------------------------------------------------------------------- report
 def fit_exponent(ms, ts) -> float:
     """Least-squares slope of log t against log m (nan with fewer than two usable points)."""
@@ -365,7 +565,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--no-reference", action="store_true", help="skip CVXPY / scikit-learn / dedicated solvers")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per measurement (isolated runs)")
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
+    ap.add_argument("--sweep", action="store_true", help="only issue 23's conditioning sweep of 000 eq. (8)")
+    ap.add_argument("--no-big", action="store_true", help="sweep: skip 200,000 x 300 at the worst conditioning")
     args = ap.parse_args(argv)
+    if args.sweep:
+        res = conditioning_sweep(args.quick, args.inline or args.quick, args.timeout, big=not args.no_big)
+        if args.out:
+            with open(args.out, "w") as fh:
+                json.dump(res, fh, indent=1, default=float)
+        return dict(sweep=res)
     inline = args.inline or args.quick
     sizes = QUICK_SIZES if args.quick else SIZES
     curves = QUICK_CURVES if args.quick else CURVES

@@ -153,7 +153,8 @@ def test_bias_agrees_with_clarabel_in_w_and_b_and_through_the_model():
     from certiprog.certificates import check
 
     cert = check(model, sol)
-    assert cert.verdict.startswith("certified") and cert.interval[0] - 1e-8 <= ref.objective <= cert.interval[1]
+    # Clarabel's objective is itself a floating-point estimate (~1e-8 relative): slack on both sides
+    assert cert.verdict.startswith("certified") and cert.interval[0] - 1e-8 <= ref.objective <= cert.interval[1] + 1e-8
 
 
 def test_bias_beats_no_bias_and_w_zero_is_not_forced():
