@@ -122,6 +122,7 @@ class Certificate:
     interval: tuple | None = None
     interval_notes: list = field(default_factory=list)
     duals_recovered: bool = False
+    duals_approximate: bool = False  # recovered duals not proved a KKT dual to rounding (`certificates.polish`)
     farkas: dict = field(default_factory=dict)
     solver_status: str = ""
     backend: str = ""
@@ -275,14 +276,18 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
     if z is None or np.size(z) != problem.m or not np.all(np.isfinite(z)):
         if not recover:
             return Certificate(verdict="failed", kind="optimality", notes=["no usable duals (recover=False)"], **base)
-        from .recovery import recover_duals
+        from .recovery import recover, recovery_note
 
-        z = recover_duals(problem, x)
-        recovered = True
-        notes.append("the solution had no usable duals; they were recovered from the primal point")
+        rec = recover(problem, x)
+        z, recovered, approximate = rec.z, True, rec.approximate
+        notes.append("the solution had no usable duals; they were recovered from the primal point: " + recovery_note(rec))
+    else:
+        approximate = recovered and bool(getattr(solution, "duals_approximate", False))
+        said = (getattr(solution, "info", None) or {}).get("duals_recovered") if recovered else None
+        notes += [said] if isinstance(said, str) else []
     z = np.asarray(z, float).reshape(-1)
     cert = kkt_measures(problem, x, z, tol, tol_inaccurate, base)
-    cert.duals_recovered = recovered
+    cert.duals_recovered, cert.duals_approximate = recovered, approximate
     cert.notes = notes + cert.notes
     psd = psd_certificate(problem.P)
     if psd.kind == "indefinite":

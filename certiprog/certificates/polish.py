@@ -76,23 +76,40 @@ class DualPolish:
 
 # --------------------------------------------------------------------------- residual
 def _scales(problem, x, z):
-    """(gradient scale, constraint scale) of the pair: the magnitudes the two residual parts are made of."""
+    """(gradient scale, constraint scale) of the pair: the magnitudes the stationarity terms and the slacks are
+    made of (each in its own units: the objective's gradient, the constraints' values)."""
     P, A = problem.P, problem.A
     ax = np.abs(x)
     grad = np.linalg.norm(abs(P) @ ax + np.abs(problem.q) + abs(A).T @ np.abs(z))
-    cons = np.linalg.norm(problem.b) + np.linalg.norm(abs(A) @ ax) + np.linalg.norm(z)
+    cons = np.linalg.norm(problem.b) + np.linalg.norm(abs(A) @ ax)
     tiny = np.finfo(float).tiny
     return max(float(grad), tiny), max(float(cons), tiny)
+
+
+def row_units(problem, x) -> np.ndarray:
+    """The size each row's slack is made of, ``|b_i| + |A_i||x|``, shared by the rows of one cone (their norm):
+    dividing a row's slack by it, and multiplying its dual by it, gives numbers that do not change when the row
+    is rescaled (a scaled row keeps s_i z_i); a cone's rows share one unit so that the scaled block stays in K."""
+    rho = np.abs(problem.b) + abs(problem.A) @ np.abs(x)
+    for blk in problem.blocks:
+        c = blk.cone
+        if c.kind in ("zero", "nonneg") or c.rows == 0:
+            continue
+        R = rho[blk.start:blk.stop].reshape(c.count, c.dim)
+        rho[blk.start:blk.stop] = np.repeat(np.linalg.norm(R, axis=1), c.dim)
+    return rho
 
 
 def kkt_residual(problem, x, z) -> float:
     """The natural KKT residual of the pair (x, z), relative: max of
 
     ``||P x + q + A'z|| / || |P||x| + |q| + |A'||z| ||`` (stationarity) and
-    ``||s - Pi_K(s - z)|| / (||b|| + || |A||x| || + ||z||)`` with s = b - A x,
+    ``||s' - Pi_K(s' - z')||`` with s' = (b - A x) / rho and z' = rho z / ||rho z|| (rho = `row_units`),
 
-    the second zero exactly when s in K, z in K* and <s, z> = 0 (Moreau's decomposition of s - z), so the
-    residual is zero exactly at a KKT pair and measures primal, dual-cone and complementarity errors at once."""
+    the second zero exactly when s in K, z in K* and <s, z> = 0 (Moreau's decomposition of s' - z': rho is
+    positive and shared within a cone, so s' in K iff s in K and z' in K* iff z in K*), so the residual is zero
+    exactly at a KKT pair and measures primal, dual-cone and complementarity errors at once, unchanged when the
+    objective, a constraint row or the whole problem is rescaled."""
     x = np.asarray(x, float).reshape(-1)
     z = np.asarray(z, float).reshape(-1)
     if x.shape != (problem.n,) or z.shape != (problem.m,):
@@ -100,132 +117,184 @@ def kkt_residual(problem, x, z) -> float:
                          f"got {x.size} and {z.size}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(z))):
         return np.inf
-    s = problem.b - problem.A @ x
+    gs, _ = _scales(problem, x, z)
+    rho = row_units(problem, x)
+    on = rho > 0
+    s = np.where(on, (problem.b - problem.A @ x) / np.where(on, rho, 1.0), 0.0)
+    zr = z * rho
+    zn = float(np.linalg.norm(zr))
     stat = problem.P @ x + problem.q + problem.A.T @ z
-    v = s - z
+    v = s - (zr / zn if zn > 0 else zr)
     nat = np.empty(problem.m)
     for blk in problem.blocks:
         r = slice(blk.start, blk.stop)
         nat[r] = s[r] - project(blk.cone, v[r])
-    gs, cs = _scales(problem, x, z)
-    return float(max(np.linalg.norm(stat) / gs, np.linalg.norm(nat) / cs))
+    return float(max(np.linalg.norm(stat) / gs, np.linalg.norm(nat)))
 
 
 # --------------------------------------------------------------------------- cone pieces
-def _smooth_here(kind: str, p: np.ndarray) -> bool:
-    """Is the slack p of one cone in the region where its f (module docstring) is smooth?"""
+# --------------------------------------------------------------------------- cone pieces (vectorised per group)
+def _smooth_here(kind: str, S: np.ndarray) -> np.ndarray:
+    """For each row of S (one cone's slack per row): is it where the kind's f (module docstring) is smooth?"""
     if kind == "soc":
-        return p[0] > 0 and np.linalg.norm(p[1:]) > 1e-12 * p[0]
+        return (S[:, 0] > 0) & (np.linalg.norm(S[:, 1:], axis=1) > 1e-12 * np.abs(S[:, 0]))
     if kind == "exp":
-        return p[1] > 0 and p[2] > 0
-    return bool(np.all(p[:-1] > 0) and p[-1] != 0)  # pow, pownd
+        return (S[:, 1] > 0) & (S[:, 2] > 0)
+    return np.all(S[:, :-1] > 0, axis=1) & (S[:, -1] != 0)  # pow, pownd
 
 
-def _f_grad_hess(kind: str, a, p: np.ndarray, sigma: float):
-    """f, grad f, Hessian of f at the slack p of one cone (see the module docstring)."""
-    d = p.size
+def _f_grad(kind: str, a, S: np.ndarray, sigma: np.ndarray):
+    """f (k,), grad f (k, d) and what the Hessian needs, for k cones of one kind (rows of S): soc (u = unit tail,
+    ||tail||), exp and power cones the Hessians (k, d, d)."""
+    k, d = S.shape
     if kind == "soc":
-        t, u = p[0], p[1:]
-        nu = np.linalg.norm(u)
-        e = u / nu
-        g = np.concatenate([[1.0], -e])
-        H = np.zeros((d, d))
-        H[1:, 1:] = -(np.eye(d - 1) - np.outer(e, e)) / nu
-        return t - nu, g, H
+        nu = np.linalg.norm(S[:, 1:], axis=1)
+        E = S[:, 1:] / nu[:, None]
+        return S[:, 0] - nu, np.concatenate([np.ones((k, 1)), -E], axis=1), (E, nu)
     if kind == "exp":
-        x, y, z = p
+        x, y, z = S[:, 0], S[:, 1], S[:, 2]
         lz = np.log(z / y)
-        g = np.array([-1.0, lz - 1.0, y / z])
-        H = np.array([[0.0, 0.0, 0.0], [0.0, -1.0 / y, 1.0 / z], [0.0, 1.0 / z, -y / (z * z)]])
-        return y * lz - x, g, H
-    a = np.asarray(a, float)  # pow, pownd
-    u = p[:-1]
-    pr = float(np.exp(np.log(u) @ a))
-    gu = a * pr / u
-    H = np.zeros((d, d))
-    H[:-1, :-1] = pr * (np.outer(a / u, a / u) - np.diag(a / (u * u)))
-    return pr - sigma * p[-1], np.concatenate([gu, [-sigma]]), H
+        G = np.stack([-np.ones(k), lz - 1.0, y / z], axis=1)
+        H = np.zeros((k, 3, 3))
+        H[:, 1, 1], H[:, 1, 2], H[:, 2, 1], H[:, 2, 2] = -1.0 / y, 1.0 / z, 1.0 / z, -y / (z * z)
+        return y * lz - x, G, H
+    a = np.asarray(a, float)  # pow, pownd: f = prod u_i^a_i - sigma w
+    U = S[:, :-1]
+    pr = np.exp(np.log(U) @ a)
+    au = a / U
+    G = np.concatenate([au * pr[:, None], -sigma[:, None]], axis=1)
+    H = np.zeros((k, d, d))
+    H[:, :-1, :-1] = pr[:, None, None] * (au[:, :, None] * au[:, None, :])
+    i = np.arange(d - 1)
+    H[:, i, i] -= pr[:, None] * a / (U * U)
+    return pr - sigma * S[:, -1], G, H
 
 
 # --------------------------------------------------------------------------- active set
 @dataclass
+class _Group:
+    """Cones of one kind (and dim, weights) active on their smooth boundary: starts (k,), sigma (k,)."""
+
+    kind: str
+    weights: tuple | None
+    dim: int
+    starts: np.ndarray
+    sigma: np.ndarray
+
+    @property
+    def rows(self) -> np.ndarray:
+        return (self.starts[:, None] + np.arange(self.dim)).reshape(-1)
+
+
+@dataclass
 class _Active:
     eq: np.ndarray  # rows with a free multiplier and s = 0 (zero rows, active nonneg rows, apex cones)
     signed: np.ndarray  # the subset of eq that are nonneg rows (multiplier >= 0)
-    apex: list  # (cone, start) of cones at their apex (rows in eq; dual checked in K*)
-    smooth: list  # (kind, weights, start, dim, sigma) of cones active on their smooth boundary
-    off: list  # (cone, start) of inactive cones (their slack must stay in K)
+    apex: list  # (one-copy cone, starts) of cones at their apex (rows in eq; dual checked in K*)
+    groups: list  # _Group of cones active on their smooth boundary
+    off: list  # (one-copy cone, starts) of inactive cones (their slack must stay in K)
     offrows: np.ndarray  # inactive nonneg rows
 
 
-def _classify(problem, x, z, force_on=(), force_off=()):
-    """The active set of the pair (x, z), or a string saying why it cannot be polished."""
+def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
+    """The active set of the pair (x, z), or a string saying why it cannot be polished. force_on / force_off:
+    rows (nonneg) and cone starts moved across by an earlier round."""
     s = problem.b - problem.A @ x
-    absA = abs(problem.A)
-    rowscale = np.abs(problem.b) + absA @ np.abs(x)
-    zmax = float(np.max(np.abs(z), initial=0.0))
-    zrel = np.abs(z) / zmax if zmax > 0 else np.zeros_like(z)
-    eq, signed, offrows, apex, smooth, off = [], [], [], [], [], []
+    unit = row_units(problem, x)  # slacks / unit and duals * unit are unit-free (`row_units`)
+    zr = np.abs(z) * unit
+    zmax = float(np.max(zr, initial=0.0))
+    zrel = zr / zmax if zmax > 0 else np.zeros_like(z)
+    on_set, off_set = np.array(sorted(force_on), int), np.array(sorted(force_off), int)
+    eq, signed, offrows, apex, off = [], [], [], [], []
+    smooth: dict = {}
     for blk in problem.blocks:
         c = blk.cone
+        if c.rows == 0:
+            continue
         if c.kind == "zero":
             eq.append(np.arange(blk.start, blk.stop))
             continue
+        u = unit[blk.start:blk.stop]
         if c.kind == "nonneg":
             r = np.arange(blk.start, blk.stop)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                srel = np.where(rowscale[r] > 0, s[r] / np.where(rowscale[r] > 0, rowscale[r], 1.0), 0.0)
-            on = zrel[r] > srel
-            on[np.isin(r, list(force_on))] = True
-            on[np.isin(r, list(force_off))] = False
+            srel = np.where(u > 0, s[r] / np.where(u > 0, u, 1.0), 0.0)
+            on = (zrel[r] > srel) | np.isin(r, on_set)
+            on &= ~np.isin(r, off_set)
             eq.append(r[on]), signed.append(r[on]), offrows.append(r[~on])
             continue
         one = Cone(c.kind, c.dim, 1, c.alpha)  # a single copy: projections act on one cone's rows
-        for k in range(c.count):
-            st = blk.start + k * c.dim
-            r = slice(st, st + c.dim)
-            sc = float(np.linalg.norm(rowscale[r]))
-            s_rel = np.linalg.norm(s[r]) / sc if sc > 0 else 0.0
-            z_rel = float(np.linalg.norm(zrel[r]))
-            if st in force_off or (st not in force_on and z_rel <= s_rel and z_rel <= 1e-6):
-                off.append((one, st))
-            elif s_rel <= 1e-9 and s_rel < z_rel:
-                apex.append((one, st))
-                eq.append(np.arange(st, st + c.dim))
-            elif c.kind in SMOOTH_KINDS and _smooth_here(c.kind, s[r]):
-                sigma = float(np.sign(s[r][-1])) if c.kind in ("pow", "pownd") else 0.0
-                w = c.weights if c.kind in ("pow", "pownd") else None
-                smooth.append((c.kind, w, st, c.dim, sigma))
-            else:
-                return f"a {c.kind} cone (rows {st}-{st + c.dim - 1}) is active at a non-smooth point of its boundary"
+        starts = blk.start + c.dim * np.arange(c.count)
+        S = s[blk.start:blk.stop].reshape(c.count, c.dim)
+        us = u[::c.dim]
+        s_rel = np.where(us > 0, np.linalg.norm(S, axis=1) / np.where(us > 0, us, 1.0), 0.0)
+        z_rel = np.linalg.norm(zrel[blk.start:blk.stop].reshape(c.count, c.dim), axis=1)
+        forced_on, forced_off = np.isin(starts, on_set), np.isin(starts, off_set)
+        is_off = forced_off | (~forced_on & (z_rel <= s_rel) & (z_rel <= 1e-6))
+        is_apex = ~is_off & (s_rel <= 1e-9) & (s_rel < z_rel)
+        rest = ~is_off & ~is_apex
+        off.append((one, starts[is_off]))
+        if is_apex.any():
+            apex.append((one, starts[is_apex]))
+            eq.append((starts[is_apex][:, None] + np.arange(c.dim)).reshape(-1))
+        if not rest.any():
+            continue
+        bad = rest & ~(_smooth_here(c.kind, S) if c.kind in SMOOTH_KINDS else np.zeros(c.count, bool))
+        if bad.any():
+            st = int(starts[bad][0])
+            return f"a {c.kind} cone (rows {st}-{st + c.dim - 1}) is active at a non-smooth point of its boundary"
+        w = c.weights if c.kind in ("pow", "pownd") else None
+        sigma = np.sign(S[rest, -1]) if c.kind in ("pow", "pownd") else np.zeros(int(rest.sum()))
+        key = (c.kind, c.dim, w)
+        smooth.setdefault(key, []).append((starts[rest], sigma))
+    groups = [_Group(kind, w, d, np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+              for (kind, d, w), parts in smooth.items()]
     cat = lambda parts: np.concatenate(parts).astype(int) if parts else np.zeros(0, int)  # noqa: E731
-    return _Active(cat(eq), cat(signed), apex, smooth, off, cat(offrows))
+    return _Active(cat(eq), cat(signed), apex, groups, off, cat(offrows))
 
 
 # --------------------------------------------------------------------------- Newton on the active set
 class _System:
-    """The active-set KKT map F(x, y, lambda) and its Jacobian (module docstring)."""
+    """The active-set KKT map F(x, y, lambda) (rows scaled to be unit-free) and its Jacobian (module docstring)."""
 
-    def __init__(self, problem, act: _Active, gs: float, cs: float):
-        self.p, self.act, self.gs, self.cs = problem, act, gs, cs
+    def __init__(self, problem, act: _Active, gs: float, rho: np.ndarray):
+        self.p, self.act, self.gs = problem, act, gs
+        unit = np.where(rho > 0, rho, 1.0)  # each row's slack in its own unit (`row_units`)
         A = sp.csr_matrix(problem.A)
+        self.P = sp.csr_matrix(problem.P)
         self.AE = A[act.eq]
-        self.Srows = np.concatenate([np.arange(st, st + d) for _, _, st, d, _ in act.smooth]).astype(int) \
-            if act.smooth else np.zeros(0, int)
+        self.wE = 1.0 / unit[act.eq]
+        self.Srows = np.concatenate([g.rows for g in act.groups]) if act.groups else np.zeros(0, int)
         self.AS = A[self.Srows]
-        self.n, self.ne, self.nk = problem.n, act.eq.size, len(act.smooth)
+        # small systems in numpy (scipy.sparse's per-call overhead dominates there), large ones sparse
+        self.dense = problem.n + self.AE.shape[0] + self.Srows.size <= DENSE_LIMIT
+        if self.dense:
+            self.P, self.AE, self.AS = self.P.toarray(), self.AE.toarray(), self.AS.toarray()
+        self.wK = np.concatenate([1.0 / unit[g.starts] for g in act.groups]) if act.groups else np.zeros(0)
+        self.n, self.ne = problem.n, act.eq.size
+        self.nk = int(sum(g.starts.size for g in act.groups))
+        # where each group sits in Srows and in lambda
+        self.spans, r, k = [], 0, 0
+        for g in act.groups:
+            kk = g.starts.size
+            self.spans.append((r, r + kk * g.dim, k, k + kk))
+            r, k = r + kk * g.dim, k + kk
 
     def _cones(self, x):
+        """Per group (f, G, Hessian data), or None when a cone left its smooth region."""
         sS = self.p.b[self.Srows] - self.AS @ x
-        f, G, H, off = np.zeros(self.nk), [], [], 0
-        for i, (kind, w, _, d, sigma) in enumerate(self.act.smooth):
-            p = sS[off:off + d]
-            if not _smooth_here(kind, p):
+        out = []
+        for g, (r0, r1, _, _) in zip(self.act.groups, self.spans):
+            S = sS[r0:r1].reshape(-1, g.dim)
+            if not np.all(_smooth_here(g.kind, S)):
                 return None
-            f[i], g, h = _f_grad_hess(kind, w, p, sigma)
-            G.append(g), H.append(h)
-            off += d
-        return f, G, H
+            out.append(_f_grad(g.kind, g.weights, S, g.sigma))
+        return out
+
+    def _zS(self, lam, cones):
+        if not self.nk:
+            return np.zeros(0)
+        return np.concatenate([(lam[k0:k1, None] * G).reshape(-1)
+                               for (_, G, _), (_, _, k0, k1) in zip(cones, self.spans)])
 
     def residual(self, u):
         """The scaled F at u = (x, y, lambda), or None outside the cones' smooth regions."""
@@ -233,28 +302,70 @@ class _System:
         cones = self._cones(x)
         if cones is None:
             return None
-        f, G, _ = cones
-        zS = np.concatenate([lk * g for lk, g in zip(lam, G)]) if self.nk else np.zeros(0)
-        F1 = self.p.P @ x + self.p.q + self.AE.T @ y + self.AS.T @ zS
+        f = np.concatenate([c[0] for c in cones]) if cones else np.zeros(0)
+        F1 = self.P @ x + self.p.q + self.AE.T @ y + self.AS.T @ self._zS(lam, cones)
         F2 = self.p.b[self.act.eq] - self.AE @ x
-        return np.concatenate([F1 / self.gs, F2 / self.cs, f / self.cs])
+        return np.concatenate([F1 / self.gs, F2 * self.wE, f * self.wK])
 
     def jacobian(self, u):
         x, lam = u[:self.n], u[self.n + self.ne:]
-        f, G, H = self._cones(x)
-        P = sp.csr_matrix(self.p.P)
+        cones = self._cones(x)
+        if self.dense:
+            return self._jacobian_dense(lam, cones)
+        J11 = self.P.copy()
+        gi, gj, gv = [], [], []  # the block column of the gradients (Srows x nk)
+        for g, (f, G, hess), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
+            kk, d = g.starts.size, g.dim
+            AG = self.AS[r0:r1]
+            lk = lam[k0:k1]
+            if g.kind == "soc":  # -A' (lambda H) A = sum_k c_k (T_k'T_k - v_k v_k'), c = lambda / ||tail||
+                E, nu = hess
+                c = lk / nu
+                tail = (np.arange(kk)[:, None] * d + np.arange(1, d)).reshape(-1)
+                T = AG[tail]
+                Eb = sp.csr_matrix((E.reshape(-1), (np.repeat(np.arange(kk), d - 1), np.arange(kk * (d - 1)))),
+                                   shape=(kk, kk * (d - 1)))
+                V = Eb @ T
+                J11 = J11 + T.T @ sp.diags(np.repeat(c, d - 1)) @ T - V.T @ sp.diags(c) @ V
+            else:
+                ii = (np.arange(kk)[:, None, None] * d + np.arange(d)[None, :, None]) + np.zeros((1, 1, d), int)
+                jj = (np.arange(kk)[:, None, None] * d + np.arange(d)[None, None, :]) + np.zeros((1, d, 1), int)
+                Hb = sp.csr_matrix(((lk[:, None, None] * hess).reshape(-1), (ii.reshape(-1), jj.reshape(-1))),
+                                   shape=(kk * d, kk * d))
+                J11 = J11 - AG.T @ Hb @ AG
+            gi.append(r0 + np.arange(kk * d)), gj.append(np.repeat(np.arange(k0, k1), d)), gv.append(G.reshape(-1))
         if self.nk:
-            Hl = sp.block_diag([lk * h for lk, h in zip(lam, H)], format="csr")
-            Gm = sp.block_diag([g.reshape(-1, 1) for g in G], format="csr")
-            J11 = P - self.AS.T @ Hl @ self.AS
+            Gm = sp.csr_matrix((np.concatenate(gv), (np.concatenate(gi), np.concatenate(gj))),
+                               shape=(self.Srows.size, self.nk))
             J13 = self.AS.T @ Gm
-            J31 = -(Gm.T @ self.AS)
         else:
-            J11, J13, J31 = P, sp.csr_matrix((self.n, 0)), sp.csr_matrix((0, self.n))
-        J = sp.bmat([[J11 / self.gs, self.AE.T / self.gs, J13 / self.gs],
-                     [-self.AE / self.cs, None, None],
-                     [J31 / self.cs, None, None]], format="csc")
-        return J
+            J13 = sp.csr_matrix((self.n, 0))
+        return sp.bmat([[J11 / self.gs, self.AE.T / self.gs, J13 / self.gs],
+                        [-sp.diags(self.wE) @ self.AE, None, None],
+                        [-sp.diags(self.wK) @ J13.T, None, None]], format="csc")
+
+    def _jacobian_dense(self, lam, cones):
+        """`jacobian` in numpy: the same blocks, for small systems."""
+        J11 = self.P.copy()
+        J13 = np.zeros((self.n, self.nk))
+        for g, (f, G, hess), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
+            kk, d = g.starts.size, g.dim
+            AG3 = self.AS[r0:r1].reshape(kk, d, self.n)
+            lk = lam[k0:k1]
+            if g.kind == "soc":
+                E, nu = hess
+                c = lk / nu
+                T = AG3[:, 1:, :]
+                V = np.einsum("kd,kdn->kn", E, T)
+                J11 += np.einsum("kdn,k,kdm->nm", T, c, T) - (V.T * c) @ V
+            else:
+                HA = np.einsum("kde,ken->kdn", lk[:, None, None] * hess, AG3)
+                J11 -= np.einsum("kdn,kdm->nm", AG3, HA)
+            J13[:, k0:k1] = np.einsum("kdn,kd->nk", AG3, G)
+        ne, nk = self.ne, self.nk
+        return np.block([[J11 / self.gs, self.AE.T / self.gs, J13 / self.gs],
+                         [-self.wE[:, None] * self.AE, np.zeros((ne, ne)), np.zeros((ne, nk))],
+                         [-self.wK[:, None] * J13.T, np.zeros((nk, ne)), np.zeros((nk, nk))]])
 
     def dual(self, u):
         """The full z (length m) of u: y on eq rows, lambda_k g_k on smooth cones, 0 elsewhere."""
@@ -262,24 +373,33 @@ class _System:
         z = np.zeros(self.p.m)
         z[self.act.eq] = y
         if self.nk:
-            _, G, _ = self._cones(x)
-            z[self.Srows] = np.concatenate([lk * g for lk, g in zip(lam, G)])
+            z[self.Srows] = self._zS(lam, self._cones(x))
         return z
 
 
 def _solve(J, rhs):
-    """A least-squares solution of J d = rhs (minimum norm when J is small and dense)."""
+    """A least-squares solution of J d = rhs (minimum norm in the equilibrated unknowns when J is small and dense).
+
+    Columns are equilibrated first (unit 2-norms): the unknowns x, y and lambda carry the units of the primal, of
+    each row's dual and of each cone's multiplier, which can differ by 1e16 on rescaled data, and the rank cut of
+    the least-squares solve must not drop a column for its units."""
     N = J.shape[1]
-    if max(J.shape) <= DENSE_LIMIT:
-        return np.linalg.lstsq(J.toarray(), rhs, rcond=None)[0]
+    if not sp.issparse(J):
+        cn = np.linalg.norm(J, axis=0)
+        cn = np.where(cn > 0, cn, 1.0)
+        return np.linalg.lstsq(J / cn, rhs, rcond=None)[0] / cn
+    J = sp.csc_matrix(J)
+    cn = np.sqrt(np.asarray(J.multiply(J).sum(axis=0)).reshape(-1))
+    cn = np.where(cn > 0, cn, 1.0)
+    Js = J @ sp.diags(1.0 / cn)
     if J.shape[0] == N:
         try:
-            d = spla.splu(sp.csc_matrix(J)).solve(rhs)
+            d = spla.splu(sp.csc_matrix(Js)).solve(rhs)
             if np.all(np.isfinite(d)):
-                return d
+                return d / cn
         except RuntimeError:  # exactly singular: least squares below
             pass
-    return spla.lsmr(J, rhs, atol=1e-15, btol=1e-15, maxiter=10 * N)[0]
+    return spla.lsmr(Js, rhs, atol=1e-15, btol=1e-15, maxiter=10 * N)[0] / cn
 
 
 def _newton(sysm: _System, u, max_iter: int = 20):
@@ -350,33 +470,49 @@ def _into_dual_cone(cone, z):
 
 
 def _start(sysm: _System, x, z):
-    """u0 = (x, z on eq rows, lambda_k = <z_k, g_k> / ||g_k||^2)."""
+    """u0 = (x, z on eq rows, lambda_k = <z_k, g_k> / ||g_k||^2, at least 0)."""
     lam = np.zeros(sysm.nk)
     cones = sysm._cones(x)
     if cones is not None:
-        off = 0
-        for i, g in enumerate(cones[1]):
-            zk = z[sysm.Srows[off:off + g.size]]
-            lam[i] = max(float(zk @ g) / float(g @ g), 0.0)
-            off += g.size
+        for (_, G, _), (r0, r1, k0, k1) in zip(cones, sysm.spans):
+            Z = z[sysm.Srows[r0:r1]].reshape(G.shape)
+            lam[k0:k1] = np.maximum(np.einsum("kd,kd->k", Z, G) / np.einsum("kd,kd->k", G, G), 0.0)
     return np.concatenate([x, z[sysm.act.eq], lam])
 
 
-def _violations(problem, act: _Active, x, z, ztol: float, stol: np.ndarray):
-    """(rows / cone starts whose multiplier has the wrong sign, inactive ones that are violated at x)."""
-    from ..model.cones import distance_to_cone
-
-    wrong = [int(i) for i in act.signed if z[i] < -ztol]  # a cone's multiplier sign: checked in polish_duals
+def _violations(problem, act: _Active, x, z, lam, sysm, ztol, stol):
+    """Rows / cone starts whose multiplier has the wrong sign, and inactive ones that are violated at x (ztol,
+    stol per row)."""
+    wrong = act.signed[z[act.signed] < -ztol[act.signed]].tolist()
+    for g, (_, _, k0, k1) in zip(act.groups, sysm.spans):
+        wrong += g.starts[lam[k0:k1] < -ztol[g.starts]].tolist()
     s = problem.b - problem.A @ x
-    violated = [int(i) for i in act.offrows if s[i] < -stol[i]]
-    for c, st in act.off:
-        if distance_to_cone(c, s[st:st + c.dim]) > np.linalg.norm(stol[st:st + c.dim]):
-            violated.append(st)
+    violated = act.offrows[s[act.offrows] < -stol[act.offrows]].tolist()
+    for one, starts in act.off:
+        if starts.size:
+            rows = (starts[:, None] + np.arange(one.dim)).reshape(-1)
+            S = s[rows]
+            dist = np.linalg.norm((S - project(Cone(one.kind, one.dim, starts.size, one.alpha), S))
+                                  .reshape(-1, one.dim), axis=1)
+            violated += starts[dist > np.linalg.norm(stol[rows].reshape(-1, one.dim), axis=1)].tolist()
     return wrong, violated
 
 
+def _apex_outside(act: _Active, z, ztol) -> bool:
+    """Does a cone at its apex get a dual outside K* (beyond ztol)?"""
+    for one, starts in act.apex:
+        rows = (starts[:, None] + np.arange(one.dim)).reshape(-1)
+        Z = z[rows]
+        gap = np.linalg.norm((Z - project(Cone(one.kind, one.dim, starts.size, one.alpha), Z, dual=True))
+                             .reshape(-1, one.dim), axis=1)
+        if np.any(gap > ztol[starts]):
+            return True
+    return False
+
+
 def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
-    """Polish the dual z recovered at x (module docstring); x itself is not changed for the caller."""
+    """Polish the dual z recovered at x (module docstring); the caller's x is not changed (the polished primal
+    point is returned in ``DualPolish.x``)."""
     t0 = time.perf_counter()
     x = np.asarray(x, float).reshape(-1)
     z = np.asarray(z, float).reshape(-1)
@@ -392,16 +528,17 @@ def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
         return done(z, x, r0, 0.0, False, "no constraints")
     if r0 == 0.0:
         return done(z, x, r0, 0.0, False, "the recovered pair is a KKT point")
-    gs, cs = _scales(problem, x, z)
-    rowscale = np.abs(problem.b) + abs(problem.A) @ np.abs(x)
+    gs, _ = _scales(problem, x, z)
+    rho = row_units(problem, x)
+    unit = np.where(rho > 0, rho, 1.0)
     force_on, force_off, iters = set(), set(), 0
     why = "not polished"
     for _ in range(rounds):
-        act = _classify(problem, x, z, force_on, force_off)
+        act = _classify(problem, x, z, frozenset(force_on), frozenset(force_off))
         if isinstance(act, str):
             why = act
             break
-        sysm = _System(problem, act, gs, cs)
+        sysm = _System(problem, act, gs, rho)
         u, phi, step, it = _newton(sysm, _start(sysm, x, z))
         iters += it
         if not np.isfinite(phi):
@@ -409,14 +546,12 @@ def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
             break
         xp, zp = u[:problem.n], sysm.dual(u)
         lam = u[problem.n + sysm.ne:]
-        zmax = max(float(np.max(np.abs(zp), initial=0.0)), np.finfo(float).tiny)
-        wrong, violated = _violations(problem, act, xp, zp, 1e-9 * zmax, 1e-9 * np.maximum(rowscale, cs / max(1, problem.m)))
-        wrong += [st for (_, _, st, _, _), lk in zip(act.smooth, lam) if lk < -1e-9 * zmax]
-        bad_apex = [st for c, st in act.apex
-                    if np.linalg.norm(zp[st:st + c.dim] - project(c, zp[st:st + c.dim], dual=True)) > 1e-9 * zmax]
-        if bad_apex:
+        # signs and membership judged unit-free: duals times their row's unit, slacks over it (`row_units`)
+        ztol = 1e-9 * max(float(np.max(np.abs(zp) * rho, initial=0.0)), np.finfo(float).tiny) / unit
+        if _apex_outside(act, zp, ztol):
             why = "a cone at its apex gets a dual outside the dual cone (the active set is not identified)"
             break
+        wrong, violated = _violations(problem, act, xp, zp, lam, sysm, ztol, 1e-9 * rho)
         if wrong or violated:
             force_off |= set(wrong)
             force_on |= set(violated)

@@ -85,6 +85,15 @@ def recover(problem, x, *, polish: bool = True, thresholds=(1e-7, 1e-5, 1e-3, 1e
     return out
 
 
+def recovery_note(rec) -> str:
+    """One sentence for a certificate or a Solution's info: what the polish did, and whether the dual is
+    approximate (then the values read from it may be off; the optimality interval stays rigorous)."""
+    if rec.approximate:
+        return (f"APPROXIMATE duals ({rec.reason}; KKT residual {rec.residual_after:.2e}): dual values read from them "
+                "may be off, while the optimality interval stays rigorous (its lower end is proved for any dual)")
+    return f"a KKT dual to rounding ({rec.reason})"
+
+
 def recover_duals(problem, x, thresholds=(1e-7, 1e-5, 1e-3, 1e-1), weight: float = 1e-4, *,
                   polish: bool = True) -> np.ndarray:
     """Duals z (length m, in K*) for the primal point x; see the module docstring and `recover`."""
@@ -96,24 +105,36 @@ def _least_squares_duals(problem, x, thresholds, weight) -> np.ndarray:
     x = np.asarray(x, float).reshape(-1)
     if x.shape != (problem.n,) or not np.all(np.isfinite(x)):
         raise InputError(f"recover_duals needs a finite x with {problem.n} entries")
-    s = problem.b - problem.A @ x
+    from types import SimpleNamespace
+
+    from .polish import row_units
+
     g = problem.P @ x + problem.q
-    scale = 1.0 + max(np.linalg.norm(problem.b), np.linalg.norm(problem.A @ x))
+    gn = float(np.linalg.norm(g))
+    if gn == 0.0 or problem.m == 0:  # z = 0 is stationary
+        return np.zeros(problem.m)
+    # unit-free data: each row (each cone: its rows together) divided by its slack's unit, the gradient by its
+    # norm, so that thresholds and solver tolerances mean the same on data scaled by 1e8 or 1e-8; z = D z~ ||g||
+    unit = row_units(problem, x)
+    unit = np.where(unit > 0, unit, 1.0)
+    scaled = SimpleNamespace(A=sp.diags(1.0 / unit) @ sp.csr_matrix(problem.A), b=problem.b / unit,
+                             blocks=problem.blocks, cones=problem.cones, m=problem.m, n=problem.n)
+    s = scaled.b - scaled.A @ x
+    g = g / gn
     lp = all(c.kind in ("zero", "nonneg") for c in problem.cones)
     best, best_res = np.zeros(problem.m), np.inf
-    gscale = 1.0 + np.linalg.norm(g)
     for t in thresholds:
-        act = _active_rows(problem, s, t * scale)
+        act = _active_rows(scaled, s, t)
         if lp:
-            z = _solve_lp(problem, act, g)
+            z = _solve_lp(scaled, act, g)
         else:
-            z = _solve_conic(problem, act, g, s, weight / (1.0 + np.linalg.norm(s)))
-        res = np.linalg.norm(g + problem.A.T @ z)
+            z = _solve_conic(scaled, act, g, s, weight / (1.0 + np.linalg.norm(s)))
+        res = np.linalg.norm(g + scaled.A.T @ z)
         if res < best_res:
             best, best_res = z, res
-        if res <= 1e-9 * gscale:
+        if res <= 2e-9:
             break
-    return best
+    return best / unit * gn
 
 
 def _solve_lp(problem, act, g) -> np.ndarray:

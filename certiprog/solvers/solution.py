@@ -117,11 +117,20 @@ class Solution:
 
     def _recover_duals(self) -> None:
         """Fill missing duals (solvers such as SCIP return none) from the primal point, once, and say so."""
-        from ..certificates.recovery import recover_duals
+        from ..certificates.recovery import recover, recovery_note
 
-        self.z = recover_duals(self.problem, self.x)
+        rec = recover(self.problem, self.x)
+        self.z = rec.z
         self.duals_recovered = True
-        self.info["duals_recovered"] = "the solver returned no usable duals; recovered from the primal point"
+        self.info["duals_recovered"] = "the solver returned no usable duals; recovered from the primal point: " + \
+            recovery_note(rec)
+        self.info["duals_approximate"] = bool(rec.approximate)
+
+    @property
+    def duals_approximate(self) -> bool:
+        """True when the duals were recovered (`duals_recovered`) but not proved a KKT dual to rounding: the values
+        `dual` returns are then approximate (``info['duals_recovered']`` says why; `certiprog.certificates.polish`)."""
+        return bool(self.duals_recovered and self.info.get("duals_approximate", False))
 
     @property
     def ok(self) -> bool:
