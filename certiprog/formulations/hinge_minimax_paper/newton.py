@@ -182,23 +182,33 @@ class _Newton:
         K[np.diag_indices(self.p)] += self.Pdiag
         K += self.Gh.T @ self.Gh
         self.K = K
-        scale = max(float(np.max(np.abs(np.diag(K)))), np.finfo(float).tiny)
+        # Cholesky of the Jacobi-equilibrated matrix (a column scaled by 1e8 makes K's diagonal span 1e16; the
+        # equilibrated one is what the factorisation's accuracy depends on, van der Sluis), a regularisation
+        # relative to its unit diagonal only when the plain factorisation fails
+        dg = np.diag(K).copy()
+        if not (np.all(np.isfinite(dg)) and np.all(dg > 0)):
+            return False
+        self.scale = 1.0 / np.sqrt(dg)
+        Ks = K * np.outer(self.scale, self.scale)
         for reg in (0.0, 1e-14, 1e-12, 1e-10, 1e-8):
             try:
-                Kr = K + (reg * scale) * np.eye(self.p) if reg else K
+                Kr = Ks + reg * np.eye(self.p) if reg else Ks
                 self.chol = sla.cho_factor(Kr, lower=True, check_finite=True)
                 return True
             except (np.linalg.LinAlgError, ValueError):
                 continue
         return False
 
+    def _cho(self, rhs):
+        return self.scale * sla.cho_solve(self.chol, self.scale * rhs)
+
     def solve(self, bu, bt, b1, b2, bh3):
         """``P dx + G'dz = b_x``, ``G dx - W'W dz = b_z`` for the factored scaling, the cone's part of b_z given
         scaled (``bh3 = W3^-1 b3``): (du, dt, dz1, dz2, W3 dz3)."""
         v = self.F * bt + self.D * (b1 - b2)
         rhs = bu - self.scoreT(v) + self.Gh.T @ bh3
-        du = sla.cho_solve(self.chol, rhs)
-        du += sla.cho_solve(self.chol, rhs - self.K @ du)  # one step of iterative refinement
+        du = self._cho(rhs)
+        du += self._cho(rhs - self.K @ du)  # one step of iterative refinement
         a = self.score(du)
         e = a + b1 - b2
         dz1 = -self.F * bt - self.D * e
@@ -270,6 +280,9 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
                 break
             # ---- scaling
             H1, H2 = z1 / s1, z2 / s2
+            if not (_jdet(s3) > 0 and _jdet(z3) > 0 and s3[0] > 0 and z3[0] > 0):
+                status = "stalled"  # rounding put the cone pair on its boundary: no scaling exists
+                break
             W3, W3i = soc_scaling(s3, z3)
             lam3 = W3 @ z3
             if not N.factor(H1, H2, W3i):

@@ -222,9 +222,17 @@ class _Problem:
         return Ball(mid, rad * (1 + 4 * (self.m + 4) * U) + 1e-300)
 
     def m_ball(self, w: np.ndarray) -> Ball:
-        """Ball of X w (no bias) or (X - 1 mu') w (bias), w exact floats."""
+        """Ball of X w (no bias) or (X - 1 mu') w (bias), w exact floats. The rounding is bounded by
+        ``gamma_{d+1} |M| |w|`` (computed in row blocks, itself rounded up by its own ``gamma_{d+2}``), not by
+        Cauchy-Schwarz ``||x_i|| ||w||``, which is ~1e8 times too wide when one column is scaled by 1e8 (its weight
+        is then ~1e-8 while the row norm is ~1e8)."""
         mid = self.M @ w
-        rad = (gamma_k(self.d + 1) + self.centering) * self.row_hi * _norm_hi(w) + U * np.abs(mid)
+        aw = np.abs(w)
+        absmv = np.empty(self.m)
+        for i in range(0, self.m, 4096):
+            absmv[i:i + 4096] = np.abs(self.M[i:i + 4096]) @ aw
+        absmv *= 1 + gamma_k(self.d + 2)
+        rad = (gamma_k(self.d + 1) + self.centering) * absmv + U * np.abs(mid)
         return Ball(mid, rad * (1 + 4 * (self.d + 4) * U) + 1e-300)
 
     def cone_hi(self, w: np.ndarray) -> float:
