@@ -63,6 +63,7 @@ grows like m (factorisation O(m r^2)) while SVC grows faster.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import multiprocessing as mp
@@ -326,6 +327,7 @@ def _standardise(X):
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)  # a constant column stays (all zeros): degenerate data
 
 
+@functools.lru_cache(maxsize=2)  # inline runs (--quick) measure both paths on one copy of the data
 def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
     """One row of the conditioning sweep: eq. (8) data (X positives, background mu / Sigma, lam, delta, bias).
 
