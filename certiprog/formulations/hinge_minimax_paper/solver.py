@@ -1,4 +1,5 @@
-"""A certified first-order solver for 000 eq. (8) at scale: accelerated projected gradient on its dual.
+"""Certified solvers for 000 eq. (8) at scale: accelerated projected gradient on its dual, or an interior point
+(`newton`) whose Newton systems are (d+1) x (d+1); certiprog chooses (`choose_method`), one certificate judges both.
 
 Eq. (8) (`programs.hinge_minimax`, ``squared_reg=True``, ``lam > 0``; ``bias`` False or True)::
 
@@ -39,6 +40,17 @@ negatives near the positives; none certified within 3,000 iterations there): ben
 and `khhm.STRUCTURED_MIN_SIZE` for the rule Alg. 1 takes from it. The fit w = 0 (often eq. (8)'s optimum at small
 delta) is certified at once from its own dual point (alpha = 1, y from least squares), before any iteration.
 
+Second order (`newton`, issue 23): the gradient's iteration count grows with the conditioning of the features
+(correlated 20,000 x 300: 8,192 gradient evaluations, 300 s, slower than CVXPY + Clarabel). The interior point
+takes 10-30 Mehrotra steps whatever the conditioning (the same instance: 17 steps, 6 s; 23 steps with a bias), each
+one ``X'DX`` by BLAS-3 in row blocks. ``method='auto'`` (the default) computes ``M'M`` once (the interior point's
+first system reuses it), and runs the gradient first, under an iteration budget worth GRADIENT_SHARE of the interior
+point's predicted cost, only when the condition number of ``2 lam I + M'M`` is at most GRADIENT_MAX_CONDITION; else,
+or when the gradient has not certified within its budget, the interior point. When the interior point stops short
+(its cone pair pushed onto the boundary by rounding, a step limit) the gradient continues from its best dual point.
+The interior point's iterates are candidates only: its dual point gives the lower end and both its primal ``w`` and
+``w(alpha, y)`` are tried for the upper end, through the same rigorous pieces as the gradient's.
+
 Certificate (never the method's own estimate), every ``check_every`` iterations, in ball arithmetic
 (`certiprog.certificates.rigorous.Ball`):
 
@@ -52,7 +64,7 @@ Certificate (never the method's own estimate), every ``check_every`` iterations,
 * upper end: ``bias=False``: ``w = r / (2 lam)`` moved along a strictly feasible direction ``d`` (``-Sigma^+ mu``; the
   constraint function is sublinear, so ``G(w + t d) <= G(w) + t G(d)`` with ``G(d) < 0``) until ``G(w) <= 0`` is
   proved; ``bias=True``: ``b`` = minus an upper bound of ``gamma ||L'w|| + mu'w`` (feasible by construction); then
-  ``f(w, b)`` bounded above (``X w`` enclosed by ``gamma_d ||x_i|| ||w||``).
+  ``f(w, b)`` bounded above (``X w`` enclosed by ``gamma_d |X| |w|``, one more pass).
 
 The interval is for the program with the float data given (X, mu, the factor L of `validation.covariance`, the float
 gamma), which is exactly what `programs.hinge_minimax` compiles. When no strictly feasible direction exists
