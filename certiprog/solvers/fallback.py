@@ -9,7 +9,10 @@ used: the master is a relaxation, and the driver judges the semi-infinite progra
 `first_confirmed` runs candidate solves in order and stops at the first *strong* answer: ``certified`` (the
 interval proves the optimum, or the ray proves infeasibility / unboundedness) or ``accurate_infeasible`` /
 ``accurate_unbounded``. A weak answer (``accurate``: KKT residuals small but nothing proved; ``inaccurate``) is
-kept while the next candidates are tried, and returned only when none does better. What the default path then
+kept while the next candidates are tried, and returned only when none does better; except an ``accurate``
+answer whose interval has an infinite end (the certificate finds no finite bound for this program at all:
+unbounded columns it cannot bound, rank-deficient equalities, no feasible point), where another solver's point
+cannot be proved either: the search stops there. What the default path then
 returns (`honest_status`):
 
 * ``status.termination == 'optimal'`` only for a certified answer;
@@ -124,6 +127,11 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
             first = (sol, v, label)
         if ok and (is_strong(v) or _is_master(problem) and v.startswith("accurate")):
             return _chosen(sol, v, label, attempts, master=_is_master(problem))
+        if ok and v == "accurate" and _unprovable(sol):  # another solver's answer cannot be proved either
+            return _chosen(sol, v, label, attempts, "this answer is accurate but not certified: the certificate "
+                                                    "cannot prove this program's optimum (an infinite interval end; "
+                                                    "see sol.certification.interval_notes), so no other solver "
+                                                    "was tried; status 'unconfirmed'")
         if ok and (weak is None or _rank(v) < _rank(weak[1])):
             weak = (sol, v, label)
     if first is None:
@@ -144,6 +152,14 @@ def first_confirmed(problem, candidates: Iterable[tuple[str, Callable]], *,
     sol, v, label = first
     return _chosen(sol, v, label, attempts, "no solver's answer could be confirmed by the certificate; "
                                             "this is the first one, unconfirmed", master=_is_master(problem))
+
+
+def _unprovable(sol) -> bool:
+    """Whether an end of the answer's interval is infinite: the certificate found no finite bound for this program
+    (unbounded columns, rank-deficient equalities, no feasible point), which no other solver's point changes."""
+    cert = getattr(sol, "certification", None)
+    interval = getattr(cert, "interval", None)
+    return interval is not None and not all(abs(float(e)) < float("inf") for e in interval)
 
 
 def _rank(v: str) -> int:

@@ -51,7 +51,8 @@ class SolverCapabilities:
     duals: it returns duals; rays: infeasibility / unboundedness certificates in ``Solution.certificate``;
     licence(): None when its licence is present (or it needs none), else why not; size_limit(needs): None, or
     why the problem is too large (a size-limited licence); preferred(problem): True when this solver should be
-    tried first for that problem; warm_start: it can start from a previous point.
+    tried first for that problem; warm_start: it can start from a previous point; refine: options for a tighter
+    re-solve (None: it has none certiprog uses).
     """
 
     engine: str
@@ -64,6 +65,9 @@ class SolverCapabilities:
     size_limit: Callable | None = None
     preferred: Callable | None = None
     warm_start: bool = False
+    #: options that ask this solver for a more accurate answer; certiprog's own choice re-solves once with them
+    #: when the answer's interval is finite but too wide to certify (`certiprog.solvers.solve_conic`)
+    refine: dict | None = None
 
     def refusal(self, needs: Needs) -> str | None:
         """Why this solver cannot take a problem with these needs (None when it can)."""

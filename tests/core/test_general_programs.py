@@ -379,3 +379,20 @@ def test_quick_runs_write_to_a_quick_folder_for_every_experiment():
     assert default_folder(Module, Cfg(False), "hp-mpm") == "results/hp-mpm"
     assert default_folder(Module, Cfg(True), "hp-mpm") == "results/hp-mpm-quick"
     assert default_folder(object(), Cfg(True), "me2") == "results/me2-quick"
+
+
+def test_a_finite_but_wide_interval_gets_one_tighter_solve_of_the_same_solver():
+    """002's me2_primal on Pima: Clarabel's default gap (1e-8) leaves the interval 3.9e-8 wide around 6.6e-3, too
+    wide for tol 1e-6; certiprog's choice re-solves once with Clarabel's declared tighter tolerances and certifies."""
+    from certiprog.demo import demo_instances
+
+    m = dict(demo_instances())["002 me2_primal (Pima)"]
+    loose = m.solve(backend="clarabel", solver="clarabel")  # named: the answer as it is
+    assert loose.verdict == "accurate" and loose.status == "optimal"
+    sol = m.solve(backend="clarabel")
+    assert sol.status == "optimal" and sol.verdict == "certified"
+    assert "tighter" in sol.info["fallback"]["chosen"]
+    assert [a["verdict"] for a in sol.info["fallback"]["attempts"]] == ["accurate", "certified"]
+    # tolerances the caller set are respected: no tighter re-solve, the honest status instead
+    user = m.solve(backend="clarabel", tol_gap_abs=1e-8, tol_gap_rel=1e-8)
+    assert user.status == "unconfirmed" and len(user.info["fallback"]["attempts"]) == 1

@@ -260,7 +260,8 @@ _SOC = LINEAR | {"soc"}
 #: rewrites a quadratic objective into a cone for conic-only solvers; infeasibility rays come back from the FARKAS
 #: solvers (no unboundedness rays: CVXPY keeps no primal point on unbounded answers)
 CAPABILITIES = {
-    "CLARABEL": SolverCapabilities("clarabel", cones=_ALL, rays=True),  # infeasibility rays only
+    "CLARABEL": SolverCapabilities("clarabel", cones=_ALL, rays=True,  # infeasibility rays only
+                                   refine={"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}),
     "MOSEK": SolverCapabilities("mosek", cones=_ALL, licence=licences.mosek),
     "SCS": SolverCapabilities("scs", cones=_ALL, rays=True),  # infeasibility rays only (pownd: CVXPY rewrites it)
     "CVXOPT": SolverCapabilities("cvxopt", cones=LINEAR | {"soc", "psd"}),
