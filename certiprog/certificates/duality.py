@@ -1332,11 +1332,48 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
             break
         J = np.union1d(J, more)
     info.update(cinfo)
+    if L == -np.inf:  # last resort: the inequality rows touching J with their duals set to exactly 0
+        L0, zinfo = _zero_row_duals(problem, lag, W, J)
+        if np.isfinite(L0):
+            info.update(zinfo)
+            return L0, "", info
     if L == -np.inf:
         names = sorted({_col_name(problem, j) for j in J})
         return -np.inf, (f"no bound on column(s) of {names[:6]} whose coefficient in the Lagrangian is not exactly "
                          f"zero, and {why}; pass x_bound= (box or ball radius of the variables)"), info
     return L, "", info
+
+
+def _zero_row_duals(problem, lag: _Lagrangian, W: Ball, J: np.ndarray):
+    """(lower end, info) with the duals of the nonneg rows touching the unbounded columns J set to exactly 0, when
+    that leaves every column's coefficient exactly zero or bounded; (-inf, {}) otherwise.
+
+    The dual stays in K* (each nonneg row is its own cone), so the bound is valid whatever the zeroed values were.
+    It is what an exact correction cannot do in ball arithmetic for a column whose only rows are inactive
+    inequalities (``min t s.t. t == p, y >= 1``: y's cost is 0 and its row's dual ~1e-12, so the corrected dual
+    is a ball around 0 that reaches below 0 on a row whose slack is unbounded)."""
+    kind = problem.row_kinds()
+    A = _csc_A(problem)
+    rows = np.unique(A[:, J].indices)
+    nn = rows[kind[rows] == "nonneg"]
+    if nn.size == 0:
+        return -np.inf, {}
+    mid, rad = np.array(W.mid, float), np.array(W.rad, float)
+    mid[nn], rad[nn] = 0.0, 0.0
+    const, terms, _ = lag.evaluate(Ball(mid, rad))
+    # a column with no cost (q_j = 0, P's column empty) whose rows all had their duals zeroed has coefficient
+    # exactly 0 (the evaluation's underflow guard leaves a ~1e-290 radius): its term is exactly 0
+    zeroed = np.zeros(problem.m, bool)
+    zeroed[nn] = True
+    P = None if problem.P is None else sp.csc_matrix(problem.P)
+    for j in J:
+        col_rows = A.indices[A.indptr[j]:A.indptr[j + 1]]
+        no_cost = problem.q[j] == 0 and (P is None or P.indptr[j + 1] == P.indptr[j])
+        if terms[j] == -np.inf and no_cost and zeroed[col_rows].all():
+            terms[j] = 0.0
+    if np.any(terms == -np.inf) or not np.isfinite(const.lo()):
+        return -np.inf, {}
+    return _sum_lo(terms, const), {"zeroed_row_duals": int(nn.size)}
 
 
 def _col_name(problem, j: int) -> str:

@@ -396,3 +396,16 @@ def test_a_finite_but_wide_interval_gets_one_tighter_solve_of_the_same_solver():
     # tolerances the caller set are respected: no tighter re-solve, the honest status instead
     user = m.solve(backend="clarabel", tol_gap_abs=1e-8, tol_gap_rel=1e-8)
     assert user.status == "unconfirmed" and len(user.info["fallback"]["attempts"]) == 1
+
+
+@pytest.mark.parametrize("sense", ["minimize", "maximize"])
+def test_a_free_variable_held_only_by_an_inactive_bound_is_certified(sense):
+    """``min t s.t. t == p, y >= 1``: y costs nothing and its only row is inactive; the interior point leaves its
+    dual at ~1e-8, so y's Lagrangian coefficient is not exactly 0. The lower end zeroes that dual exactly."""
+    p = Parameter((), "p", value=3.0)
+    y, t = Variable((), "y"), Variable((), "t")
+    objective = minimize(t) if sense == "minimize" else maximize(-t)
+    sol = Model(objective, {"c": t == p, "y>=1": y >= 1}).solve()
+    assert sol.status == "optimal" and sol.verdict == "certified"
+    lo, hi = sol.certification.interval
+    assert lo <= (3.0 if sense == "minimize" else -3.0) <= hi
