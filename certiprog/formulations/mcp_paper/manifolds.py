@@ -465,8 +465,8 @@ def _separability(manifolds, y) -> str:
     from certiprog.formulations.mcp_paper.programs import mcp_model
 
     def feasible(ms):
-        term = mcp_model(ms, y).solve(forall="exact").status.termination
-        return True if term in ("optimal", "inaccurate") else False if term.startswith("infeasible") else None
+        status = mcp_model(ms, y).solve(forall="exact").status
+        return True if status.ok else False if status.termination.startswith("infeasible") else None
 
     hard = feasible(manifolds)
     if hard is None:
