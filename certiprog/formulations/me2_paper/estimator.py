@@ -64,7 +64,10 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     solver : "dedicated" (default), "generic" (the certiprog Model path, backend chosen by certiprog), a backend
         name (e.g. "clarabel", "cvxpy") or "cvxpy-direct" (the same box QP written in CVXPY, on Clarabel); used by
         the tuning and the final fits. tol : relative duality gap of the dedicated solver.
-    random_state : seed of the tuning folds. n_jobs : joblib workers over the local models of the tuning.
+    random_state : seed of the tuning folds. n_jobs : joblib workers over the local models (tuning and final
+        fits; they are independent), scikit-learn's semantics: None is 1 unless inside a joblib backend context
+        (``with joblib.parallel_config("dask"): ...`` spreads them over a Dask cluster), -1 all cores. The fitted
+        model does not depend on it.
     """
 
     def __init__(self, mu=1.0, lam=1.0, B=4.0, m=3, rule="rank", rank_metric="mahalanobis", tuning=None,
@@ -115,8 +118,9 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         for name, grid in (("mu_grid", self.mu_grid), ("lam_grid", self.lam_grid)):
             positive_grid(grid, name)
         validate.integer(self.cv, "cv (folds of the local tuning)", low=2)
-        if self.n_jobs is not None:
-            validate.integer(self.n_jobs, "n_jobs (joblib workers; None, -1 or a positive integer)", low=-1)
+        if self.n_jobs is not None and validate.integer(self.n_jobs, "n_jobs (joblib workers: None, a positive "
+                                                        "integer, or -1 for all cores, -2 all but one...)") == 0:
+            raise InputError("n_jobs must be None, a positive integer, or negative (-1: all cores); got 0")
         validate.seed(self.random_state, "random_state")
         return mu, lam, B, tol
 
@@ -152,11 +156,8 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
             mus, lams = np.array([t.mu for t in tuned]), np.array([t.lam for t in tuned])
         else:
             mus, lams = np.full(p, mu), np.full(p, lam)
-        from threadpoolctl import threadpool_limits
-
         method, backend = local_method(self.solver)
-        with threadpool_limits(1):
-            fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol)
+        fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol, n_jobs=self.n_jobs)
         certs = list(fitted.certificates)
         bad = [c for c in certs if c.status != "optimal"]
         if bad:

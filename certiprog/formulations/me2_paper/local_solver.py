@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -236,29 +237,47 @@ def _gap(a, g, n) -> float:
     return float(np.sum(np.where(g < 0, (1.0 / n - a) * -g, a * g)))
 
 
+def _duality(prob: LocalProblem, a, mu, lam, B):
+    """(w, s, R, g, primal, dual, gap) at the dual point ``a`` (in the box): the closed-form primal's objective,
+    the dual objective and their gap (`_gap`), as `certify` reports them."""
+    w, s, R, q, g = _evaluate(prob, a, mu, lam, B)
+    norm_S2 = float(w @ w)
+    primal = float(np.maximum(0.0, -g).mean() + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam))
+    dual = -float(prob.q0 @ a + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
+    return w, s, R, g, primal, dual, _gap(a, g, prob.n)
+
+
+def _within(gap: float, primal: float, tol: float) -> bool:
+    """The certificate's acceptance rule: ``gap <= tol * max(1, |primal|)``."""
+    return gap <= tol * max(1.0, abs(primal))
+
+
 def certify(prob: LocalProblem, alpha, mu, lam, B, *, solver: str, tol: float = DEFAULT_TOL, iterations: int = 0,
             seconds: float = 0.0) -> LocalSolution:
     """`LocalSolution` at the dual point ``alpha`` (clipped to the box): closed-form primal, both objective values,
     the gap and the status ("optimal" iff ``gap <= tol * max(1, primal)``)."""
     n = prob.n
     a = np.clip(np.asarray(alpha, float).reshape(-1), 0.0, 1.0 / n)
-    w, s, R, q, g = _evaluate(prob, a, mu, lam, B)
-    xi = np.maximum(0.0, -g)
-    norm_S2 = float(w @ w)
-    primal = float(xi.mean() + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam))
-    dual = -float(prob.q0 @ a + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
-    gap = _gap(a, g, n)
+    w, s, R, g, primal, dual, gap = _duality(prob, a, mu, lam, B)
     tol_R = 1e-9 * max(1.0, R)
     return LocalSolution(
         M=prob.M_of(w, lam), R=float(R), alpha=a, beta=max(0.0, s - 2.0 * mu * B), delta=0.0, primal=primal,
-        dual=dual, gap=gap, mu=mu, lam=lam, B=B, status="optimal" if gap <= tol * max(1.0, abs(primal)) else
-        "inaccurate", solver=solver, iterations=iterations, seconds=seconds, n_inside=int(np.sum(g < -tol_R)),
+        dual=dual, gap=gap, mu=mu, lam=lam, B=B, status="optimal" if _within(gap, primal, tol) else "inaccurate",
+        solver=solver, iterations=iterations, seconds=seconds, n_inside=int(np.sum(g < -tol_R)),
         n_support=int(np.sum(a > 0)))
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # Dedicated solver: active-set (face) solves, interior point where they do not settle it
 # ----------------------------------------------------------------------------------------------------------------
+class _Point(NamedTuple):
+    """A dual point of `solve_local` with its duality gap and primal value."""
+
+    alpha: np.ndarray
+    gap: float
+    primal: float
+
+
 def _ls_matrix(prob: LocalProblem, mu, lam, B):
     """(A, v, ub): the box least-squares form ``min ||A x + v||^2/2``, ``0 <= x <= ub``, x = (alpha, [beta]).
 
@@ -458,10 +477,13 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
     state = dict(best=None, rounds=0, ipm=0, path="", stages=0)
 
     def consider(alpha, path) -> bool:
-        sol = certify(prob, alpha, mu, lam, B, solver="dedicated", tol=tol)
-        if state["best"] is None or sol.gap < state["best"].gap:
-            state["best"], state["path"] = sol, path
-        return sol.ok
+        """Keep alpha if its duality gap is the smallest so far (`_duality`; the returned answer is certified again
+        by `certify`); True if it meets the tolerance."""
+        a = np.clip(alpha, 0.0, 1.0 / n)
+        *_, primal, _, gap = _duality(prob, a, mu, lam, B)
+        if state["best"] is None or gap < state["best"].gap:
+            state["best"], state["path"] = _Point(a, gap, primal), path
+        return _within(gap, primal, tol)
 
     def full_x(alpha):
         """alpha with its optimal beta appended when beta is a variable."""
@@ -512,8 +534,8 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
             return gap <= (1e-3 * start_gap if np.isfinite(start_gap) else 1e-3 * max(1.0, abs(state["best"].primal)))
 
         state["ipm"] += _interior_point(A_w, v_w, ub_w, accept, max_iter - state["ipm"])
-        solved = state["best"].ok
-    best = state["best"]
+        solved = _within(state["best"].gap, state["best"].primal, tol)
+    best = certify(prob, state["best"].alpha, mu, lam, B, solver="dedicated", tol=tol)
     best.iterations = state["ipm"] + state["rounds"]
     best.seconds = time.perf_counter() - t0
     best.path, best.ipm_iterations, best.active_set_rounds = state["path"], state["ipm"], state["rounds"]

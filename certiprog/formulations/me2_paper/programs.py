@@ -354,7 +354,7 @@ def _local_options(method: str, options: dict) -> dict:
 
 
 def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None,
-            certify: bool | str = True, **options) -> ME2Fit:
+            certify: bool | str = True, n_jobs=None, **options) -> ME2Fit:
     """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg`` (the one
     training loop: `ME2Classifier` and the experiment call it).
 
@@ -373,7 +373,8 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
       ``certify`` is not used). Options: ``tol`` (relative gap; default `local_solver.DEFAULT_TOL`, a generic answer
       is held to at least ``GENERIC_TOL``), and for 'dedicated' ``max_iter`` and ``fallback`` (backend of the redo,
       None: none). A model that misses the tolerance keeps status "inaccurate" in its certificate (not an error:
-      its gap still bounds its error).
+      its gap still bounds its error). ``n_jobs``: joblib workers over the local models of these methods
+      (scikit-learn's semantics, `parallel.over_chunks`; the result does not depend on it).
 
     Returns an `ME2Fit`.
     """
@@ -388,7 +389,7 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     if certify not in (True, False, "kkt"):
         raise InputError(f"certify must be True, 'kkt' or False; got {certify!r}")
     if method in LOCAL_METHODS:
-        return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options))
+        return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options), n_jobs)
     build = me2_primal if method == "primal" else me2_dual
     models, solutions, history, certificates = [], [], [], []
     for j in range(p):
@@ -411,20 +412,28 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(certificates), method)
 
 
-def _fit_local(P, X, mus, lams, B, method, backend, options) -> ME2Fit:
-    """`me2_fit`'s loop for the `LOCAL_METHODS` (inputs validated)."""
-    from certiprog.formulations.me2_paper import local_solver as LS
+def _fit_local(P, X, mus, lams, B, method, backend, options, n_jobs=None) -> ME2Fit:
+    """`me2_fit`'s loop for the `LOCAL_METHODS` (inputs validated), over joblib workers (`parallel.over_chunks`)."""
+    from .parallel import over_chunks
 
     tol = options.pop("tol")
-    models, solutions, history = [], [], []
-    for j in range(len(P)):
-        prob = LS.local_problem(X, P[j])
-        sol = LS.solve_local_by(prob, mus[j], lams[j], B, method=method, backend=backend, tol=tol, **options)
-        models.append(LocalEllipsoid(P[j].copy(), sol.M, sol.R))
-        solutions.append(sol)
-        history.append(dict(index=j, status=str(sol.status), objective=float(sol.primal), backend=method,
-                            solver=sol.solver, solve_time=float(sol.seconds)))
+    solutions = [s for chunk in over_chunks(_fit_chunk, list(range(len(P))), n_jobs, P, X, mus, lams, B, method,
+                                            backend, tol, options) for s in chunk]
+    models = [LocalEllipsoid(P[j].copy(), sol.M, sol.R) for j, sol in enumerate(solutions)]
+    history = [dict(index=j, status=str(sol.status), objective=float(sol.primal), backend=method, solver=sol.solver,
+                    solve_time=float(sol.seconds)) for j, sol in enumerate(solutions)]
     return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(s.certificate() for s in solutions), method)
+
+
+def _fit_chunk(rows, P, X, mus, lams, B, method, backend, tol, options) -> list:
+    """The local models ``rows`` of `_fit_local` (one joblib task), BLAS on one thread."""
+    from threadpoolctl import threadpool_limits
+
+    from certiprog.formulations.me2_paper import local_solver as LS
+
+    with threadpool_limits(1):
+        return [LS.solve_local_by(LS.local_problem(X, P[j]), mus[j], lams[j], B, method=method, backend=backend,
+                                  tol=tol, **options) for j in rows]
 
 
 def _check_models(models):

@@ -40,6 +40,7 @@ from certiprog.model import Record
 
 from .decision import nearest_centre, quad_forms, rule_scores
 from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, solve_local_path
+from .parallel import over_chunks
 
 PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
@@ -178,8 +179,8 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
                rank_metric: str = "mahalanobis", prefer: str = "grid", cv: int = 2, random_state=None,
                tol: float = DEFAULT_TOL, n_jobs=None, rows=None, solver: str = "dedicated") -> list:
     """Sec. 5.2's local tuning on S = (X, y_pos): a `CentreTuning` per positive of S (in row order), or only for the
-    positives whose row is in ``rows``. ``n_jobs``: joblib workers over the local models (they are independent);
-    ``solver`` as in `tune_centre`."""
+    positives whose row is in ``rows``. ``n_jobs``: joblib workers over the local models (they are independent;
+    scikit-learn's semantics, `parallel.over_chunks`: the result does not depend on it); ``solver`` as in `tune_centre`."""
     y_pos = np.asarray(y_pos, bool)
     if prefer not in PREFER:
         raise InputError(f"prefer must be one of {PREFER}; got {prefer!r}")
@@ -190,17 +191,14 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
     if rows is not None:
         wanted = set(int(r) for r in rows)
         jobs = [j for j in jobs if j[0] in wanted]
+    kw = dict(mu_grid=mu_grid, lam_grid=lam_grid, B=B, m=m, rule=rule, rank_metric=rank_metric, prefer=prefer,
+              tol=tol, solver=solver)
+    return [t for chunk in over_chunks(_tune_chunk, jobs, n_jobs, X, y_pos, kw) for t in chunk]
 
-    def one(job):
-        row, k, neg, val = job
-        return tune_centre(X[row], X[neg], X[val], y_pos[val], mu_grid=mu_grid, lam_grid=lam_grid, B=B, m=m,
-                           rule=rule, rank_metric=rank_metric, prefer=prefer, tol=tol, fold=k, solver=solver)
 
-    if n_jobs in (None, 1) or len(jobs) < 2:
-        from threadpoolctl import threadpool_limits
+def _tune_chunk(jobs, X, y_pos, kw) -> list:
+    """`tune_centre` for every (row, fold, negatives, validation set) of ``jobs`` (one joblib task), BLAS on 1 thread."""
+    from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(1):
-            return [one(j) for j in jobs]
-    from joblib import Parallel, delayed
-
-    return Parallel(n_jobs=n_jobs)(delayed(one)(j) for j in jobs)
+    with threadpool_limits(1):
+        return [tune_centre(X[row], X[neg], X[val], y_pos[val], fold=k, **kw) for row, k, neg, val in jobs]

@@ -167,3 +167,34 @@ def test_bad_data():
         ME2Classifier().fit(X, np.arange(len(y)) % 3)
     with pytest.raises(InputError, match="at least 2 examples of each class"):
         ME2Classifier(tuning="local").fit(X[[0, 20, 21, 22]], y[[0, 20, 21, 22]])
+
+
+def _same_fit(a, b):
+    for name in ("M_", "R_", "mu_", "lam_", "thresholds_", "centers_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert [c.as_dict() | {"seconds": 0} for c in a.certificates_] == \
+        [c.as_dict() | {"seconds": 0} for c in b.certificates_]
+
+
+def test_n_jobs_gives_the_same_model():
+    """The local models are independent: spreading them over 2 joblib workers (tuning and final fits) changes
+    nothing, bit for bit; so does a joblib backend context with n_jobs=None (scikit-learn's semantics)."""
+    import joblib
+
+    X, y = imbalanced(4, n_pos=14, n_neg=120)
+    kw = dict(tuning="local", mu_grid=(0.75, 2.0), lam_grid=(1e-3, 1e-1, 10.0), random_state=2)
+    one = ME2Classifier(n_jobs=1, **kw).fit(X, y)
+    two = ME2Classifier(n_jobs=2, **kw).fit(X, y)
+    _same_fit(one, two)
+    assert [t.as_dict() | {"seconds": 0} for t in one.tuning_] == [t.as_dict() | {"seconds": 0} for t in two.tuning_]
+    assert np.array_equal(one.decision_function(X), two.decision_function(X))
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        _same_fit(one, ME2Classifier(**kw).fit(X, y))
+    _same_fit(ME2Classifier(lam=0.1).fit(X, y), ME2Classifier(lam=0.1, n_jobs=-1).fit(X, y))
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
+def test_bad_n_jobs(n_jobs):
+    X, y = imbalanced()
+    with pytest.raises(InputError, match="n_jobs"):
+        ME2Classifier(n_jobs=n_jobs).fit(X, y)
