@@ -66,6 +66,34 @@ def to_csr(m) -> sp.csr_matrix:
     return sp.csr_matrix((a.ravel(), np.tile(np.arange(c, dtype=np.int32), r), np.arange(0, r * c + 1, c)), shape=(r, c))
 
 
+def sparse_constant(m, what: str = "sparse matrix") -> tuple:
+    """A scipy.sparse matrix or array (any format, 1-D or 2-D) as ``(float64 CSR, ndim)``, never densified.
+
+    A 1-D sparse array (``coo_array`` of shape (n,)) becomes a (1, n) CSR with ``ndim = 1``. Complex or
+    non-numeric entries and stored NaN / inf raise an InputError naming ``what``; wrong sides are the
+    caller's to check (they know the other operand).
+    """
+    from ..errors import InputError
+
+    kind = np.dtype(m.dtype).kind
+    if kind == "c":
+        raise InputError(f"{what} is complex; certiprog works over the reals: split it into real and imaginary "
+                         "parts yourself if that is what you mean")
+    if kind not in "biuf":
+        raise InputError(f"{what} must be real numbers; got a sparse matrix of dtype {m.dtype}")
+    ndim = len(m.shape)
+    if ndim == 1:
+        v = sp.coo_array(m)
+        m = sp.coo_matrix((v.data, (np.zeros(v.nnz, dtype=np.int64), v.coords[0])), shape=(1, v.shape[0]))
+    elif ndim != 2:
+        raise InputError(f"{what} has {ndim} dimensions (shape {m.shape}); use a vector or a matrix")
+    csr = sp.csr_matrix(m, dtype=float, copy=True)  # a copy: the user's matrix is never modified
+    csr.sum_duplicates()
+    if not np.all(np.isfinite(csr.data)):
+        raise InputError(f"{what} contains NaN or inf: remove or impute those entries first")
+    return csr, ndim
+
+
 def add(a, b):
     """Sum of two coefficient matrices or constant vectors."""
     return lmap(lambda x, y: x + y, a, b)

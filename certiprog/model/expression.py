@@ -461,8 +461,34 @@ def _kron_right(B, m):
     return cf.lmap(lambda b: sp.kron(sp.identity(m), sp.csr_matrix(b).T, format="csr"), B)
 
 
+def _sparse_matmul(a, b) -> Expression:
+    """``a @ b`` where ``a`` or ``b`` is a scipy.sparse matrix or array: the matrix itself (CSR, its nonzeros
+    only) is the linear map applied to the other side, never a dense copy nor a constant expression of its size
+    (a 50,000 x 100,000 constraint matrix would be 40 GB dense)."""
+    if sp.issparse(a) and sp.issparse(b):
+        return as_expression(a @ b)
+    left = sp.issparse(a)
+    mat, ndim = cf.sparse_constant(a if left else b, f"the {'left' if left else 'right'} factor of @")
+    e = as_expression(b if left else a)
+    if e.ndim == 0:
+        raise ShapeError("use * for scalars; @ needs vectors or matrices")
+    shape = mat.shape[1:] if ndim == 1 else mat.shape
+    if left:
+        if shape[-1] != e.shape[0]:
+            raise ShapeError(f"matmul: shapes {shape} and {e.shape} do not align")
+        out = shape[:-1] + e.shape[1:]
+        return e._linear(mat if e.ndim == 1 else _kron_left(mat, e.shape[1]), out)
+    if e.shape[-1] != shape[0]:
+        raise ShapeError(f"matmul: shapes {e.shape} and {shape} do not align")
+    out = e.shape[:-1] + shape[1:]
+    row_map = mat if ndim == 1 else mat.T.tocsr()  # (k, n): row i of the product's map
+    return e._linear(row_map if e.ndim == 1 else _kron_right(row_map.T, e.shape[0]), out)
+
+
 def matmul(a, b) -> Expression:
-    """Matrix product where one side is constant (or a Parameter)."""
+    """Matrix product where one side is constant (or a Parameter); a scipy.sparse side stays sparse."""
+    if sp.issparse(a) or sp.issparse(b):
+        return _sparse_matmul(a, b)
     a, b = as_expression(a), as_expression(b)
     if not a.is_constant and not b.is_constant:
         raise DCPError("matrix product of two expressions with variables is not convex")

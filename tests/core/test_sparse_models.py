@@ -1,0 +1,172 @@
+"""Sparse data stay sparse (issue 21, item 4): a user's scipy.sparse matrices reach the compiled conic form, every
+backend and the certificate without a dense copy of the problem's size.
+
+The shapes and values are checked against numpy on the dense matrices (an independent computation); the memory
+tests run the whole user path (build, compile, solve with Clarabel, `check`) under a hard address-space limit in a
+fresh process, so a single dense copy of the constraint matrix fails them.
+"""
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from certiprog import InputError, Model, Variable, hstack, minimize, quad_form, vstack
+from certiprog.certificates import check
+from certiprog.errors import ShapeError
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.random
+
+FORMATS = {
+    "csr_matrix": sp.csr_matrix, "csc_matrix": sp.csc_matrix, "coo_matrix": sp.coo_matrix,
+    "lil_matrix": sp.lil_matrix, "csr_array": sp.csr_array, "csc_array": sp.csc_array, "coo_array": sp.coo_array,
+    "dok_array": sp.dok_array,
+}
+
+
+def _qp_suite():
+    spec = importlib.util.spec_from_file_location("qp_suite_bench", ROOT / "benchmarks" / "qp_suite.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _data(seed=0, n=40, m=25):
+    rng = np.random.default_rng(seed)
+    G = sp.random(n, n, density=0.08, random_state=rng, format="csr")
+    P = (G @ G.T + sp.identity(n)).tocsr()
+    A = sp.random(m, n, density=0.15, random_state=rng, format="csr")
+    E = sp.random(4, n, density=0.3, random_state=rng, format="csr")
+    x0 = rng.uniform(-1, 1, n)
+    return P, rng.standard_normal(n), A, A @ x0 + rng.uniform(0.1, 1, m), E, E @ x0
+
+
+def _model(P, q, A, b, E, e):
+    x = Variable(q.size, name="x")
+    return Model(minimize(0.5 * quad_form(x, P) + q @ x), [A @ x <= b, E @ x == e, -2 <= x, x <= 2]), x
+
+
+def _compiled(model):
+    prob = model.compile().assemble()
+    return prob.A.toarray(), prob.b, prob.P.toarray(), prob.q, prob.r0
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_sparse_format_compiles_to_the_dense_models_problem(fmt):
+    P, q, A, b, E, e = _data()
+    to = FORMATS[fmt]
+    sparse = _compiled(_model(to(P), q, to(A), b, to(E), e)[0])
+    dense = _compiled(_model(P.toarray(), q, A.toarray(), b, E.toarray(), e)[0])
+    for s, d in zip(sparse, dense):
+        np.testing.assert_allclose(s, d, rtol=1e-14, atol=1e-14)
+
+
+def test_a_sparse_qp_solves_and_certifies_like_the_dense_one():
+    P, q, A, b, E, e = _data(1)
+    ms, xs = _model(sp.csc_array(P), q, sp.coo_matrix(A), b, sp.csr_array(E), e)
+    md, xd = _model(P.toarray(), q, A.toarray(), b, E.toarray(), e)
+    ss, sd = ms.solve(backend="clarabel"), md.solve(backend="clarabel")
+    assert ss.status == sd.status == "optimal"
+    assert check(ms, ss).verdict == "certified"
+    np.testing.assert_allclose(ss.value(xs), sd.value(xd), atol=1e-6)
+
+
+@pytest.mark.parametrize("to", [sp.csr_matrix, sp.csc_array, sp.coo_array])
+def test_sparse_products_indexing_stacking_and_transpose_agree_with_numpy(to):
+    rng = np.random.default_rng(2)
+    A = sp.random(6, 5, density=0.4, random_state=rng, format="csr")
+    B = sp.random(5, 3, density=0.5, random_state=rng, format="csr")
+    Ad, Bd = A.toarray(), B.toarray()
+    x, X = Variable(5, name="x"), Variable((5, 4), name="X")
+    Y = Variable((2, 5), name="Y")
+    xv, Xv, Yv = rng.standard_normal(5), rng.standard_normal((5, 4)), rng.standard_normal((2, 5))
+    vals = {x: xv, X: Xv, Y: Yv}
+    cases = [
+        (to(A) @ x, Ad @ xv),
+        (x @ to(B), xv @ Bd),
+        (to(A) @ X, Ad @ Xv),
+        (Y @ to(B), Yv @ Bd),
+        (to(A).T @ (to(A) @ x), Ad.T @ (Ad @ xv)),
+        ((to(A) @ X).T, (Ad @ Xv).T),
+        ((to(A) @ x)[1:4], (Ad @ xv)[1:4]),
+        ((to(A) @ X)[[0, 2], 1], (Ad @ Xv)[[0, 2], 1]),
+        ((to(A) @ x).sum(), (Ad @ xv).sum()),
+        ((to(A) @ X).sum(axis=0), (Ad @ Xv).sum(axis=0)),
+        (vstack([to(A) @ x, to(A) @ x + 1]), np.vstack([Ad @ xv, Ad @ xv + 1])),
+        (hstack([to(A) @ x, to(B).T @ x]), np.hstack([Ad @ xv, Bd.T @ xv])),
+        (hstack([to(A) @ X, to(A) @ X]), np.hstack([Ad @ Xv, Ad @ Xv])),
+    ]
+    for expr, want in cases:
+        assert expr.shape == np.shape(want)
+        np.testing.assert_allclose(expr.value_at(vals), want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_one_dimensional_sparse_array_is_a_vector():
+    rng = np.random.default_rng(3)
+    c = np.where(rng.random(6) < 0.5, rng.standard_normal(6), 0.0)
+    x, X = Variable(6, name="x"), Variable((6, 2), name="X")
+    xv, Xv = rng.standard_normal(6), rng.standard_normal((6, 2))
+    cs = sp.coo_array(c)
+    assert cs.ndim == 1
+    e, f = cs @ x, x @ cs
+    assert e.shape == f.shape == ()
+    np.testing.assert_allclose(e.value_at({x: xv}), c @ xv)
+    np.testing.assert_allclose(f.value_at({x: xv}), xv @ c)
+    g = cs @ X
+    assert g.shape == (2,)
+    np.testing.assert_allclose(g.value_at({X: Xv}), c @ Xv)
+
+
+def test_the_users_sparse_matrix_is_not_modified():
+    A = sp.coo_matrix((np.array([1.0, 2.0]), (np.array([0, 0]), np.array([1, 1]))), shape=(2, 3))  # duplicates
+    before = (A.row.copy(), A.col.copy(), A.data.copy())
+    x = Variable(3)
+    np.testing.assert_allclose((A @ x).value_at({x: np.ones(3)}), [3.0, 0.0])
+    for a, b in zip(before, (A.row, A.col, A.data)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("fmt", ["csr_matrix", "coo_array", "csc_array"])
+def test_nan_or_inf_in_a_sparse_matrix_raises_an_input_error(bad, fmt):
+    A = sp.random(5, 4, density=0.5, random_state=np.random.default_rng(4), format="coo")
+    A.data[1] = bad
+    x = Variable(4)
+    with pytest.raises(InputError, match="NaN or inf"):
+        FORMATS[fmt](A) @ x
+    with pytest.raises(InputError, match="NaN or inf"):
+        x @ FORMATS[fmt](A.T)
+    P = sp.identity(4, format="lil")
+    P[2, 2] = bad
+    with pytest.raises(InputError, match="NaN or inf"):
+        quad_form(x, FORMATS[fmt](P))
+
+
+def test_complex_sparse_data_raises_an_input_error():
+    x = Variable(3)
+    with pytest.raises(InputError, match="complex"):
+        sp.csr_matrix(np.eye(3) * 1j) @ x
+
+
+@pytest.mark.parametrize("fmt", ["csr_matrix", "csr_array", "coo_array"])
+def test_wrong_shapes_raise_a_shape_error(fmt):
+    to = FORMATS[fmt]
+    x, X = Variable(5), Variable((5, 2))
+    with pytest.raises(ShapeError, match="do not align"):
+        to(sp.identity(4)) @ x
+    with pytest.raises(ShapeError, match="do not align"):
+        x @ to(sp.identity(4))
+    with pytest.raises(ShapeError, match="do not align"):
+        to(sp.identity(4)) @ X
+    with pytest.raises(ShapeError, match="scalars"):
+        to(sp.identity(1)) @ Variable()
+    with pytest.raises(ShapeError, match="expected"):
+        quad_form(x, to(sp.identity(4)))
+    with pytest.raises(ShapeError):
+        Model(minimize(x.sum()), [to(sp.identity(5)) @ x <= np.ones(4)])
