@@ -1,0 +1,173 @@
+"""The layering docs/architecture.md describes, enforced on the import graph (function-local imports included).
+
+Layers, each importing only downward: errors <- model (IR, cones, compile) <- certificates (certify) <- solvers,
+with ``Model.solve`` / ``Model.export`` the one lazy facade from model up to solvers. Papers
+(``certiprog.formulations.<name>_paper``) use the core's public API, never another paper; the core never
+imports a paper (the front end ``cli`` / ``demo`` / ``papers`` / ``estimators`` reaches them through
+``certiprog.papers`` or inside functions). The graph is read from the source with `ast`, so an import inside a
+function counts like one at the top.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "certiprog"
+
+#: the core's layers, lowest first
+LAYERS = ("errors", "model", "certificates", "solvers")
+#: the core packages that must never import a paper
+CORE = ("errors", "model", "certificates", "solvers", "datasets", "experiments", "validation")
+#: the front end above the core, which may reach the papers (lazily)
+FRONT = ("cli", "demo", "papers", "estimators", "formulations")
+
+#: upward edges that are the design: Model.solve / Model.export, the lazy facade to the solvers
+FACADE = {
+    ("certiprog.model.model", "certiprog.solvers"),
+    ("certiprog.model.model", "certiprog.solvers.backends.mosek_backend"),
+}
+#: upward edges that exist today and are to be removed (issue 22: ConicProblem and compile_model into the lower
+#: layers, the interval's interior point passed in). The test fails on any edge not listed here, and on a listed
+#: edge that is gone (so the list only shrinks).
+KNOWN_UPWARD = {
+    ("certiprog.certificates.duality", "certiprog.solvers.backends.clarabel_backend"),
+    ("certiprog.certificates.duality", "certiprog.solvers.conic"),
+    ("certiprog.certificates.kkt", "certiprog.solvers.conic"),
+    ("certiprog.certificates.kkt", "certiprog.solvers.cutting_plane"),
+    ("certiprog.model.model", "certiprog.solvers.conic"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict:
+    """{module: set of certiprog modules it imports}, every import statement counted (top level or local)."""
+    modules = {module_name(p): p for p in ROOT.rglob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [f"{target}.{a.name}" for a in node.names] + [target]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            for c in candidates:
+                if not c.startswith("certiprog"):
+                    continue
+                while c not in modules and "." in c:
+                    c = c.rsplit(".", 1)[0]
+                if c in modules and c != name:
+                    targets.add(c)
+                    break
+        graph[name] = targets
+    return graph
+
+
+def top(name: str) -> str:
+    """The first component under certiprog (``model``, ``formulations``, ...)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def paper_of(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "formulations" else None
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return import_graph()
+
+
+def test_the_graph_sees_function_local_imports(graph):
+    # Model.solve imports solve_model inside the method: a top-level-only scan would miss it
+    assert "certiprog.solvers" in graph["certiprog.model.model"]
+
+
+def test_the_core_never_imports_a_paper(graph):
+    bad = sorted((m, t) for m, ts in graph.items() for t in ts if top(m) in CORE and top(t) == "formulations")
+    assert not bad, f"core modules importing a paper: {bad}"
+
+
+#: 004's claims check Marshall-Olkin's bound with 000's Theorem-1 QP (issue 22: that program moves to the core)
+KNOWN_CROSS_PAPER = {("certiprog.formulations.hp_mpm_paper.claims", "certiprog.formulations.hinge_minimax_paper.programs")}
+
+
+def test_a_paper_never_imports_another_paper(graph):
+    cross = {(m, t) for m, ts in graph.items() for t in ts
+             if paper_of(m) and paper_of(t) and paper_of(m) != paper_of(t)}
+    assert not sorted(cross - KNOWN_CROSS_PAPER), f"papers importing another paper: {sorted(cross - KNOWN_CROSS_PAPER)}"
+    assert not sorted(KNOWN_CROSS_PAPER - cross), "removed: delete it from KNOWN_CROSS_PAPER too"
+
+
+def test_the_core_layers_import_downward_only(graph):
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    upward = {(m, t) for m, ts in graph.items() for t in ts
+              if top(m) in rank and top(t) in rank and rank[top(t)] > rank[top(m)]}
+    new = sorted(upward - FACADE - KNOWN_UPWARD)
+    assert not new, f"new upward imports between the core's layers {LAYERS}: {new}"
+    gone = sorted(KNOWN_UPWARD - upward)
+    assert not gone, f"these upward imports were removed: delete them from KNOWN_UPWARD too: {gone}"
+
+
+def strongly_connected(graph) -> list:
+    """Tarjan's strongly connected components of size > 1 (iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+    return out
+
+
+def test_no_import_cycle_outside_the_facade_and_the_known_edges(graph):
+    """With the facade and the known upward edges removed, no cycle may cross the core's layers."""
+    pruned = {m: {t for t in ts if (m, t) not in FACADE | KNOWN_UPWARD} for m, ts in graph.items()}
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    crossing = [c for c in strongly_connected(pruned) if len({top(m) for m in c if top(m) in rank}) > 1]
+    assert not crossing, f"import cycles across layers: {crossing}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
