@@ -217,6 +217,66 @@ def _psd():
                     f"graph m = 5 gives {lam_out:.3f} < 0 (outside the paper's range eta in [0,1])")
 
 
+@claim("003-Θn", PAPER, "Sec. 2 (readings of Theta's off-diagonal)",
+       "Theta = I - B with B_ij = eta/(m-1) as printed, or normalised per neighbourhood: eta/d_max, "
+       "eta/max(|N_i|,|N_j|), eta/sqrt(|N_i||N_j|) (PSD for eta in [0, 1] on every graph) or the literal eta/|N_i| "
+       "(PSD only for eta <= 1/lambda_max of its symmetric part); and xi' Theta xi >= (1 - lambda_max(B)) ||xi||^2, "
+       "so no reading discounts more than the fraction lambda_max(B) of the penalty", kind="lemma")
+def _theta_readings():
+    from certiprog.formulations.error_clumping_paper.normalisation import ALWAYS_PSD, check_eta, normalise
+    from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    worst, rows = np.inf, []
+    for trial in range(40):
+        m = int(rng.integers(3, 30))
+        U = np.triu(rng.random((m, m)) < rng.random(), 1).astype(float)
+        A = U + U.T
+        d = A.sum(1)
+        with np.errstate(divide="ignore"):
+            Di, Dj = np.meshgrid(d, d, indexing="ij")
+            W = {"printed": A / (m - 1), "dmax": A / max(d.max(), 1), "max": np.where(A > 0, 1 / np.maximum(Di, Dj), 0),
+                 "symmetric": np.where(A > 0, 1 / np.sqrt(Di * Dj), 0)}
+        for name, Wn in W.items():  # independent dense eigenvalues
+            lmax = float(np.linalg.eigvalsh(Wn)[-1])
+            if lmax > 1 + 1e-12:
+                return refuted(f"{name}: lambda_max(W) = {lmax} > 1", counterexample=dict(m=m, trial=trial))
+            worst = min(worst, float(np.linalg.eigvalsh(np.eye(m) - Wn)[0]))
+            G = normalise(sp.csr_matrix(A), name)
+            if G.rho_hi < lmax - 1e-15:
+                return refuted(f"{name}: the proved bound {G.rho_hi} is below lambda_max {lmax}")
+            xi = np.abs(rng.standard_normal(m))
+            T = np.eye(m) - 0.7 * Wn
+            if xi @ T @ xi < (1 - 0.7 * lmax) * (xi @ xi) - 1e-12:
+                return refuted("the discount bound fails", counterexample=dict(reading=name, m=m))
+    # the literal -eta/|N_i| on the 1 % MNIST graph is indefinite above 1/lambda_max; a star shows it on any data
+    k = 9
+    star = np.zeros((k + 1, k + 1))
+    star[0, 1:] = star[1:, 0] = 1
+    d = star.sum(1)
+    Wrow = np.where(star > 0, 0.5 * (1 / d[:, None] + 1 / d[None, :]), 0.0)
+    lrow = float(np.linalg.eigvalsh(Wrow)[-1])
+    neg = float(np.linalg.eigvalsh(np.eye(k + 1) - 0.7 * Wrow)[0])
+    Xs = np.r_[[[0.0, 0.0]], [[np.cos(t), np.sin(t)] for t in np.linspace(0, 2 * np.pi, 5, endpoint=False)]]
+    Gs = normalise(neighbourhood_graph(Xs, 1.05), "row")
+    try:
+        check_eta(0.8, Gs)
+        return refuted("the 'row' reading was accepted where Theta is indefinite")
+    except Exception:  # noqa: BLE001 - InputError expected
+        pass
+    if worst < -1e-12 or neg >= 0:
+        return refuted("PSD statement failed", counterexample=dict(worst=worst, neg=neg))
+    return verified(f"40 random graphs (m 3-29, densities 0-1): lambda_max(W) <= 1 for {', '.join(ALWAYS_PSD)} "
+                    f"(dense eigvalsh; min eigenvalue of I - W = {worst:.2e} >= 0), the proved Collatz-Wielandt bound "
+                    "(normalisation.normalise) is above every eigvalsh value, and xi' Theta xi >= (1 - eta "
+                    "lambda_max(W)) ||xi||^2 on random xi >= 0 at eta = 0.7. Literal -eta/|N_i|: star K_{1,9} has "
+                    f"lambda_max = {lrow:.4f} = (3 + 1/3)/2 > 1, so Theta(eta = 0.7) has eigenvalue {neg:.3f} < 0; "
+                    "certiprog refuses it (InputError) where PSD is unproved. Proof: Perron-Frobenius monotonicity on "
+                    "the entrywise chain A/(m-1) <= A/d_max <= W_max <= W_sym, W_sym sqrt(d) = sqrt(d) "
+                    "(docs/derivations/003.md §1.4)")
+
+
 @claim("003-E1", PAPER, "Sec. 2 eq. (1)",
        "argmin_{w, xi} (lambda/2)||w||^2 + (1/2m) xi' Theta xi s.t. xi_i >= 0 and 1 - y_i<w, x_i> <= xi_i",
        kind="formula", relied_on=True)
@@ -1087,6 +1147,45 @@ def _hp_t1():
                              "balls, so the predictor stays in Thm 1's class")
 
 
+@claim("003-Tab1", PAPER, "Sec. 5.1 Table 1",
+       "on MNIST 0-4 vs 5-9, eta = 0.5 trades the 1's for the 0's: test error on the digit 1 0.066 -> 0.615 "
+       "(10 times larger) and on the digit 0 0.208 -> 0.056 (a factor of 4) against eta = 0", kind="claim")
+def _tab1():
+    """A small version of the experiment's Theta-normalisation study (`experiment.study_task`): 3,000 training
+    points, neighbourhoods of 1 % and 30 %, lambda 0.1 and 3, eta = 0.5 under the five readings of Theta."""
+    from certiprog.datasets.loaders import data_root
+    from certiprog.formulations.error_clumping_paper import experiment as E
+
+    if not (data_root() / "mnist" / "train-images.idx3-ubyte.gz").is_file():
+        return not_checkable("needs the MNIST data set (shared/data/mnist), absent here; the measured study is in "
+                             "docs/experiments/003.md")
+    recs = [E.study_task(dict(seed=0, tol=1e-6, neighbourhood=nb, n_train=3000, n_test=3000, lams=[0.1, 3.0],
+                              etas=[0.5], readings=list(E.STUDY_READINGS))) for nb in (0.01, 0.3)]
+    summ = E.trade_summary(recs)
+    meets = sum(v["meets"] for v in summ.values())
+    fits = sum(v["fits"] for v in summ.values())
+    best1 = max(summ.items(), key=lambda kv: kv[1]["d1_rise"][0])
+    best0 = max(summ.items(), key=lambda kv: kv[1]["d0_fall"][0])
+    psd = {g["reading"]: g["eta_psd_max"] for g in recs[0]["readings"]}
+    ce = dict(data="MNIST 0-4 vs 5-9, 3,000 training / 3,000 test points, seed 0",
+              grid="neighbourhoods 1 %, 30 %; lambda 0.1, 3; eta 0.5; readings " + ", ".join(E.STUDY_READINGS),
+              largest_rise_digit1=f"{best1[1]['d1_rise'][0]:+.3f} ({best1[0]}: {best1[1]['d1_rise'][1]})",
+              largest_fall_digit0=f"{best0[1]['d0_fall'][0]:+.3f} ({best0[0]}: {best0[1]['d0_fall'][1]})",
+              fits_meeting_criterion=f"{meets} of {fits} (1's >= 3 x and 0's <= 0.6 x w_0's)",
+              row_reading_psd_up_to=f"eta <= {psd['row']:.3f} on the 1 % graph")
+    if meets:
+        return verified(f"{meets} of {fits} fits show the trade", counterexample=ce)
+    return refuted("Table 1's trade is not reproducible under any reading of Theta: with Theta as printed the "
+                   "discount is at most eta d_max/(m-1) of the penalty (a few per cent; claim 003-Θn), and the "
+                   "normalised readings, which allow up to eta, raise the 1's error at large lambda but lower the 0's "
+                   "error by a few points at most, never both as in the table", counterexample=ce,
+                   corrected="no reading of eq. (1) found reproduces Table 1 (full study, 3,000 points, neighbourhoods "
+                             "1-30 %, lambda 0.1-10, eta 0.3/0.5, five readings: docs/experiments/003.md); the "
+                             "paper's w_0 (overall error 0.25) is far from the optimum of its own eq. (1) at any "
+                             "validated lambda (0.13), so its numbers presumably come from an unconverged or "
+                             "differently set up run")
+
+
 # ----------------------------------------------------------------------------- rows with nothing to compute
 # (definitions, citations, design choices, results on unavailable data): data, one row each
 not_checkable_rows(PAPER, [  # (id, where, kind, statement, reason)
@@ -1105,9 +1204,11 @@ not_checkable_rows(PAPER, [  # (id, where, kind, statement, reason)
      "Theta) (Theta itself is quadratic to build without a spatial index) and the radius search needs the m "
      "distances ordered (O(m log m) by sorting, O(m) only with a selection-based scan); whether 'linear' holds "
      "depends on these choices, which the text leaves open"),
-    ("003-exp", "Sec. 5.1 Table 1, Fig. 2", "claim",
-     "MNIST (0-4 vs 5-9): per-digit test error rates of w_0, w_0.3, w_0.5 as in Table 1; hole punching with eta = "
-     "0.5 overtakes eta = 0 after a few iterations (Fig. 2)",
-     "needs the MNIST data set (70K digits), the paper's random train/test split and its tuned parameters (rho, "
-     "lambda, step sizes), none of which are available offline here"),
+    ("003-exp", "Sec. 5.2 Fig. 2", "claim",
+     "hole punching with eta = 0.5 delivers inferior results on the first few iterations but quickly starts to pay "
+     "off against eta = 0 (Fig. 2, 0-4 vs 5-9 and other random splits)",
+     "a qualitative reading of curves on unnamed random splits with parameters 'tuned appropriately' and not given "
+     "(rho, lambda, stopping); there is no threshold to test. Measured instead (docs/experiments/003.md, Fig. 2: "
+     "five splits, Theta as printed and -eta/d_max, with and without clumping, radius rule and in-hole classifiers "
+     "chosen on a validation part): the curves with and without clumping stay within a few tenths of a point"),
 ])

@@ -142,8 +142,8 @@ def plot_fig1(score_x, score_y, digits, path=None, labels=("w_0", "w_0.5"), titl
 
 def plot_fig2(curves, path=None, title=None):
     """Fig. 2: test error against the hole-punching round. ``curves``: a list of dicts (split (label), eta,
-    test_error (per round, round 0 = the ambient classifier alone)); one panel per split, one line per eta
-    (eta = 0 dashed: without clumping). Returns the figure; saves a PNG at ``path`` when given."""
+    test_error (per round, round 0 = the ambient classifier alone), optionally label); one panel per split, one
+    line per curve (eta = 0 dashed: without clumping). Returns the figure; saves a PNG at ``path`` when given."""
     if not curves:
         raise InputError("plot_fig2 needs at least one curve")
     plt = pyplot()
@@ -155,7 +155,7 @@ def plot_fig2(curves, path=None, title=None):
         for c in (c for c in curves if c["split"] == split):
             e = np.asarray(c["test_error"], float)
             ax.plot(np.arange(e.size), e, "--" if c["eta"] == 0 else "-", marker=".",
-                    label=f"eta = {c['eta']:g}" + (" (no clumping)" if c["eta"] == 0 else ""))
+                    label=c.get("label") or (f"eta = {c['eta']:g}" + (" (no clumping)" if c["eta"] == 0 else "")))
         ax.set_title(split, fontsize=8)
         ax.set_xlabel("hole-punching round")
         ax.grid(alpha=0.3)

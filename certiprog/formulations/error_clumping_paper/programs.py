@@ -218,9 +218,9 @@ def error_clumping(X, y, rho, eta, lam, graph=None, normalisation: str = "printe
 
     ``normalisation``: Theta's off-diagonal for j in N_i (`normalisation.py`, PSD proved for each):
     ``'printed'`` (default) -eta/(m-1) as in the paper's text, PSD for every graph iff eta in [0, 1];
-    ``'dmax'`` -eta/d_max and ``'symmetric'`` -eta/sqrt(|N_i||N_j|) (and ``'max'`` -eta/max(|N_i|,|N_j|)), PSD with
+    ``'dmax'`` -eta/d_max and ``'symmetric'`` ``-eta/sqrt(|N_i||N_j|)`` (and ``'max'`` ``-eta/max(|N_i|,|N_j|)``), PSD with
     lambda_min(Theta) >= 1 - eta for eta in [0, 1] on every graph (indefinite for eta > 1: 'symmetric' on any graph
-    with an edge); ``'row'`` -eta/|N_i| (its symmetric part), PSD for eta <= 1/lambda_max((D^-1 A + A D^-1)/2),
+    with an edge); ``'row'`` ``-eta/|N_i|`` (its symmetric part), PSD for eta <= 1/lambda_max((D^-1 A + A D^-1)/2),
     which is <= 1 and checked on the graph. Outside these ranges (and for NaN, or an unknown name): InputError.
 
     ``graph``: the neighbourhood graph ``neighbourhood_graph(X, rho)`` when it is already at hand (e.g. a

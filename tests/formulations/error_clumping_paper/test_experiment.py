@@ -99,6 +99,12 @@ def test_fig1_counts_quadrants_and_refuses_bad_input():
     (["--splits", "0"], "--splits must be an integer"),
     (["--validation", "0.9"], "--validation must be in"),
     (["--data", "/nonexistent/folder"], "not found"),
+    (["--study-neighbourhoods", "0,0.1"], "--study-neighbourhoods must be in (0.0, 1.0]"),
+    (["--study-lams", "1,-1"], "--study-lams must be in (0.0"),
+    (["--study-etas", "1.5"], "--study-etas must be in (0.0, 1.0]"),
+    (["--study-train", "5"], "--study-train must be an integer"),
+    (["--hp-normalisations", "printed,row"], "--hp-normalisations must be"),
+    (["--hp-normalisations", "Printed"], "--hp-normalisations must be"),
 ])
 def test_bad_arguments_exit_2_with_a_message(argv, message, capsys, tmp_path):
     assert main(["reproduce", "error-clumping", "--quick", "--no-progress", "--out", str(tmp_path), *argv]) == 2
@@ -123,11 +129,13 @@ def test_quick_defaults_and_task_keys():
     parser = argparse.ArgumentParser()
     E.add_arguments(parser)
     cfg = E.config_from_args(parser.parse_args(["--quick"]))
-    assert (cfg.n_train, cfg.n_test, cfg.n_holes, cfg.quick) == (3000, 3000, 8, True)
+    assert (cfg.n_train, cfg.n_test, cfg.n_holes, cfg.quick, cfg.splits) == (3000, 3000, 10, True, 1)
     full = E.config_from_args(parser.parse_args(["--n-holes", "3"]))
-    assert (full.n_train, full.n_test, full.fig2_train, full.etas) == (35000, 35000, 35000, (0.0, 0.3, 0.5))
+    assert (full.n_train, full.n_test, full.fig2_train, full.etas) == (35000, 35000, 10000, (0.0, 0.3, 0.5))
+    assert full.hp_rules[0] == (0.5, 1) and full.hp_normalisations == ("printed", "dmax") and full.splits == 5
+    assert len(E.tasks(full)) == 3 + 5 + 4  # Table 1, one Fig. 2 task per split, one study task per neighbourhood
     ts = E.tasks(cfg)
-    assert len(ts) == 3 + 5 and len({t.key for t in ts}) == len(ts)  # Fig. 2: one task per split, both etas
+    assert len(ts) == 3 + 1 + 2 and len({t.key for t in ts}) == len(ts)
     # Fig. 2's size and rounds do not change Table 1's tasks (a rerun with other Fig. 2 options reuses them)
     other = E.tasks(E.Config(**dict(E.asdict(cfg), n_holes=3, fig2_train=500)))
     assert [t.key for t in ts[:3]] == [t.key for t in other[:3]] and ts[3].key != other[3].key
@@ -136,7 +144,8 @@ def test_quick_defaults_and_task_keys():
 # ---------------------------------------------------------------------------------------------------- end to end
 # Fig. 2 on Table 1's split and sizes: one MNIST load for every task (the random splits are tested above)
 TINY = ["--n-train", "300", "--n-test", "400", "--n-holes", "2", "--splits", "1", "--lam-grid", "0.01,0.1",
-        "--neighbourhood", "0.05", "--no-progress"]
+        "--neighbourhood", "0.05", "--no-progress", "--study-train", "300", "--study-neighbourhoods", "0.05",
+        "--study-lams", "0.1", "--study-etas", "0.5"]
 
 
 def test_tiny_run_writes_every_output_and_resumes(tmp_path, capsys):
@@ -144,9 +153,9 @@ def test_tiny_run_writes_every_output_and_resumes(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["reproduce", "error-clumping", *TINY, "--out", str(out), "--executor", "serial"]) == 0
     printed = capsys.readouterr().out
-    assert "4 computed, 0 reused" in printed and "SUBSAMPLE" in printed
+    assert "5 computed, 0 reused" in printed and "SUBSAMPLE" in printed
     assert {p.name for p in out.iterdir()} == {"table.md", "table.csv", "fig1.png", "fig2.png", "fig2.csv",
-                                              "results.json", "tasks"}
+                                              "study.csv", "results.json", "tasks"}
     for png in ("fig1.png", "fig2.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
     md = (out / "table.md").read_text()
@@ -170,16 +179,30 @@ def test_tiny_run_writes_every_output_and_resumes(tmp_path, capsys):
     by_eta = {r["eta"]: r for r in table}  # serial: the eta = 0.3 task's graph serves eta = 0.5 and Fig. 2
     assert by_eta[0.5]["graph_reused"] and by_eta[0.5]["nnz"] == by_eta[0.3]["nnz"] > 0
     fig2_runs = [r for r in data["records"] if "test_error" in r]
-    assert [r["eta"] for r in fig2_runs] == [0.0, 0.5] and all(r["graph_reused"] for r in fig2_runs)
+    assert [(r["eta"], r["normalisation"]) for r in fig2_runs] == [(0.0, "none"), (0.5, "printed"), (0.5, "dmax")]
+    for r in fig2_runs:  # the chosen rule has the fewest validation errors after the last round
+        finals = [q["validation_error"][-1] for q in r["rules"]]
+        assert r["chosen_rule"] == int(np.argmin(finals)) and r["test_error"] == r["rules"][r["chosen_rule"]]["test_error"]
+        assert r["m"] + r["n_validation"] == 300
+    assert "**Goal (issue 24)" in md and "Theta-normalisation study" in md and "Table 1's trade is reproduced by" in md
+    study = list(csv.DictReader(open(out / "study.csv")))
+    assert {r["reading"] for r in study} == {"none", *E.STUDY_READINGS} and len(study) == 1 + 5
+    for r in study:
+        assert r["refused"] or (0.0 <= float(r["digit1"]) <= 1.0 and r["verdict"] == "certified")
+    rec = next(r for r in data["records"] if "study_rows" in r)
+    for g in rec["readings"]:  # the proved bound lies above ARPACK's eigenvalue
+        assert g["rho_hi"] >= g["lam_max"] - 1e-9
     for r in table:  # the certified interval holds the objective
         c = r["certificate"]
         assert c["lower"] <= c["objective"] <= c["upper"] and c["rel_gap"] <= 1e-6
     fig2 = list(csv.DictReader(open(out / "fig2.csv")))
     assert {(r["split"], float(r["eta"])) for r in fig2} == {("0-4 vs 5-9", 0.0), ("0-4 vs 5-9", 0.5)}
     for rec in (r for r in data["records"] if "test_error" in r):
-        assert len(rec["test_error"]) == rec["n_holes"] + 1 and len(rec["train_error"]) == rec["n_holes"] + 1
-        assert np.all(np.diff(rec["train_error"]) < 0)  # every hole lowers the training error (claim 003-boost)
+        for q in rec["rules"]:
+            assert len(q["test_error"]) == q["n_holes"] + 1 == len(q["train_error"]) == len(q["validation_error"])
+            if q["error_fraction"] == 0.5:  # the paper's rule: every hole lowers the training error (003-boost)
+                assert np.all(np.diff(q["train_error"]) < 0)
     table_csv = (out / "table.csv").read_text()
     assert main(["reproduce", "error-clumping", *TINY, "--out", str(out)]) == 0
-    assert "0 computed, 4 reused" in capsys.readouterr().out
+    assert "0 computed, 5 reused" in capsys.readouterr().out
     assert (out / "table.csv").read_text() == table_csv
