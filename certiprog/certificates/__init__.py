@@ -9,6 +9,7 @@ proved rounding bounds in `rigorous`.
 from .duality import OptimalityInterval, PsdCertificate, optimality_interval, psd_certificate, variable_box
 from .kkt import DEFAULT_TOL, DEFAULT_TOL_INACCURATE, BlockReport, Certificate, check, kkt_measures
 from .recovery import recover_duals
+from .verdict import Interval, Verdict
 
-__all__ = ["BlockReport", "Certificate", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "OptimalityInterval",
+__all__ = ["BlockReport", "Certificate", "Interval", "Verdict", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "OptimalityInterval",
            "PsdCertificate", "check", "kkt_measures", "optimality_interval", "psd_certificate", "recover_duals", "variable_box"]
