@@ -83,13 +83,19 @@ import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..errors import InputError
 from ..model.cones import distance_to_cone, project
+from .verdict import Interval, Verdict
 
+#: `check`'s tolerance for ``certified`` and ``accurate`` (relative interval width, scale-free KKT measures)
 DEFAULT_TOL = 1e-6
+#: `check`'s tolerance for ``inaccurate`` (measures above it give ``failed``)
 DEFAULT_TOL_INACCURATE = 1e-3
 
 
 @dataclass
 class BlockReport:
+    """The KKT measures of one constraint (``owner``) in a `Certificate`: absolute and scale-free relative
+    primal violation, dual-cone violation and complementarity over its ``rows`` rows of cones ``cones``."""
+
     owner: str
     cones: str
     rows: int
@@ -248,11 +254,65 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
     from the primal point (`certiprog.certificates.recovery`); repair: allow moving the primal point toward
     the interior for the upper end.
     """
-    from .duality import psd_certificate
-
     if not (0 < tol <= tol_inaccurate):
         raise InputError(f"need 0 < tol <= tol_inaccurate; got tol={tol!r}, tol_inaccurate={tol_inaccurate!r}")
     problem = resolve_problem(model_or_problem, solution)
+    default = (tol, tol_inaccurate, interval, x_bound, recover, repair) == \
+        (DEFAULT_TOL, DEFAULT_TOL_INACCURATE, True, None, True, True)
+    if default:
+        hit = _remembered(problem, solution)
+        if hit is not None:
+            return hit
+    cert = _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, repair)
+    cert.verdict = Verdict(cert.verdict)  # typed, and still the word it always was (a string enum)
+    if cert.interval is not None:
+        cert.interval = Interval(float(cert.interval[0]), float(cert.interval[1]))
+    if default:
+        _remember(problem, solution, cert)
+    return cert
+
+
+def _solution_key(problem, solution) -> tuple:
+    """What a remembered certificate depends on: the data's checksums and sizes, the point and the duals."""
+    arrays = (problem.A, problem.P, problem.q, problem.b)
+    sums = tuple(_checksum(a.data if sp.issparse(a) else a) for a in arrays)
+    data = (sums, float(problem.r0), problem.sense, problem.n, problem.m, len(problem.blocks))
+    point = tuple(None if v is None else np.array(v, float) for v in
+                  (getattr(solution, "x", None), getattr(solution, "z", None), getattr(solution, "certificate", None)))
+    reported = getattr(solution, "objective", None)
+    return data, point, (str(getattr(solution, "status", "")), repr(reported),
+                         bool(getattr(solution, "duals_recovered", False)))
+
+
+def _same_key(a, b) -> bool:
+    return a[0] == b[0] and a[2] == b[2] and all(
+        (u is None) == (v is None) and (u is None or np.array_equal(u, v)) for u, v in zip(a[1], b[1]))
+
+
+def _remember(problem, solution, cert) -> None:
+    """Keep ``cert`` on the Solution (``solution.certification``) with the key it was computed for."""
+    import copy
+
+    try:
+        solution.certification = copy.deepcopy(cert)
+        solution._certification_key = _solution_key(problem, solution)
+    except AttributeError:  # a duck-typed solution that takes no attributes: nothing remembered
+        pass
+
+
+def _remembered(problem, solution):
+    """A copy of the certificate remembered on ``solution`` when data, point and status are unchanged; else None."""
+    import copy
+
+    cert, key = getattr(solution, "certification", None), getattr(solution, "_certification_key", None)
+    if cert is None or key is None or not _same_key(key, _solution_key(problem, solution)):
+        return None
+    return copy.deepcopy(cert)
+
+
+def _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, repair) -> Certificate:
+    """`check` on a resolved ConicProblem (no memory)."""
+    from .duality import psd_certificate
     base = dict(tol=tol, tol_inaccurate=tol_inaccurate, solver_status=str(getattr(solution, "status", "")),
                 backend=getattr(solution, "backend", ""), solver=getattr(solution, "solver", ""))
     x = getattr(solution, "x", None)
@@ -327,6 +387,15 @@ def _decide(cert: Certificate, reported=None, convex: bool = True) -> None:
         return
     lo, hi = cert.interval
     if not (np.isfinite(lo) and np.isfinite(hi)):
+        below = [o for o in ([cert.primal_objective] + ([float(reported)] if reported is not None else []))
+                 if np.isfinite(lo) and np.isfinite(o) and o < lo - cert.tol * max(abs(lo), abs(o))]
+        if below:
+            cert.interval_notes.append(
+                f"not certified: the objective {below[0]:.10g} lies below the proved lower bound {lo:.10g}, so the "
+                "returned point is not feasible (the program may be infeasible by a margin within the solver's "
+                "tolerance)")
+        elif not np.isfinite(hi):
+            cert.interval_notes.append("not certified: no feasible point was proved (the upper end is infinite)")
         return
     width, size = hi - lo, max(abs(lo), abs(hi))
     floor = max(cert.scales.get("objective_terms", 0.0), cert.scales.get("objective_data", 0.0))

@@ -25,8 +25,11 @@ from ..model.cones import Cone, smat
 class Status:
     """Three parts: why the solver stopped, and what is known of the primal and of the dual.
 
-    termination: optimal | inaccurate | infeasible | unbounded | infeasible_or_unbounded | iteration_limit |
-    time_limit | numerical_error
+    termination: optimal | inaccurate | unconfirmed | infeasible | unbounded | infeasible_or_unbounded |
+    iteration_limit | time_limit | numerical_error. ``unconfirmed`` is certiprog's own word on its default path
+    (certiprog chose the solver): a point is returned that the certificate does not prove optimal (the solver may
+    have said 'optimal'; ``Solution.info['solver_termination']`` keeps its word, ``Solution.certification`` says why).
+    Where certiprog chooses, ``optimal`` means certified.
     primal, dual: feasible | infeasible | infeasible_inaccurate (infeasibility detected to reduced accuracy) |
     unknown.
     """
@@ -49,11 +52,16 @@ class Status:
     @property
     def ok(self) -> bool:
         """True when a primal point is available (optimal or inaccurate)."""
-        return self.termination in ("optimal", "inaccurate")
+        return self.termination in ("optimal", "inaccurate", "unconfirmed")
 
 
 @dataclass
 class Solution:
+    """A backend's answer in certiprog's conventions: values by variable name (`value`), duals by constraint name
+    (`dual`, sign convention in the user guide), the `Status`, the ``backend`` and ``solver`` that produced it, and
+    the certificate's ``verdict`` once checked. ``x``, ``z``, ``s`` are the stacked conic-form primal, dual and
+    slack; ``certificate`` an infeasibility or unboundedness ray. `save` / `load` write and read JSON + .npz."""
+
     status: Status
     objective: float
     x: np.ndarray | None  # stacked primal (conic form columns)
@@ -71,6 +79,18 @@ class Solution:
     cuts: dict = field(default_factory=dict)  # ForAll name -> list of cut points
     certificate: np.ndarray | None = None  # infeasibility / unboundedness ray when the solver gives one
     info: dict = field(default_factory=dict)
+    #: the `certiprog.certificates.Certificate` of this answer (the full check at solve time; None until checked):
+    #: ``check(model, sol)`` with default arguments returns (a copy of) it while the data and the point are unchanged
+    certification: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def verdict(self):
+        """The certificate's `certiprog.certificates.Verdict` on this answer (a string enum: 'certified',
+        'accurate', ...); None when it was never checked."""
+        from ..certificates.verdict import Verdict
+
+        word = self.certification.verdict if self.certification is not None else self.info.get("verdict")
+        return None if word is None else Verdict(word)
 
     # ------------------------------------------------------------ access
     def _name(self, obj) -> str:
@@ -365,7 +385,7 @@ def _check_meta(meta, stem: str) -> None:
         raise _bad(stem, "a cut array listed in 'cuts' is missing from 'arrays'")
     if not set(meta["not_saved"]) <= set(ARRAYS) or set(meta["not_saved"]) & set(meta["arrays"]):
         raise _bad(stem, f"bad 'not_saved' {meta['not_saved']!r}")
-    if status["termination"] in ("optimal", "inaccurate") and "x" not in meta["arrays"]:
+    if status["termination"] in ("optimal", "inaccurate", "unconfirmed") and "x" not in meta["arrays"]:
         raise _bad(stem, f"a {status['termination']} solution must hold its primal point x")
 
 
