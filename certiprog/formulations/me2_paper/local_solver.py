@@ -494,28 +494,33 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
         solved = consider(np.clip(validate.vector(alpha0, "alpha0", size=n), 0.0, 1.0 / n), "warm start")
     fixed_lo = np.zeros(N, bool)
     fixed_up = np.zeros(N, bool)
-    while not solved and state["ipm"] < max_iter and state["stages"] < 20:
-        state["stages"] += 1
+
+    def screen():
+        """Gap-safe screening at the best point so far (fixes more variables as its gap falls), then the data of
+        the problem on the variables left: (work, base, A_w, ub_w, v_w)."""
         best = state["best"]
-        if best is not None:  # gap-safe screening at the best certified point
+        if best is not None:
             x = full_x(best.alpha)
             g = A.T @ (A @ x + v)
             radius = colnorm * np.sqrt(2.0 * max(best.gap, 0.0)) * (1 + 1e-9) + 1e-12 * float(np.max(np.abs(g)))
-            fixed_lo |= g > radius
-            fixed_up |= np.isfinite(ub) & (g < -radius)
+            fixed_lo[:] |= g > radius
+            fixed_up[:] |= np.isfinite(ub) & (g < -radius)
         work = np.flatnonzero(~(fixed_lo | fixed_up))
-        base = np.where(fixed_up, ub, 0.0)
+        return work, np.where(fixed_up, ub, 0.0), A[:, work], ub[work], v + A[:, fixed_up] @ ub[fixed_up]
+
+    while not solved and state["ipm"] < max_iter and state["stages"] < 20:
+        state["stages"] += 1
+        work, base, A_w, ub_w, v_w = screen()
         if work.size == 0:
             solved = consider(base[:n], "screening")
             break
-        A_w, ub_w = A[:, work], ub[work]
-        v_w = v + A[:, fixed_up] @ ub[fixed_up]
 
         def assemble(x_w):
             x = base.copy()
             x[work] = x_w
             return x
 
+        best = state["best"]
         if best is not None:  # active-set rounds on what screening left, from the best point's partition
             xb = full_x(best.alpha)[work]
             x_w, used, _ = _active_set(A_w, v_w, ub_w, xb <= 0.0, np.isfinite(ub_w) & (xb >= ub_w), max_rounds=12,
@@ -524,6 +529,11 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
             if consider(assemble(x_w)[:n], "warm start + screening + active set" if alpha0 is not None
                         and state["stages"] == 1 else "screening + interior point + active set"):
                 break
+            if state["best"].gap < best.gap:  # the rounds lowered the gap: screen again before the interior point
+                work, base, A_w, ub_w, v_w = screen()
+                if work.size == 0:
+                    solved = consider(base[:n], "screening")
+                    break
         start_gap = state["best"].gap if state["best"] is not None else np.inf
 
         def accept(x_w, zl, zu) -> bool:
