@@ -31,7 +31,7 @@ TEXT_STATEMENTS = (
 )
 
 EXTRACTION_NOTES = (
-    "row labels \\mathbf{w}_0, $\\mathbf{w}_{0.3}$, $\\mathbf{w}_{0.5}$ kept their LaTeX; the numbers parsed as "
+    "the row labels (bold w_0, w_0.3, w_0.5) came through as raw LaTeX in the extracted text; the numbers parsed as "
     "plain values",
     "Table 1 matches the four statements of Sec. 5.1 about it (ratios 9.3 and 3.7 for the text's '10 times' and "
     "'factor of 4')",
