@@ -64,7 +64,9 @@ valid, the cheap one is only looser.
 Upper bound
 -----------
 ``f`` at a point proved feasible: equality rows are solved for a well-conditioned set of basic columns
-(pivoted QR) with an enclosure of the exact solution; then the other blocks are checked for cone
+(pivoted QR) with an enclosure of the exact solution, or, when the dense equality block would exceed
+``_EQ_DENSE_MAX`` entries, corrected by a minimum-norm step whose enclosure comes from a proved lower bound of
+lambda_min(A_E A_E') (`_SparseEqualities`: sparse, no matrix of the problem's size); then the other blocks are checked for cone
 membership over the whole enclosure (nonneg: lower ends >= 0; SOC: s_0^2 >= ||s_1||^2; PSD: interval
 Cholesky; power cones via logarithms; exponential cone: y, z > 0 and log y + x/y <= log z, in arb). If the solver's point fails, it is moved toward a strictly feasible
 point found by a small Clarabel margin problem (``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c``
@@ -1415,6 +1417,110 @@ def _equality_split(problem, rows, basic):
     return out
 
 
+_EQ_DENSE_MAX = 1_000_000  # entries (rows x columns) of the dense equality block the pivoted-QR basis may form
+
+
+class _SparseEqualities:
+    """The equality rows E made exact by a minimum-norm correction, for blocks too large to densify.
+
+    With ``M = D A_E[:, J]`` (J: the columns allowed to move; D: powers of two making M's rows about unit length,
+    so M is exact) of full row rank, ``x + M'(MM')^{-1} D r`` solves ``A_E x = b_E`` exactly, r the exact residual
+    ``b_E - A_E x``; its change d has ``|d_j| <= ||M_j||_2 ||Dr||_2 / lam`` and ``||d||_2 <= ||Dr||_2 / sqrt(lam)``
+    for ``lam <= lambda_min(MM')``. lam is proved from G = fl(MM'): Gershgorin's discs (`_gershgorin_lower`) or a
+    sparse LDL' of G - t I (`_ldl`, `_ldl_residual_norm`), less G's own rounding (``|G - MM'| <= gamma_{p+2}
+    |M||M|'``, p the longest row of M, whose 2-norm is at most its largest row sum). Nothing of size rows x
+    columns is formed: the cost is one sparse factorisation of the k x k matrix G per column set J.
+    """
+
+    def __init__(self, problem, rows):
+        self.rows = rows
+        A = _csr_A(problem)
+        AE = sp.csr_matrix(A[rows])
+        AE.sum_duplicates()
+        norms = np.sqrt(np.asarray(AE.multiply(AE).sum(axis=1)).reshape(-1))
+        self.scale = np.exp2(-np.round(np.log2(np.where(norms > 0, norms, 1.0))))  # powers of two: D A_E exact
+        self.AE = AE
+        self.b = problem.b[rows]
+        self.row_of = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+        self.kind = problem.row_kinds()
+        self.touched = np.flatnonzero(np.bincount(AE.indices, minlength=A.shape[1]) > 0)
+        self._proofs: dict = {}
+
+    def _proof(self, cols):
+        key = cols.tobytes()
+        if key not in self._proofs:
+            if len(self._proofs) >= 4:
+                self._proofs.pop(next(iter(self._proofs)))
+            self._proofs[key] = self._prove(cols)
+        return self._proofs[key]
+
+    def _prove(self, cols):
+        """(M, lam, ||M_j||_2 upper bounds, approximate solver of G w = v), or None when nothing is proved."""
+        from scipy.sparse.linalg import splu
+
+        M = sp.csr_matrix(sp.diags(self.scale) @ self.AE[:, cols])
+        k = M.shape[0]
+        if np.any(np.diff(M.indptr) == 0):
+            return None  # an equality row none of the movable columns enters
+        G = sp.csc_matrix(M @ M.T)
+        aM = abs(M)
+        p = int(np.diff(M.indptr).max())
+        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(2 * p + 8))
+        lam = _gershgorin_lower(G)
+        if not lam > rounding:
+            top = float(G.diagonal().max())
+            lam = -np.inf
+            for t in (1e-3, 1e-6, 1e-9):
+                fac = _ldl(G, -t * top)
+                if fac is None:
+                    continue
+                _, L, D, ip = fac
+                lam = t * top - _ldl_residual_norm(G, -t * top, L, D, ip)
+                if lam > rounding:
+                    break
+        lam = float(np.nextafter((lam - rounding) * (1 - 4 * _U), -np.inf))
+        if not lam > 0:
+            return None
+        colsq = np.asarray(aM.multiply(aM).sum(axis=0)).reshape(-1) * (1 + gamma(k + 2))
+        colnorm = np.nextafter(np.sqrt(colsq) * (1 + 4 * _U), np.inf)
+        try:
+            lu = splu(G, permc_spec="MMD_AT_PLUS_A")
+        except RuntimeError:
+            return None
+        return M, lam, colnorm, lu
+
+    def correct(self, problem, X: Ball) -> bool:
+        """Move X (in place) to an enclosure of a point satisfying the equalities exactly; False if not proved.
+
+        The columns that may move are first those not in a tight row (a nonneg row with slack below 1e-9 of its
+        scale, or any row of another cone), so active bounds and constraints stay as the solver left them; then
+        every column the equalities touch."""
+        A = _csr_A(problem)
+        s = problem.b - A @ X.mid
+        loose = (self.kind == "nonneg") & (s > 1e-9 * (1.0 + np.abs(problem.b)))
+        tight_row = (self.kind != "zero") & ~loose
+        pinned = np.bincount(A.indices[tight_row[self.row_of]], minlength=A.shape[1]) > 0
+        free = self.touched[~pinned[self.touched]]
+        for cols in ((free, self.touched) if free.size < self.touched.size else (self.touched,)):
+            proof = self._proof(cols)
+            if proof is None:
+                continue
+            M, lam, colnorm, lu = proof
+            r = (Ball(self.b) - matvec(self.AE, X)) * self.scale
+            w = lu.solve(r.mid)
+            w = w + lu.solve(r.mid - M @ (M.T @ w))  # one refinement step (floating point; not relied on)
+            Y = Ball(X.mid.copy(), X.rad.copy())
+            Y.mid[cols] += M.T @ w
+            rn = ((Ball(self.b) - matvec(self.AE, Y)) * self.scale).norm_hi()
+            rad = np.minimum(colnorm * rn / lam, rn / np.sqrt(lam)) * (1 + 8 * _U)
+            Y.rad[cols] = np.nextafter((Y.rad[cols] + np.nextafter(rad, np.inf)) * (1 + 2 * _U), np.inf)
+            if not np.all(np.isfinite(Y.rad[cols])):
+                continue
+            X.mid[:], X.rad[:] = Y.mid, Y.rad
+            return True
+        return False
+
+
 def _equality_basis_uncached(problem):
     import scipy.linalg as sla
 
@@ -1422,6 +1528,8 @@ def _equality_basis_uncached(problem):
                           [np.zeros(0, int)])
     if rows.size == 0:
         return rows, rows
+    if rows.size * problem.n > _EQ_DENSE_MAX:  # a dense QR would cost O(k^2 n) time and k n memory
+        return rows, _SparseEqualities(problem, rows)
     A = _csr_A(problem)
     AE = A[rows].toarray()
     n = problem.n
@@ -1593,7 +1701,10 @@ def _verify_point(problem, x, eq_rows, basic, lift: _Lift | None = None) -> floa
     ``lift``: raise the monotone columns after the equality solve (`_Lift`)."""
     X = Ball(np.array(x, float))  # a copy: the equality solve and the lift write into it, never into the caller's x
     A = _csr_A(problem)
-    if eq_rows.size:
+    if isinstance(basic, _SparseEqualities):
+        if not basic.correct(problem, X):
+            return None
+    elif eq_rows.size:
         AEB, AEN, nonbasic = _equality_split(problem, eq_rows, basic)
         rhs = Ball(problem.b[eq_rows]) - matvec(AEN, X[nonbasic])
         try:
