@@ -53,8 +53,11 @@ from ..model.cones import Cone, project
 EXACT_RESIDUAL = 1e-9
 #: ... and when the last Newton step moved z by at most this much relative to ||z||_inf
 EXACT_STEP = 1e-7
+#: identifying the active set from a primal point alone: a row or cone whose slack is within this of its
+#: boundary, relative to its unit (`row_units`), is taken as active (a wrong guess is corrected by the sign checks)
+SLACK_ACTIVE = 1e-5
 #: systems up to this many unknowns are solved densely (SVD least squares); larger ones with sparse LU / LSMR
-DENSE_LIMIT = 1500
+DENSE_LIMIT = 500
 SMOOTH_KINDS = ("soc", "exp", "pow", "pownd")
 
 
@@ -196,14 +199,42 @@ class _Active:
     offrows: np.ndarray  # inactive nonneg rows
 
 
+def _margin(kind: str, S: np.ndarray, weights) -> np.ndarray:
+    """How far inside its cone each row of S is, in the slack's units (<= 0 on the boundary or outside; 0 where
+    the point is on a non-smooth part of the boundary or outside the simple formulas' domain)."""
+    if kind == "soc":
+        return S[:, 0] - np.linalg.norm(S[:, 1:], axis=1)
+    if kind == "exp":
+        ok = (S[:, 1] > 0) & (S[:, 2] > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = S[:, 1] * np.log(S[:, 2] / S[:, 1]) - S[:, 0]
+        return np.where(ok, m, 0.0)
+    if kind in ("pow", "pownd"):
+        U = S[:, :-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.exp(np.log(np.maximum(U, 0.0)) @ np.asarray(weights, float)) - np.abs(S[:, -1])
+        return np.where(np.all(U > 0, axis=1), m, 0.0)
+    if kind == "psd":
+        from ..model.cones import smat
+
+        side = int(round((np.sqrt(8 * S.shape[1] + 1) - 1) / 2))
+        return np.array([np.linalg.eigvalsh(smat(p, side))[0] for p in S])
+    raise InputError(f"no margin for cone kind {kind!r}")
+
+
 def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
     """The active set of the pair (x, z), or a string saying why it cannot be polished. force_on / force_off:
-    rows (nonneg) and cone starts moved across by an earlier round."""
+    rows (nonneg) and cone starts moved across by an earlier round. z None: identified from the slacks alone
+    (a row or cone within SLACK_ACTIVE of its boundary, relative to its unit, is active)."""
     s = problem.b - problem.A @ x
     unit = row_units(problem, x)  # slacks / unit and duals * unit are unit-free (`row_units`)
-    zr = np.abs(z) * unit
-    zmax = float(np.max(zr, initial=0.0))
-    zrel = zr / zmax if zmax > 0 else np.zeros_like(z)
+    by_slack = z is None
+    if by_slack:
+        zrel = np.zeros(problem.m)
+    else:
+        zr = np.abs(z) * unit
+        zmax = float(np.max(zr, initial=0.0))
+        zrel = zr / zmax if zmax > 0 else np.zeros_like(z)
     on_set, off_set = np.array(sorted(force_on), int), np.array(sorted(force_off), int)
     eq, signed, offrows, apex, off = [], [], [], [], []
     smooth: dict = {}
@@ -218,7 +249,7 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
         if c.kind == "nonneg":
             r = np.arange(blk.start, blk.stop)
             srel = np.where(u > 0, s[r] / np.where(u > 0, u, 1.0), 0.0)
-            on = (zrel[r] > srel) | np.isin(r, on_set)
+            on = ((srel <= SLACK_ACTIVE) if by_slack else (zrel[r] > srel)) | np.isin(r, on_set)
             on &= ~np.isin(r, off_set)
             eq.append(r[on]), signed.append(r[on]), offrows.append(r[~on])
             continue
@@ -229,8 +260,13 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
         s_rel = np.where(us > 0, np.linalg.norm(S, axis=1) / np.where(us > 0, us, 1.0), 0.0)
         z_rel = np.linalg.norm(zrel[blk.start:blk.stop].reshape(c.count, c.dim), axis=1)
         forced_on, forced_off = np.isin(starts, on_set), np.isin(starts, off_set)
-        is_off = forced_off | (~forced_on & (z_rel <= s_rel) & (z_rel <= 1e-6))
-        is_apex = ~is_off & (s_rel <= 1e-9) & (s_rel < z_rel)
+        if by_slack:
+            inside = _margin(c.kind, S, c.weights if c.kind in ("pow", "pownd") else None) / np.where(us > 0, us, 1.0)
+            is_off = forced_off | (~forced_on & (inside > SLACK_ACTIVE) & (s_rel > SLACK_ACTIVE))
+            is_apex = ~is_off & (s_rel <= SLACK_ACTIVE)
+        else:
+            is_off = forced_off | (~forced_on & (z_rel <= s_rel) & (z_rel <= 1e-6))
+            is_apex = ~is_off & (s_rel <= 1e-9) & (s_rel < z_rel)
         rest = ~is_off & ~is_apex
         off.append((one, starts[is_off]))
         if is_apex.any():
@@ -411,7 +447,7 @@ def _newton(sysm: _System, u, max_iter: int = 20):
     if F is None:
         return u, np.inf, np.inf, 0
     phi = float(np.linalg.norm(F))
-    zscale = max(float(np.max(np.abs(sysm.dual(u)), initial=0.0)), np.finfo(float).tiny)
+    floor = 10 * np.finfo(float).eps * np.sqrt(F.size)  # ||F|| at rounding level (F is unit-free)
     estimate, it = np.inf, 0
     for it in range(max_iter + 1):
         d = _solve(sysm.jacobian(u), -F)
@@ -419,9 +455,14 @@ def _newton(sysm: _System, u, max_iter: int = 20):
             estimate = np.inf
             break
         full = u + d
-        estimate = float(np.max(np.abs(sysm.dual(full) - sysm.dual(u)), initial=0.0)) / zscale \
-            if sysm.residual(full) is not None else np.inf
-        if phi <= 1e-16 or estimate <= 1e-15 or it == max_iter:
+        if sysm.residual(full) is None:
+            estimate = np.inf
+        else:
+            z_now, z_next = sysm.dual(u), sysm.dual(full)
+            zscale = max(float(np.max(np.abs(z_now), initial=0.0)), float(np.max(np.abs(z_next), initial=0.0)),
+                         np.finfo(float).tiny)
+            estimate = float(np.max(np.abs(z_next - z_now), initial=0.0)) / zscale
+        if phi <= floor or estimate <= 1e-15 or it == max_iter:  # converged to rounding (or out of iterations)
             break
         t, accepted = 1.0, False
         for _ in range(30):
@@ -510,15 +551,18 @@ def _apex_outside(act: _Active, z, ztol) -> bool:
     return False
 
 
-def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
+def polish_duals(problem, x, z=None, rounds: int = 3) -> DualPolish:
     """Polish the dual z recovered at x (module docstring); the caller's x is not changed (the polished primal
-    point is returned in ``DualPolish.x``)."""
+    point is returned in ``DualPolish.x``). z None: no dual yet; the active set is identified from x's slacks
+    (`SLACK_ACTIVE`) and the multipliers start at 0 (``residual_before`` is then inf, and a failure returns z = 0,
+    flagged approximate)."""
     t0 = time.perf_counter()
     x = np.asarray(x, float).reshape(-1)
-    z = np.asarray(z, float).reshape(-1)
+    given = z is not None
+    z = np.asarray(z, float).reshape(-1) if given else np.zeros(problem.m)
     if x.shape != (problem.n,) or z.shape != (problem.m,) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(z))):
         raise InputError(f"polish_duals needs finite x with {problem.n} and z with {problem.m} entries")
-    r0 = kkt_residual(problem, x, z)
+    r0 = kkt_residual(problem, x, z) if given else np.inf
 
     def done(zz, xx, r, step, polished, reason, its=0):
         approx = not (r <= EXACT_RESIDUAL and (step <= EXACT_STEP if polished else True))
@@ -526,17 +570,22 @@ def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
 
     if problem.m == 0:
         return done(z, x, r0, 0.0, False, "no constraints")
-    if r0 == 0.0:
-        return done(z, x, r0, 0.0, False, "the recovered pair is a KKT point")
+    if r0 <= 1e-12:  # nothing left to polish (the rule for 'exact' is r <= EXACT_RESIDUAL)
+        return done(z, x, r0, 0.0, False, f"the recovered pair is a KKT point to rounding (residual {r0:.1e})")
     gs, _ = _scales(problem, x, z)
     rho = row_units(problem, x)
     unit = np.where(rho > 0, rho, 1.0)
     force_on, force_off, iters = set(), set(), 0
     why = "not polished"
     for _ in range(rounds):
-        act = _classify(problem, x, z, frozenset(force_on), frozenset(force_off))
+        act = _classify(problem, x, z if given else None, frozenset(force_on), frozenset(force_off))
         if isinstance(act, str):
             why = act
+            break
+        if not given and act.eq.size + sum(g.starts.size for g in act.groups) > problem.n:
+            # more active constraints than variables: primal degenerate, the duals are not determined by the
+            # slacks' active set (lp_7's x = 0 has all 303 rows active on 253 columns); the least squares decide
+            why = "primal degenerate at x (more active constraints than variables)"
             break
         sysm = _System(problem, act, gs, rho)
         u, phi, step, it = _newton(sysm, _start(sysm, x, z))
@@ -563,8 +612,10 @@ def polish_duals(problem, x, z, rounds: int = 3) -> DualPolish:
             zp[r] = _into_dual_cone(blk.cone, zp[r])
         r1 = kkt_residual(problem, xp, zp)
         if r1 <= r0:
-            return done(zp, xp, r1, step, True, f"Newton polish on the active set: KKT residual {r0:.2e} -> "
-                        f"{r1:.2e}, estimated error {step:.1e} of ||z||", iters)
+            how = f"KKT residual {r0:.2e} -> {r1:.2e}" if given else \
+                f"active set from the slacks, KKT residual {r1:.2e}"
+            return done(zp, xp, r1, step, True, f"Newton polish on the active set: {how}, estimated error "
+                        f"{step:.1e} of ||z||", iters)
         why = f"the polish did not lower the KKT residual ({r0:.2e} -> {r1:.2e})"
         break
     return done(z, x, r0, np.nan, False, why, iters)

@@ -74,6 +74,14 @@ def recover(problem, x, *, polish: bool = True, thresholds=(1e-7, 1e-5, 1e-3, 1e
     from .polish import EXACT_RESIDUAL, DualPolish, kkt_residual, polish_duals
 
     t0 = time.perf_counter()
+    if polish:  # first Newton's method on the active set read from x's slacks: no least squares when it succeeds
+        x = np.asarray(x, float).reshape(-1)
+        if x.shape != (problem.n,) or not np.all(np.isfinite(x)):
+            raise InputError(f"recover_duals needs a finite x with {problem.n} entries")
+        out = polish_duals(problem, x)
+        if out.polished and not out.approximate:
+            out.seconds = time.perf_counter() - t0
+            return out
     z = _least_squares_duals(problem, x, thresholds, weight)
     x = np.asarray(x, float).reshape(-1)
     if polish:
