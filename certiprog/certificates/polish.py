@@ -22,13 +22,18 @@ on the smooth boundary the normal cone of K at s_k is the ray of -g_k, so the co
 * pow / pownd (u in R^n_+, w), u > 0, w != 0: ``f = prod u_i^a_i - sigma w`` (sigma = sign w), ``g = (a_i p / u_i,
   -sigma)`` with p = prod u_i^a_i: ``prod (g_i / a_i)^a_i = p / prod u_i^a_i = 1 = |g_w|`` (boundary of K*).
 
-Blocks whose dual is ~0 are inactive (z = 0); a cone whose slack is ~0 is at its apex (all its rows are
-equalities, its dual free, then checked in K*). A cone active at a non-smooth point (an exp or power cone's edge,
-a PSD block) is not polished: the result is then flagged approximate.
+The active set comes from the pair: a row or cone whose dual (times its row's unit, `row_units`) exceeds its
+slack (over the unit) is active, blocks whose dual is ~0 are inactive (z = 0), and a cone whose slack is ~0 is at
+its apex (all its rows are equalities, its dual free, then checked in K*). Without a dual (``z=None``, what
+`certiprog.certificates.recovery.recover` tries first) it comes from the slacks alone: within `SLACK_ACTIVE` of
+the boundary is active, and the multipliers start at 0; a point with more active constraints than variables
+(primal degenerate) is left to the least-squares recovery. A cone active at a non-smooth point (an exp or power
+cone's edge, a PSD block) is not polished: the result is then flagged approximate.
 
-The Newton iterations run on the merit ``||F||`` (stationarity divided by the gradient's scale, the rest by the
-constraints' scale) with backtracking, Gauss-Newton least-squares steps (minimum norm: degenerate, non-unique duals
-are fine). Then signs are checked (y >= 0 on nonneg rows, lambda >= 0, apex duals in K*) and inactive constraints
+The Newton iterations run on the merit ``||F||`` (stationarity divided by the gradient's scale, each constraint
+row by its unit, so that rescaled rows and objectives change nothing) with backtracking and Gauss-Newton
+least-squares steps on equilibrated columns (minimum norm when the system is small and dense: degenerate,
+non-unique duals are fine; sparse LU, else LSMR, when large). Then signs are checked (y >= 0 on nonneg rows, lambda >= 0, apex duals in K*) and inactive constraints
 must hold at the polished x; a wrong guess moves the offending rows across and the polish runs again (3 rounds).
 The polished dual is projected onto K* (membership exact up to rounding) and kept only if its KKT residual
 (`kkt_residual`, the natural residual of the pair) is no larger than the recovered one's.

@@ -1,6 +1,10 @@
 """Dual recovery for backends that return no duals.
 
-From a primal point x (s = b - A x), find the active blocks and solve
+`recover` first solves the KKT system on the active set read from x's slacks, in x and z jointly by Newton's
+method (`certiprog.certificates.polish.polish_duals` without a dual): at a nondegenerate point this gives a KKT
+dual to rounding at the cost of a few sparse factorisations. When that does not prove a KKT pair (a degenerate or
+inaccurate point, a wrong guess of the active set), it falls back to least squares: from x (s = b - A x), find
+the active blocks and solve
 
     min_z  1/2 ||P x + q + A'z||^2  (+ w <Pi_K(s), z> for conic blocks)   s.t.  z in K*,
            z_b = 0 on blocks that are inactive at x,
@@ -11,10 +15,11 @@ From a primal point x (s = b - A x), find the active blocks and solve
 * SOC / PSD / power blocks: a small Clarabel conic least-squares problem in z (the complementarity
   weight w picks, among duals with the same residual, one complementary to s).
 
-That z inherits the error of x (stationarity is solved at x), so it is then polished: Newton's method on the
-KKT system restricted to the active set, in x and z jointly (`certiprog.certificates.polish`). `recover`
-returns the outcome with the flag saying whether the dual is exact to rounding or approximate (and why);
-`recover_duals` the dual alone.
+on data whose rows are divided by their units (`certiprog.certificates.polish.row_units`) and gradient by its
+norm (thresholds and tolerances then mean the same on data scaled by 1e8 or 1e-8). That z inherits the error of x
+(stationarity is solved at x), so it is then polished: Newton's method on the KKT system restricted to the
+active set of the pair, in x and z jointly (`certiprog.certificates.polish`). `recover` returns the outcome with
+the flag saying whether the dual is exact to rounding or approximate (and why); `recover_duals` the dual alone.
 """
 from __future__ import annotations
 

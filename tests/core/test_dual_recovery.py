@@ -5,9 +5,9 @@ as native ones, or say they are approximate (`certiprog.certificates.recovery`, 
   every dual-less path: each recovered dual matches CVXPY's reference to 1e-4 relative (max error <= 1e-4 max(1,
   max |reference|), what native solvers meet) and Clarabel's own duals at tight tolerances to 1e-5 (Clarabel's own accuracy there), unless the
   Solution and the certificate say the dual is approximate. Before the polish SCIP's pcp_1 missed by 3.4e-4.
-* A seeded hypothesis property on random feasible LPs and SOCPs with a primal point off by ~1e-6 (a solver's
+* A seeded hypothesis property on random feasible LPs, SOCPs and QPs with a primal point off by ~1e-6 (a solver's
   tolerance): the polished dual lies in K* and its KKT residual is no larger than the recovered one's; when the
-  polish calls it exact, it is Clarabel's dual.
+  polish calls it exact, it is Clarabel's dual (the same for `recover`'s default path).
 * A PSD block active on its boundary cannot be polished: the flag is set and the certificate says why.
 * Bad input raises InputError; data scaled by 1e8 / 1e-8 give the same (scaled) duals.
 """
@@ -111,9 +111,10 @@ def test_polish_is_what_makes_pcp_1_accurate():
 
 
 # --------------------------------------------------------------------------- property: random LPs / SOCPs
-def random_program(rng, n, m, soc: bool):
-    """A feasible, bounded program: min c'x + (t) s.t. A x <= b (slack at a random point), |x| <= 1, and with
-    soc: ||F x + g|| <= t plus t in the objective."""
+def random_program(rng, n, m, kind: str):
+    """A feasible, bounded program: min c'x (+ t, + 1/2 ||x||^2) s.t. A x <= b (slack at a random point),
+    |x| <= 1, and for kind 'socp': ||F x + g|| <= t with t in the objective; 'qp': the squared norm."""
+    soc = kind == "socp"
     x = Variable(n, "x")
     A = rng.standard_normal((m, n))
     x0 = rng.uniform(-0.5, 0.5, n)
@@ -126,15 +127,19 @@ def random_program(rng, n, m, soc: bool):
         F, g = rng.standard_normal((3, n)), rng.standard_normal(3)
         cons["norm"] = SOC(t, F @ x + g)
         obj = obj + t
+    if kind == "qp":
+        obj = obj + 0.5 * cm.sum_squares(x)
     return Model(minimize(obj), cons)
 
 
 @seed(20261127)
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(st.integers(0, 2**31 - 1), st.integers(2, 8), st.integers(1, 10), st.booleans())
-def test_polish_keeps_dual_cone_and_lowers_residual(data_seed, n, m, soc):
+@given(st.integers(0, 2**31 - 1), st.integers(2, 8), st.integers(1, 10), st.sampled_from(["lp", "socp", "qp"]))
+def test_polish_keeps_dual_cone_and_lowers_residual(data_seed, n, m, kind):
+    """The polish of a least-squares dual (`polish_duals`) and the default path (`recover`: Newton from the slacks
+    first): duals in K*, residual no larger than the least-squares pair's, and exact ones are Clarabel's."""
     rng = np.random.default_rng(data_seed)
-    model = random_program(rng, n, m, soc)
+    model = random_program(rng, n, m, kind)
     sol = model.solve(backend="clarabel", solver="clarabel", **TIGHT)
     assert sol.status.termination == "optimal"
     p = sol.problem
@@ -147,9 +152,15 @@ def test_polish_keeps_dual_cone_and_lowers_residual(data_seed, n, m, soc):
     before, after = kkt_residual(p, x, raw.z), kkt_residual(p, out.x, out.z)
     assert after <= before
     assert out.residual_before == before and out.residual_after == after
-    if not out.approximate:  # said exact: then it is the (here unique) optimal dual, Clarabel's
-        assert after <= EXACT_RESIDUAL
-        assert rel_error(out.z, sol.z) <= 1e-5, (out.reason, np.abs(out.z - sol.z).max())
+    default = recover(p, x)
+    for blk in p.blocks:
+        zb = default.z[blk.start:blk.stop]
+        assert distance_to_cone(blk.cone, zb, dual=True) <= 1e-12 * (1 + np.linalg.norm(zb))
+    for res in (out, default):
+        if not res.approximate:  # said exact: then it is the (here unique) optimal dual, Clarabel's
+            assert res.residual_after <= EXACT_RESIDUAL
+            assert rel_error(res.z, sol.z) <= 1e-5, (res.reason, np.abs(res.z - sol.z).max())
+    assert default.approximate or default.residual_after <= max(before, EXACT_RESIDUAL)
 
 
 # --------------------------------------------------------------------------- the flag
