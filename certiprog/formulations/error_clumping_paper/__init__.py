@@ -1,6 +1,8 @@
 """Paper 003: error clumping (``shared/papers/003_*``).
 
 programs.py       eq. (1), the QP with the neighbourhood matrix Theta, and the neighbourhood graph
+normalisation.py  Theta's readings (printed -eta/(m-1), dmax, symmetric, max, row): PSD ranges proved, rigorous
+                  lambda_max bound (the limit of any discount), used by programs, solver and estimators
 graph.py          the exact rho-graph: blocked float32 BLAS distances + rigorous recheck (radius_graph), rho_for_mean_degree
 solver.py         the structured certified solver of eq. (1): ``solve_error_clumping(X, y, rho, eta, lam, graph=None, *,
                   tol=1e-6, method='newton'|'agd', w0=None, max_iter=None, progress=False) -> ErrorClumpingFit``
@@ -26,6 +28,7 @@ PAPER = Paper("003", "Error clumping", __name__, claims=(f"{__name__}.claims",),
               estimators={"ErrorClumpingClassifier": f"{__name__}.estimator",
                           "HolePunchingClassifier": f"{__name__}.estimator"},
               experiments=(Experiment("error-clumping", f"{__name__}.experiment",
-                                      "003: Table 1 (per-digit MNIST errors, eta 0/0.3/0.5), Figs. 1 and 2"),))
+                                      "003: Table 1 (per-digit MNIST errors, eta 0/0.3/0.5), Figs. 1 and 2, "
+                                      "the Theta-normalisation study"),))
 
 __all__ = ["PAPER", "error_clumping", "neighbourhood_matrix"]

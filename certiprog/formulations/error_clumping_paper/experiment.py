@@ -54,7 +54,7 @@ FIG2_SIZE = 10_000  # Fig. 2's default training / test size (12 hole-punching ru
 PAPER_ETAS = (0.0, 0.3, 0.5)
 LAM_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 #: Fig. 2's radius rules tried on the validation part: (error_fraction, min_hole_size); (0.5, 1) is the paper's
-HP_RULES = ((0.5, 1), (0.3, 20), (0.2, 20), (0.15, 50))
+HP_RULES = ((0.5, 1), (0.2, 20), (0.15, 50))
 HP_NORMALISATIONS = ("printed", "dmax")
 STUDY_NEIGHBOURHOODS = (0.01, 0.03, 0.1, 0.3)
 STUDY_LAMS = (0.1, 0.3, 1.0, 3.0, 10.0)
