@@ -1729,11 +1729,14 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
 
     ``eps``: weight of the proximity term ``eps/2 ||x - x0||^2`` (default ``1e-3 / (1 + ||x0||^2)``; 0 finds
     any strictly feasible point however far); ``t_max``: the margin sought (a small one keeps the point near x0).
-    Returns (x, t) with margin t (> 0 means strictly feasible up to the solver's accuracy)."""
-    import clarabel
+    Returns (x, t) with margin t (> 0 means strictly feasible up to the solver's accuracy).
 
-    from ..solvers.backends.clarabel_backend import clarabel_cones
+    The margin QP is solved by the function registered with `set_margin_solver` (the solvers layer registers
+    Clarabel's on import): the certificates never import a backend. None registered: (x0, -inf), no point found."""
+    from ..model.cones import Cone
 
+    if _MARGIN_SOLVER[0] is None:
+        return np.asarray(x0, float), -np.inf
     n, m = problem.n, problem.m
     e = np.zeros(m)
     for blk in problem.blocks:
@@ -1756,12 +1759,22 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
     A = sp.vstack([sp.hstack([problem.A, sp.csc_matrix(e[:, None])]),
                    sp.hstack([sp.csc_matrix((1, n)), sp.csc_matrix([[1.0]])])], format="csc")
     b = np.concatenate([problem.b, [float(t_max)]])
-    cones = clarabel_cones(problem.merged_cones()) + [clarabel.NonnegativeConeT(1)]
-    s = clarabel.DefaultSettings()
-    s.verbose = False
-    res = clarabel.DefaultSolver(sp.triu(P, format="csc"), q, A, b, cones, s).solve()
-    w = np.array(res.x)
+    cones = problem.merged_cones() + [Cone("nonneg", 1)]
+    w = np.asarray(_MARGIN_SOLVER[0](P, q, A, b, cones), float)
     return w[:n], float(w[n])
+
+
+#: the margin problem's solver: ``solve(P, q, A, b, cones) -> x`` for min 1/2 x'Px + q'x s.t. b - Ax in cones
+#: (certiprog `Cone` objects, merged); set by the solvers layer (`set_margin_solver`), called by `interior_point`
+_MARGIN_SOLVER: list = [None]
+
+
+def set_margin_solver(solve) -> None:
+    """Register the function that solves `interior_point`'s margin QP (the upper end's repair): the certificates
+    take it as an argument instead of importing a backend (certiprog.solvers registers Clarabel's)."""
+    if solve is not None and not callable(solve):
+        raise TypeError(f"set_margin_solver takes a function (P, q, A, b, cones) -> x, or None; got {solve!r}")
+    _MARGIN_SOLVER[0] = solve
 
 
 def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tuple[float, str, dict]:

@@ -423,6 +423,16 @@ def _decide(cert: Certificate, reported=None, convex: bool = True) -> None:
         cert.verdict = "certified"
 
 
+def relative_violation(forall, values: dict, point: np.ndarray, slack: float) -> float:
+    """max(0, -slack) / max(1, |lhs|, |rhs|) of a ForAll's inequality at the index point ``point`` (the cutting-plane
+    loop's stopping measure and the semi-infinite check's)."""
+    if slack >= 0:
+        return 0.0
+    con = forall.instantiate(point[None, :])
+    scale = max(1.0, float(np.max(np.abs(con.lhs.value_at(values)))), float(np.max(np.abs(con.rhs.value_at(values)))))
+    return -slack / scale
+
+
 def _check_semi_infinite(problem, x, cert) -> None:
     """ForAll constraints solved by cutting planes: ask each index set's oracle for the worst point.
 
@@ -433,8 +443,6 @@ def _check_semi_infinite(problem, x, cert) -> None:
     foralls = list(getattr(structure, "cutting_plane", []) or [])
     if not foralls:
         return
-    from ..solvers.cutting_plane import relative_violation
-
     values = {v: v.unflat(x[a:b]) for v, a, b in problem.columns.values()}
     worst_rel = 0.0
     for f in foralls:

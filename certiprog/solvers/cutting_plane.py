@@ -38,19 +38,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..certificates.kkt import relative_violation
 from ..errors import ModelError
 from .solution import Status
 
 log = logging.getLogger(__name__)
-
-
-def relative_violation(forall, values: dict, point: np.ndarray, slack: float) -> float:
-    """max(0, -slack) / max(1, |lhs|, |rhs|) of the inequality at ``point``."""
-    if slack >= 0:
-        return 0.0
-    con = forall.instantiate(point[None, :])
-    scale = max(1.0, float(np.max(np.abs(con.lhs.value_at(values)))), float(np.max(np.abs(con.rhs.value_at(values)))))
-    return -slack / scale
 
 
 def _append_cuts(problem, cuts: list):

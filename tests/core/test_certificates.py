@@ -266,3 +266,25 @@ def test_solution_dual_recovers_missing_duals_on_demand():
     assert abs(float(sol.dual("budget")) - float(ref.dual("budget"))) < 1e-5
     assert sol.duals_recovered and "duals_recovered" in sol.info
     assert check(m, sol).duals_recovered
+
+
+def test_the_upper_end_repair_uses_the_registered_margin_solver_and_degrades_without_one(monkeypatch):
+    """The certificates take the margin QP's solver as a registered function (no backend import): without one
+    the repair finds no interior point and the upper end says so instead of failing."""
+    import certiprog.certificates.duality as D
+    from certiprog import Model, Variable, minimize
+
+    x = Variable(2, name="x")
+    m = Model(minimize(x.sum()), [x >= 1, x.sum() <= 3])
+    sol = m.solve(backend="clarabel", solver="clarabel")
+    bad = sol.x - 1e-4  # infeasible: the upper end must repair it through the margin problem
+    calls = []
+    real = D._MARGIN_SOLVER[0]
+    monkeypatch.setattr(D, "_MARGIN_SOLVER", [lambda *a: calls.append(1) or real(*a)])
+    up, why, _ = D.upper_bound(sol.problem, bad)
+    assert calls and np.isfinite(up) and why == ""
+    monkeypatch.setattr(D, "_MARGIN_SOLVER", [None])
+    up, why, _ = D.upper_bound(sol.problem, bad)
+    assert up == np.inf and "strictly feasible" in why
+    with pytest.raises(TypeError):
+        D.set_margin_solver(3)
