@@ -346,6 +346,28 @@ def psd_factor(Q, what: str = "Q", tol: float = 1e-9) -> np.ndarray:
     return V * np.sqrt(np.clip(w, 0.0, None))
 
 
+SPARSE_FACTOR_DENSE_MAX = 4000  # a sparse non-diagonal Q up to this side gets a dense eigen-factor (128 MB)
+
+
+def _sparse_factor(Q) -> sp.csr_matrix:
+    """A sparse F with F'F = Q for a sparse PSD Q (checked when the atom was built), for quad_form's epigraph: the
+    square roots of a diagonal Q (its nonzero rows only), else an eigen-factor of Q when its side is at most
+    SPARSE_FACTOR_DENSE_MAX; larger non-diagonal sparse Q raise an InputError asking for the user's own factor (a
+    dense one would need 8 n^2 bytes)."""
+    Q = sp.csr_matrix(Q)
+    n = Q.shape[0]
+    d = Q.diagonal()
+    if (Q - sp.diags(d)).count_nonzero() == 0:
+        keep = np.flatnonzero(d > 0)
+        return sp.csr_matrix((np.sqrt(d[keep]), (np.arange(keep.size), keep)), shape=(keep.size, n))
+    if n > SPARSE_FACTOR_DENSE_MAX:
+        raise InputError(f"quad_form with a sparse non-diagonal {n} x {n} Q outside a QP objective (in a "
+                         f"constraint, or maximised) needs a factor Q = F'F, and a dense one would take "
+                         f"{8 * n * n / 2**30:.1f} GiB: write sum_squares(F @ x) (or norm2(F @ x)) with a sparse "
+                         "factor F of your own, or keep quad_form in a minimised objective")
+    return sp.csr_matrix(psd_factor(Q.toarray(), "Q of quad_form").T)
+
+
 class QuadForm(Atom):
     """x^T Q x with Q symmetric PSD (dense, sparse, or a Parameter).
 
@@ -389,8 +411,11 @@ class QuadForm(Atom):
         from .expression import matmul
 
         n = self.args[0].size
-        Lt = cf.lmap(lambda q: psd_factor(q.toarray() if sp.issparse(q) else q, "Q of quad_form").T.reshape(-1), self.Q)
-        z = matmul(Expression((n, n), const=Lt), self.args[0])
+        if not cf.is_lazy(self.Q) and sp.issparse(self.Q):
+            z = matmul(_sparse_factor(self.Q), self.args[0])  # F x with F'F = Q, F sparse
+        else:
+            Lt = cf.lmap(lambda q: psd_factor(q, "Q of quad_form").T.reshape(-1), self.Q)
+            z = matmul(Expression((n, n), const=Lt), self.args[0])
         return [SOC(t + 1.0, hstack([t - 1.0, 2.0 * z]))]
 
     def quadratic(self):

@@ -23,6 +23,7 @@ from . import coef as cf
 
 _ids = itertools.count()
 MAX_SIZE = 2**31 - 1  # entries of one expression (sparse indices are 32-bit below this)
+DENSE_MAX = 10**8  # entries of the dense copy a sparse constant may get outside @ and quad_form (800 MB)
 
 
 def _is_int(v) -> bool:
@@ -75,6 +76,10 @@ def numeric_array(value, what: str = "constant", finite: bool = True) -> np.ndar
     """
     if isinstance(value, Expression):
         raise InputError(f"{what} must be a constant (number, array or sparse matrix), not an Expression")
+    if sp.issparse(value) and math.prod(value.shape) > DENSE_MAX:
+        raise InputError(f"{what} is a sparse matrix of shape {value.shape} used where a dense constant is needed "
+                         f"({8 * math.prod(value.shape) / 2**30:.1f} GiB); only @ keeps a sparse matrix sparse "
+                         "(A @ x), as does quad_form(x, P)")
     try:
         if sp.issparse(value):
             value = value.toarray()
@@ -334,6 +339,10 @@ class Expression:
         return as_expression(other) + (-self)
 
     def __mul__(self, other):
+        if sp.issparse(other) and not isinstance(other, sp.sparray) and math.prod(other.shape) > 1:
+            raise ShapeError(f"a scipy.sparse matrix (shape {other.shape}) times an expression: for scipy's "
+                             "spmatrix '*' is the matrix product, for numpy (and certiprog) it is elementwise; write "
+                             "A @ x for the product (it stays sparse), or sp.csr_array(A) * x for an elementwise product")
         other = as_expression(other)
         if not self.is_constant and not other.is_constant:
             raise DCPError(

@@ -318,3 +318,55 @@ def test_the_sparse_and_the_dense_equality_paths_give_the_same_certified_interva
     for lo, hi in intervals:
         assert lo - tol <= ref <= hi + tol
     assert abs(hi1 - hi2) <= 1e-8 * max(1.0, abs(ref))
+
+
+# ------------------------------------------------------------------ operators that would densify a sparse matrix
+def test_a_sparse_matrix_times_an_expression_is_refused_not_read_elementwise():
+    """For scipy's spmatrix '*' is the matrix product; certiprog's '*' is numpy's elementwise one: a square A would
+    silently give another model, so it is an error naming @."""
+    x = Variable(3)
+    A = sp.csr_matrix(np.arange(9.0).reshape(3, 3))
+    for build in (lambda: A * x, lambda: x * A):
+        with pytest.raises(ShapeError, match="A @ x"):
+            build()
+    e = sp.csr_array(A) * x  # a sparse array's '*' is elementwise in scipy too: numpy's broadcasting
+    np.testing.assert_allclose(e.value_at({x: np.ones(3)}), A.toarray())
+
+
+def test_a_large_sparse_matrix_used_as_a_dense_constant_raises_an_input_error_naming_at():
+    A = sp.random(20_000, 20_000, density=1e-6, random_state=np.random.default_rng(0), format="csr")
+    X = Variable(10)
+    with pytest.raises(InputError, match="only @ keeps"):
+        A + X[0]
+
+
+def test_quad_form_of_a_sparse_matrix_in_a_constraint_stays_sparse():
+    rng = np.random.default_rng(8)
+    n = 20_000
+    x = Variable(n, name="x")
+    c = rng.standard_normal(n)
+    d = rng.uniform(0.5, 2.0, n)
+    model = Model(minimize(c @ x), [quad_form(x, sp.diags(d)) <= 1])
+    sol = model.solve(backend="clarabel")
+    assert sol.status == "optimal"
+    # min c'x s.t. x'Dx <= 1 has the optimum -sqrt(c' D^-1 c)
+    np.testing.assert_allclose(sol.objective, -np.sqrt(c @ (c / d)), rtol=1e-6)
+    B = sp.diags([np.ones(n), np.ones(n - 1)], [0, 1])
+    with pytest.raises(InputError, match="sum_squares"):
+        Model(minimize(x.sum()), [quad_form(x, sp.csr_matrix(B.T @ B)) <= 1]).compile()
+
+
+def test_quad_form_of_a_small_sparse_non_diagonal_matrix_in_a_constraint_matches_the_dense_one():
+    rng = np.random.default_rng(9)
+    n = 30
+    G = sp.random(n, n, density=0.2, random_state=rng, format="csr")
+    P = sp.csr_matrix(G @ G.T + 0.1 * sp.identity(n))
+    c = rng.standard_normal(n)
+    x = Variable(n)
+    values = []
+    for Q in (P, P.toarray()):
+        sol = Model(minimize(c @ x), [quad_form(x, Q) <= 1]).solve(backend="clarabel")
+        assert sol.status == "optimal"
+        values.append(sol.objective)
+    exact = -np.sqrt(c @ np.linalg.solve(P.toarray(), c))  # min c'x s.t. x'Px <= 1
+    np.testing.assert_allclose(values, [exact, exact], rtol=1e-6)
