@@ -370,3 +370,43 @@ def test_quad_form_of_a_small_sparse_non_diagonal_matrix_in_a_constraint_matches
         values.append(sol.objective)
     exact = -np.sqrt(c @ np.linalg.solve(P.toarray(), c))  # min c'x s.t. x'Px <= 1
     np.testing.assert_allclose(values, [exact, exact], rtol=1e-6)
+
+
+# ------------------------------------------------------------------ benchmarks/qp_suite.py, exercised
+def test_the_qp_suite_benchmark_runs_on_its_generated_stand_in_set(capsys):
+    s = _qp_suite().main(["--generated", "--sizes", "300", "--seeds", "2", "--inline"])
+    out = capsys.readouterr().out
+    assert "GENERATED stand-in set" in out and "NOT Maros-Meszaros" in out and "GEN-300-s1" in out
+    assert s["counts"] == {"certified": 2, "accurate": 0, "failed": 0, "crash": 0}
+    assert s["clarabel_solved"] == 2 and s["goal_certified"] and s["goal_accurate"]
+    assert np.isfinite(s["ratio_gmean"]) and s["ratio_gmean"] > 0
+
+
+@pytest.mark.parametrize("layout", ["P q r A l u n m", "Q c A rl ru lb ub"])
+def test_the_qp_suite_reads_both_public_mat_layouts(layout, tmp_path):
+    """A file written here in each public layout (from a generated problem, not real data) reads back as the same
+    problem: bounds as the last n rows of A (new layout), 1e20 as infinity, P stored as its upper triangle."""
+    from scipy.io import savemat
+
+    qs = _qp_suite()
+    g = qs.generated_qp(40, seed=3)
+    n = g["q"].size
+    big = lambda v: np.where(np.isfinite(v), v, np.sign(v) * 1e20)  # noqa: E731
+    if layout.startswith("P"):
+        A = sp.vstack([g["C"], sp.identity(n)]).tocsc()
+        data = dict(P=sp.triu(g["P"]).tocsc(), q=g["q"], r=g["r"], A=A, l=big(np.r_[g["l"], g["lb"]]),
+                    u=big(np.r_[g["u"], g["ub"]]), n=n, m=A.shape[0])
+    else:
+        data = dict(Q=g["P"], c=g["q"], A=g["C"].tocsc(), rl=big(g["l"]), ru=big(g["u"]), lb=big(g["lb"]),
+                    ub=big(g["ub"]))
+    path = tmp_path / "TOY.mat"
+    savemat(str(path), data)
+    p = qs.load_mat(path)
+    assert p["name"] == "TOY" and not p["generated"]
+    np.testing.assert_allclose(p["P"].toarray(), g["P"].toarray())
+    np.testing.assert_allclose(p["C"].toarray(), g["C"].toarray())
+    for k in ("q", "l", "u", "lb", "ub"):
+        np.testing.assert_array_equal(p[k], g[k])
+    assert p["r"] == (g["r"] if layout.startswith("P") else 0.0)
+    r = qs.measure(dict(path=str(path)))
+    assert r["outcome"] == "certified" and r["clarabel_solved"]
