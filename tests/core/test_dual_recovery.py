@@ -257,3 +257,33 @@ def test_scaled_program_through_scip_is_right_or_flagged(obj):
     right = rel_error(got, ref.expect_dual_vars[1]) <= 1e-4
     assert right or sol.duals_approximate, sol.info["duals_recovered"]
     assert right or cert.duals_approximate or cert.verdict == "failed", cert.summary()
+
+
+def test_flag_survives_save_and_load(tmp_path):
+    """Solution.save / load keep the recovery's word (``info``), so ``duals_approximate`` reads the same after."""
+    from certiprog.solvers import Solution
+
+    rng = np.random.default_rng(7)
+    B = rng.standard_normal((3, 3))
+    X = Variable((3, 3), "X", symmetric=True)
+    model = Model(minimize(((B + B.T) @ X).trace()), {"unit": X.trace() == 1, "psd": X >> 0})
+    sol = model.solve(backend="clarabel", solver="clarabel")
+    sol.x = sol.x + 1e-6 * rng.standard_normal(sol.x.size)
+    sol.z, sol.duals_recovered = None, False
+    sol.dual("psd")
+    assert sol.duals_approximate
+    sol.save(tmp_path / "approx")
+    back = Solution.load(tmp_path / "approx", problem=model)
+    assert back.duals_recovered and back.duals_approximate
+    assert check(model, back).duals_approximate
+
+
+def test_unconstrained_program_needs_no_dual():
+    """No constraint rows: the empty dual is exact when x is stationary."""
+    x = Variable(3, "x")
+    model = Model(minimize(cm.sum_squares(x - np.array([1.0, -2.0, 3.0]))), {})
+    sol = model.solve(backend="clarabel", solver="clarabel")
+    assert sol.problem.m == 0  # the squares go to P
+    out = recover(sol.problem, sol.x)
+    assert out.z.shape == (0,) and not out.approximate, out.reason
+    assert recover(sol.problem, sol.x + 1e-3).approximate  # not stationary: nothing to recover, and said so
