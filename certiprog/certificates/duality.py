@@ -82,7 +82,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..model.cones import Cone, project
+from ..conic.cones import Cone, project
 from .rigorous import U as _U
 from .rigorous import Ball, gamma, matvec, quad, solve
 
@@ -1642,7 +1642,7 @@ class _Lift:
         """The core rows and columns as a ConicProblem (for `interior_point`), or None if there are none."""
         from dataclasses import replace
 
-        from ..solvers.conic import Block
+        from ..conic.problem import Block
 
         if self.core_rows.size == 0 or self.core_cols.size == 0:
             return None
@@ -1733,7 +1733,7 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
 
     The margin QP is solved by the function registered with `set_margin_solver` (the solvers layer registers
     Clarabel's on import): the certificates never import a backend. None registered: (x0, -inf), no point found."""
-    from ..model.cones import Cone
+    from ..conic.cones import Cone
 
     if _MARGIN_SOLVER[0] is None:
         return np.asarray(x0, float), -np.inf

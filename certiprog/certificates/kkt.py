@@ -82,7 +82,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..errors import InputError
-from ..model.cones import distance_to_cone, project
+from ..conic.cones import distance_to_cone, project
 from .verdict import Interval, Verdict
 
 #: `check`'s tolerance for ``certified`` and ``accurate`` (relative interval width, scale-free KKT measures)
@@ -220,7 +220,7 @@ def _same_problem(p1, p2) -> bool:
 def resolve_problem(model_or_problem, solution):
     """The ConicProblem to check against (recompiled from a Model and compared with the solved one)."""
     from ..model.model import Model
-    from ..solvers.conic import ConicProblem
+    from ..conic.problem import ConicProblem
 
     if isinstance(model_or_problem, Model):
         problem = model_or_problem.compile().assemble()

@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
-from ..model.cones import project
+from ..conic.cones import project
 
 
 def _active_rows(problem, s, thr) -> np.ndarray:
@@ -54,7 +54,7 @@ def _interior_margin(cone, p) -> float:
     if cone.kind == "soc":
         return float(p[0] - np.linalg.norm(p[1:]))
     if cone.kind == "psd":
-        from ..model.cones import smat
+        from ..conic.cones import smat
 
         return float(np.linalg.eigvalsh(smat(p, cone.side))[0])
     if cone.kind in ("pow", "pownd"):

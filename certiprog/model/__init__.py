@@ -25,7 +25,7 @@ from .atoms import (
     sum_squares,
 )
 from .cone_constraints import ExpCone, PowConeND
-from .cones import Cone
+from ..conic.cones import Cone
 from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
 from .expression import Expression, Parameter, Variable, as_expression, concatenate, hstack, matmul, stack, vstack
 from .forall import ForAll

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DCPError, InputError, ShapeError
-from .cones import Cone, _nd_alpha
+from ..conic.cones import Cone, _nd_alpha
 from .constraints import Constraint, equal_runs
 from .expression import as_expression, hstack
 

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import DCPError, ModelError, ShapeError
-from .cones import Cone
+from ..conic.cones import Cone
 from .expression import _is_int, as_expression, hstack, real_scalar
 
 
@@ -49,7 +49,7 @@ class Constraint:
 
     def violation(self, values: dict) -> float:
         """Largest violation (distance to the cone) at numeric variable values."""
-        from .cones import distance_to_cone
+        from ..conic.cones import distance_to_cone
 
         worst = 0.0
         for cone, s in self.blocks():

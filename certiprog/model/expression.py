@@ -644,7 +644,7 @@ class Variable(Expression):
         bounds ``'<name>>=lb'`` (s = x - lb >= 0) and ``'<name><=ub'`` (s = ub - x >= 0) over the entries with a
         finite bound, and ``'<name>==bound'`` (s = x - lb = 0) where lb == ub (two opposite inequalities would
         leave no interior, and the certificates need one); for a symmetric variable, the upper triangle only."""
-        from .cones import Cone
+        from ..conic.cones import Cone
 
         if not self.nonneg and self.lb is None and self.ub is None:
             return []

@@ -42,10 +42,13 @@ def _scalar(expr) -> Expression:
 
 
 def minimize(expr) -> Objective:
+    """The objective ``minimize expr`` (a convex scalar expression), for `Model`."""
     return Objective("minimize", _scalar(expr))
 
 
 def maximize(expr) -> Objective:
+    """The objective ``maximize expr`` (a concave scalar expression), for `Model`; duals are those of
+    ``minimize -expr``."""
     return Objective("maximize", _scalar(expr))
 
 
@@ -191,7 +194,7 @@ class Model:
         ``forall``: 'auto' (= 'exact': ForAll with an exact form compiled, others left to cutting planes)
         or 'cutting_plane' (every ForAll left to cutting planes).
         """
-        from ..solvers.conic import compile_model
+        from .compile import compile_model
 
         if not isinstance(forall, str) or forall not in ("auto", "exact", "cutting_plane"):
             raise ModelError(f"forall must be 'auto', 'exact' or 'cutting_plane'; got {forall!r}")

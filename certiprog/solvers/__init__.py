@@ -19,7 +19,8 @@ from __future__ import annotations
 import functools
 
 from . import backends  # noqa: F401  (registers the backends)
-from .conic import ConicProblem, compile_model
+from ..conic.problem import ConicProblem
+from ..model.compile import compile_model
 from .registry import (
     Needs, SolverCapabilities, available_backends, available_solvers, choose, get_backend, needs, registered_backends,
 )

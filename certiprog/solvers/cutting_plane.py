@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 
 def _append_cuts(problem, cuts: list):
     """``problem`` with the rows of several (name, constraint) cuts appended in one stacking."""
-    from .conic import Block, ConicProblem, _assemble_rows
+    from ..conic.problem import Block, ConicProblem
+    from ..model.compile import _assemble_rows
 
     new_blocks = []
     row = problem.m
@@ -65,7 +66,7 @@ def _append_cuts(problem, cuts: list):
 
 def _drop_blocks(problem, drop: set):
     """``problem`` without the cut blocks whose ids are in ``drop`` (rows renumbered), and {old id: new block}."""
-    from .conic import Block, ConicProblem
+    from ..conic.problem import Block, ConicProblem
 
     keep_rows, blocks, cones, renamed, row = [], [], [], {}, 0
     for blk, cone in zip(problem.blocks, problem.cones):

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..errors import InputError, ModelError, SavedFileError
-from ..model.cones import Cone, smat
+from ..conic.cones import Cone, smat
 
 
 
@@ -432,7 +432,7 @@ def _read(stem: str) -> tuple[dict, dict]:
 def _attach(problem, layout: dict, stem: str):
     """The ConicProblem for a Model or ConicProblem, checked against the saved layout."""
     from ..model.model import Model
-    from .conic import ConicProblem
+    from ..conic.problem import ConicProblem
 
     if isinstance(problem, Model):
         problem = problem.compile().assemble()

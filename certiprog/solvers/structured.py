@@ -163,7 +163,7 @@ def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:
     import scipy.sparse as sp
 
     from .backends.clarabel_backend import clarabel_cones
-    from .conic import merge_cones
+    from ..conic.problem import merge_cones
 
     import clarabel
 

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import BackendError, OptionError
-from ...model.cones import svec
+from ...conic.cones import svec
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
 from .common import make_solution

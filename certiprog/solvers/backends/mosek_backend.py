@@ -241,7 +241,7 @@ def export(model_or_problem, path, *, names: bool = True) -> Path:
     """
     import mosek
 
-    from ..conic import ConicProblem
+    from ...conic.problem import ConicProblem
 
     path = Path(path)
     if path.suffix not in FORMATS:

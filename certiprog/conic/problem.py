@@ -1,0 +1,106 @@
+"""The conic problem every backend and certificate reads: numbers plus the maps back to names.
+
+    minimise   1/2 x^T P x + q^T x + r0
+    subject to s = b - A x,  s in K = K_1 x ... x K_p
+
+`ConicProblem` holds the numbers (P, q, r0, A, b, the cones), the columns of every variable and the rows of every
+constraint (`Block`); `certiprog.model.compile` builds it from a Model. This layer sits under the model, the
+certificates and the solvers, and imports none of them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ModelError
+from .cones import Cone
+
+if TYPE_CHECKING:  # annotations only: the model layer sits above this one
+    from ..model.compile import Structure
+    from ..model.expression import Expression
+
+
+@dataclass
+class Block:
+    """Rows ``s = expr`` in ``cone``; ``owner`` is a constraint name; ``primary`` marks its own rows."""
+
+    owner: str
+    cone: Cone
+    s: Expression
+    primary: bool
+    start: int = 0
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.cone.rows
+
+
+@dataclass
+class QuadTerm:
+    """``weight * F(x)^T Q F(x)`` in the objective (Q None means identity)."""
+
+    weight: float
+    F: Expression
+    Q: object = None
+
+
+@dataclass
+class ConicProblem:
+    """Numeric conic data plus the maps back to names."""
+
+    P: sp.csc_matrix
+    q: np.ndarray
+    r0: float
+    A: sp.csc_matrix
+    b: np.ndarray
+    cones: list
+    sense: float
+    columns: dict  # variable name -> (Variable, start, stop)
+    blocks: list  # Block objects with row ranges
+    structure: "Structure"
+    times: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.A.shape[1]
+
+    @property
+    def m(self) -> int:
+        return self.A.shape[0]
+
+    def objective_value(self, x: np.ndarray) -> float:
+        """The user's objective (sense restored) at the stacked primal vector x."""
+        return self.sense * float(0.5 * x @ (self.P @ x) + self.q @ x + self.r0)
+
+    def rows_of(self, name: str, primary_only: bool = True) -> list:
+        out = [blk for blk in self.blocks if blk.owner == name and (blk.primary or not primary_only)]
+        if not out:
+            raise ModelError(f"no constraint named {name!r}; have {sorted({b.owner for b in self.blocks})}")
+        return out
+
+    def row_kinds(self) -> np.ndarray:
+        """The cone kind ('zero', 'nonneg', 'soc', ...) of every row, as an (m,) object array."""
+        kinds = np.empty(self.m, dtype=object)
+        for blk in self.blocks:
+            kinds[blk.start:blk.stop] = blk.cone.kind
+        return kinds
+
+    def merged_cones(self) -> list:
+        """Cones with consecutive zero / nonneg blocks merged (fewer, larger cones for solvers)."""
+        return merge_cones(self.cones)
+
+
+def merge_cones(cones) -> list:
+    """``cones`` in order, consecutive zero / nonneg ones merged into one of their total size."""
+    out: list[Cone] = []
+    for c in cones:
+        if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
+            out[-1] = Cone(c.kind, out[-1].dim + c.rows)
+        elif c.kind in ("zero", "nonneg"):
+            out.append(Cone(c.kind, c.rows))
+        else:
+            out.append(c)
+    return out

@@ -1,0 +1,216 @@
+"""Compile a Model to the standard conic form
+
+    minimise   1/2 x^T P x + q^T x + r0
+    subject to s = b - A x,  s in K = K_1 x ... x K_p
+
+(the form Clarabel, SCS and MOSEK's conic interface read), keeping the columns
+of every variable and the rows of every constraint so that any backend's
+answer maps back by name. Compilation runs in two stages:
+
+1. `canonicalize` (structure, once): atoms become epigraph variables plus cone
+   constraints, quadratic objective atoms go to P, rows and columns are laid out;
+2. `Structure.assemble` (numbers, at every solve): coefficient matrices are
+   evaluated (Parameters read here) and stacked into sparse A, P.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..conic.cones import Cone
+from ..conic.problem import Block, ConicProblem, QuadTerm, merge_cones
+from ..errors import ModelError
+from . import coef as cf
+from .expression import Expression, Variable
+from .forall import ForAll
+
+
+def _offset_rows(blocks: list, start: int) -> int:
+    for blk in blocks:
+        blk.start = start
+        start += blk.cone.rows
+    return start
+
+
+def _assemble_rows(blocks, columns, n, row0, cache):
+    """Sparse A and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const).
+
+    Each block becomes one full-width CSR (columns shifted to the variable's offset); the
+    blocks are stacked and converted to CSC once, with no triplet sort.
+    """
+    m = sum(blk.cone.rows for blk in blocks)
+    b = np.zeros(m)
+    col_of = {v.id: start for v, start, _ in columns.values()}
+    parts = []
+    for blk in blocks:
+        r = blk.start - row0
+        rows = blk.cone.rows
+        acc = None
+        for v, c in blk.s.terms.items():
+            M = cf.to_csr(cf.evaluate(c, cache))
+            placed = sp.csr_matrix((-M.data, M.indices + col_of[v.id], M.indptr), shape=(rows, n))
+            acc = placed if acc is None else acc + placed
+        parts.append(acc if acc is not None else sp.csr_matrix((rows, n)))
+        b[r:r + rows] = np.asarray(cf.evaluate(blk.s.const, cache), float).reshape(-1)
+    if not parts:
+        return sp.csc_matrix((0, n)), b
+    return sp.vstack(parts, format="csr").tocsc(), b
+
+
+class Structure:
+    """Result of canonicalisation: columns, row blocks, objective pieces. Reused across parameter changes."""
+
+    def __init__(self, model, forall: str):
+        t0 = time.perf_counter()
+        if model.objective is None:
+            raise ModelError(f"model {model.name!r} has no objective: call model.minimize(...) or model.maximize(...)")
+        self.model = model
+        self.sense = model.objective.sign
+        self.user_vars = list(model.variables.values())
+        self.aux_vars: list[Variable] = []
+        self.blocks: list[Block] = []
+        self.quad: list[QuadTerm] = []
+        self.cutting_plane: list[ForAll] = []
+        self.aux_defs: dict = {}  # aux variable id -> the Expression it equals at an optimum (atom or sum_squares)
+        self._n_aux = 0
+        for name, con in model.constraints.items():
+            if isinstance(con, ForAll) and (forall == "cutting_plane" or not con.has_exact_form):
+                self.cutting_plane.append(con)
+                continue
+            for cone, s in con.blocks():
+                self._add_block(name, cone, s, primary=True)
+        for v in self.user_vars:  # sign domains and simple bounds: '<name>>=0', '<name>>=lb', '<name><=ub'
+            for owner, cone, s in v.domain():
+                self._add_block(owner, cone, s, False)
+        self.objective = self._objective(model.objective.sign * model.objective.expr)
+        known = {v.id for v in self.user_vars + self.aux_vars}
+        for blk in self.blocks:  # variables created inside atoms' epigraphs (e.g. pnorm's |e| bounds)
+            for v in blk.s.terms:
+                if v.id not in known:
+                    known.add(v.id)
+                    self.aux_vars.append(v)
+        self.columns = {}
+        col = 0
+        for v in self.user_vars + self.aux_vars:
+            name = v.name if v.name not in self.columns else f"{v.name}#{v.id}"
+            self.columns[name] = (v, col, col + v.n_free)
+            col += v.n_free
+        self.n = col
+        self.m = _offset_rows(self.blocks, 0)
+        self.time = time.perf_counter() - t0
+
+    # --------------------------------------------------- canonicalisation
+    def _aux(self, shape, label: str) -> Variable:
+        self._n_aux += 1
+        v = Variable(shape, name=f"_{label}{self._n_aux}")
+        self.aux_vars.append(v)
+        return v
+
+    def _replace_atoms(self, e: Expression, owner: str) -> Expression:
+        """Substitute each atom by an epigraph variable t with atom <= t (cones added under owner/...)."""
+        if not e.nonlin:
+            return e
+        out = Expression(e.shape, e.terms, e.const)
+        for S, atom in e.nonlin:
+            t = self._aux(atom.shape, atom.name)
+            self.aux_defs[t.id] = atom.expr()
+            for con in atom.epigraph(t):
+                for cone, s in con.blocks():
+                    self._add_block(f"{owner}/{atom.name}", cone, s, primary=False)
+            out = out + Expression(e.shape, {t: S @ t.lift})
+        return out
+
+    def _add_block(self, owner: str, cone: Cone, s: Expression, primary: bool):
+        s = self._replace_atoms(s.flatten(), owner)
+        self.blocks.append(Block(owner, cone, s, primary))
+
+    def _objective(self, f: Expression) -> Expression:
+        aff = Expression((), f.terms, f.const)
+        for S, atom in f.nonlin:
+            w = float(S.toarray().reshape(-1)[0]) if atom.size == 1 else None
+            quad = atom.quadratic() if w is not None else None
+            row = None
+            if quad is None and getattr(atom, "elementwise_quadratic", False):  # sum_i w_i e_i^2 (w_i >= 0)
+                row = S.toarray().reshape(-1)
+                quad = atom.quadratic() if np.all(row >= 0) else None
+            if quad is None:
+                aff = aff + self._replace_atoms(Expression((), nonlin=((S, atom),)), "_objective")
+                continue
+            F, Q = quad
+            if row is not None:  # sum_i w_i e_i^2 = ||sqrt(w) * e||^2
+                F, w = F * np.sqrt(row), 1.0
+            if Q is None and not _is_selection(F):
+                u = self._aux(F.shape, "sq")
+                self.aux_defs[u.id] = F
+                self._add_block("_objective/sum_squares", Cone("zero", F.size), (u - F).flatten(), False)
+                F = u.flatten() if u.ndim else u
+            self.quad.append(QuadTerm(w, F.flatten(), Q))
+        return aff
+
+    # -------------------------------------------------------- assembly
+    def assemble(self) -> ConicProblem:
+        """Evaluate all coefficients (current Parameter values) into numeric conic data."""
+        t0 = time.perf_counter()
+        cache: dict = {}
+        A, b = _assemble_rows(self.blocks, self.columns, self.n, 0, cache)
+        col_of = {v.id: start for v, start, _ in self.columns.values()}
+        q = np.zeros(self.n)
+        for v, c in self.objective.terms.items():
+            M = cf.evaluate(c, cache)
+            row = np.asarray(M.toarray() if sp.issparse(M) else M).reshape(-1)
+            q[col_of[v.id]:col_of[v.id] + row.size] += row
+        r0 = float(np.asarray(cf.evaluate(self.objective.const, cache)).reshape(-1)[0])
+        P = sp.csc_matrix((self.n, self.n))
+        for term in self.quad:  # each term C'QC is symmetric (Q is checked symmetric), so P is too
+            C, g = _full_matrix(term.F, col_of, self.n, cache)
+            if term.Q is None:
+                QC, Qg = C, g
+            else:
+                Q = cf.evaluate(term.Q, cache)
+                QC, Qg = sp.csr_matrix(Q @ C), Q @ g
+            P = P + (2.0 * term.weight) * (C.T @ QC)
+            q += 2.0 * term.weight * np.asarray(C.T @ Qg).reshape(-1)
+            r0 += term.weight * float(g @ Qg)
+        P = sp.csc_matrix(P)
+        prob = ConicProblem(
+            P, q, r0, A, b, [blk.cone for blk in self.blocks], self.sense, self.columns, list(self.blocks), self,
+        )
+        prob.times = {"canonicalize": self.time, "assemble": time.perf_counter() - t0}
+        return prob
+
+
+def _is_selection(F: Expression) -> bool:
+    """True when every row of F's coefficients has at most one nonzero (a scaled selection of variables)."""
+    if len(F.terms) == 0:
+        return True
+    per_row = np.zeros(F.size)
+    for c in F.terms.values():
+        if cf.is_lazy(c):
+            return False
+        per_row += np.diff(sp.csr_matrix(c).indptr)
+    return bool(np.all(per_row <= 1))
+
+
+def _full_matrix(F: Expression, col_of: dict, n: int, cache) -> tuple:
+    rows, cols, vals = [], [], []
+    for v, c in F.terms.items():
+        M = sp.coo_matrix(cf.evaluate(c, cache))
+        rows.append(M.row)
+        cols.append(M.col + col_of[v.id])
+        vals.append(M.data)
+    if rows:
+        C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(F.size, n))
+    else:
+        C = sp.csr_matrix((F.size, n))
+    g = np.asarray(cf.evaluate(F.const, cache), float).reshape(-1)
+    return C, g
+
+
+def compile_model(model, forall: str = "exact") -> Structure:
+    """Canonicalise ``model`` (structure only; call ``.assemble()`` for numbers)."""
+    if forall not in ("exact", "cutting_plane", "auto"):
+        raise ModelError(f"forall must be 'auto', 'exact' or 'cutting_plane'; got {forall!r}")
+    return Structure(model, "exact" if forall == "auto" else forall)
