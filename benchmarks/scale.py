@@ -327,33 +327,11 @@ def _standardise(X):
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)  # a constant column stays (all zeros): degenerate data
 
 
-@functools.lru_cache(maxsize=2)  # inline runs (--quick) measure both paths on one copy of the data
-def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
-    """One row of the conditioning sweep: eq. (8) data (X positives, background mu / Sigma, lam, delta, bias).
-
-    ``kappa=K`` rows: positives ``N(1.73/sqrt(d), I) A``, background moments from 5,000 draws of
-    ``N(-5.2/sqrt(d), I) A`` (0.1 and -0.3 per coordinate at d = 300, the issue's instance) with
-    ``A = Q1 diag(s) Q2'``, Q random orthogonal, s geometric with ``s_max^2 / s_min^2 = K`` and mean square 1: the
-    feature covariance has condition number K (the sample one about K). lam = 1, delta = 0.1, no bias.
-    Real rows (standardised features, bias=True, lam = 1, delta = 0.5: at 0.1 Letter's optimum is the trivial w = 0)
-    ``letter`` positives letters A-M of the 20,000
-    Letter rows (16 features), background N-Z; ``mnist`` pixels / 255 of the first SWEEP_MNIST_ROWS training images
-    (784 features, ~70 of them constant: singular covariance), positives digits 5-9, background 0-4; ``adult``
-    (108 features, one-hot groups collinear with the constant), positives income > 50K. ``quick``: small sizes (real
-    rows subsampled, MNIST pooled to 7 x 7)."""
+@functools.lru_cache(maxsize=1)
+def _real_rows(row: str, quick: bool):
+    """A real data set of the sweep: (features, is-positive); see `sweep_instance`."""
     import numpy as np
 
-    if row.startswith("kappa="):
-        kappa = float(row.split("=")[1])
-        m, d = QUICK_SWEEP_SIZE if quick else SWEEP_BIG if big else SWEEP_SIZE
-        rng = np.random.default_rng(23)
-        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
-        X = (rng.normal(size=(m, d)) + 1.73 / math.sqrt(d)) @ A
-        Z = (rng.normal(size=(5000, d)) - 5.2 / math.sqrt(d)) @ A
-        return dict(X=X, mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.1, bias=False)
     if row == "letter":
         from certiprog.datasets.letter import load_letter
 
@@ -379,8 +357,105 @@ def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
         keep = np.random.default_rng(0).permutation(len(pos))[:600]
         Xa, pos = Xa[keep], pos[keep]
     Xs = _standardise(np.asarray(Xa, float)) if row != "mnist" else np.asarray(Xa, float)
+    return Xs, np.asarray(pos, bool)
+
+
+@functools.lru_cache(maxsize=2)  # inline runs (--quick) measure both paths on one copy of the data
+def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
+    """One row of the conditioning sweep: eq. (8) data (X positives, background mu / Sigma, lam, delta, bias).
+
+    ``kappa=K`` rows: positives ``N(1.73/sqrt(d), I) A``, background moments from 5,000 draws of
+    ``N(-5.2/sqrt(d), I) A`` (0.1 and -0.3 per coordinate at d = 300, the issue's instance) with
+    ``A = Q1 diag(s) Q2'``, Q random orthogonal, s geometric with ``s_max^2 / s_min^2 = K`` and mean square 1: the
+    feature covariance has condition number K (the sample one about K). lam = 1, delta = 0.1, no bias.
+    Real rows (standardised features, bias=True, lam = 1, delta = 0.5: at 0.1 Letter's optimum is the trivial w = 0)
+    ``letter`` positives letters A-M of the 20,000 Letter rows (16 features), background N-Z; ``mnist`` pixels / 255 of the first SWEEP_MNIST_ROWS training images
+    (784 features, ~70 of them constant: singular covariance), positives digits 5-9, background 0-4; ``adult``
+    (108 features, one-hot groups collinear with the constant), positives income > 50K. ``quick``: small sizes (real
+    rows subsampled, MNIST pooled to 7 x 7)."""
+    import numpy as np
+
+    if row.startswith("kappa="):
+        kappa = float(row.split("=")[1])
+        m, d = QUICK_SWEEP_SIZE if quick else SWEEP_BIG if big else SWEEP_SIZE
+        rng = np.random.default_rng(23)
+        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
+        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        X = (rng.normal(size=(m, d)) + 1.73 / math.sqrt(d)) @ A
+        Z = (rng.normal(size=(5000, d)) - 5.2 / math.sqrt(d)) @ A
+        return dict(X=X, mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.1, bias=False)
+    Xs, pos = _real_rows(row, quick)
     Z = Xs[~pos]
     return dict(X=Xs[pos], mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.5, bias=True)
+
+
+@functools.lru_cache(maxsize=2)
+def sweep_instance_004(row: str, quick: bool) -> dict:
+    """One 004 MPM row of the sweep: classes ``X1``, ``X0``. ``kappa=K``: half of the rows each from the two
+    distributions of `sweep_instance` (the same A), 20,000 x 300 in all; real rows: the positives and the others of
+    `sweep_instance`'s data set (standardised)."""
+    import numpy as np
+
+    if row.startswith("kappa="):
+        kappa = float(row.split("=")[1])
+        m, d = QUICK_SWEEP_SIZE if quick else SWEEP_SIZE
+        rng = np.random.default_rng(23)
+        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
+        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        X1 = (rng.normal(size=(m // 2, d)) + 1.73 / math.sqrt(d)) @ A
+        X0 = (rng.normal(size=(m - m // 2, d)) - 5.2 / math.sqrt(d)) @ A
+        return dict(X1=X1, X0=X0)
+    Xs, pos = _real_rows(row, quick)
+    return dict(X1=Xs[pos], X0=Xs[~pos])
+
+
+def _measure_004(job: dict, out: dict) -> dict:
+    """004 eq. (3), the linear MPM: certiprog (`hp_mpm_paper.mpm.mpm` build (moments and their factors),
+    ``model.solve(solver="structured")``: its Newton solver, check) or CVXPY + Clarabel (moments, eigen roots,
+    ``min ||F1 w|| + ||F0 w|| s.t. (mu1 - mu0)'w = 1``)."""
+    import numpy as np
+
+    from certiprog.certificates import check
+
+    import cvxpy as cp
+
+    data = sweep_instance_004(job["row"], job["quick"])
+    X1, X0 = data["X1"], data["X0"]
+    out.update(m=X1.shape[0] + X0.shape[0], d=X1.shape[1], bias="-")
+    if job["path"] == "certiprog":
+        from certiprog.formulations.hp_mpm_paper.mpm import mpm
+
+        t0 = time.perf_counter()
+        model = mpm(X1, X0)
+        t1 = time.perf_counter()
+        sol = model.solve(solver="structured")
+        t2 = time.perf_counter()
+        cert = check(model, sol)
+        t3 = time.perf_counter()
+        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
+        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
+                   verdict=cert.verdict, objective=float(sol.objective), method="Newton (004 solver)",
+                   steps=str(sol.iterations))
+        return out
+    t0 = time.perf_counter()
+
+    def root(S):
+        ev, V = np.linalg.eigh(S)
+        return (V * np.sqrt(np.clip(ev, 0, None))).T
+
+    mu1, mu0 = X1.mean(axis=0), X0.mean(axis=0)
+    F1, F0 = root(np.cov(X1.T, bias=True)), root(np.cov(X0.T, bias=True))
+    w = cp.Variable(X1.shape[1])
+    prob = cp.Problem(cp.Minimize(cp.norm(F1 @ w) + cp.norm(F0 @ w)), [(mu1 - mu0) @ w == 1])
+    t1 = time.perf_counter()
+    prob.solve(solver="CLARABEL")
+    out.update(build=t1 - t0, solve=time.perf_counter() - t1, seconds=time.perf_counter() - t0,
+               objective=float(prob.value), status=str(prob.status))
+    return out
 
 
 def sweep_measure(job: dict) -> dict:
@@ -396,9 +471,13 @@ def sweep_measure(job: dict) -> dict:
 
     if job["path"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    if job.get("program", "000") == "004":
+        out = _measure_004(job, dict(program="004", row=job["row"], path=job["path"]))
+        out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return out
     data = sweep_instance(job["row"], job["quick"], job.get("big", False))
     X, mu, S, lam, delta, bias = (data[k] for k in ("X", "mu", "Sigma", "lam", "delta", "bias"))
-    out = dict(row=job["row"], m=X.shape[0], d=X.shape[1], bias=bias, path=job["path"])
+    out = dict(program="000", row=job["row"], m=X.shape[0], d=X.shape[1], bias=bias, path=job["path"])
     if job["path"] == "certiprog":
         from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 
@@ -450,10 +529,14 @@ def sweep_rows(quick: bool) -> list:
     return rows
 
 
-def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = True) -> list:
-    """Issue 23's sweep: every row through certiprog and CVXPY + Clarabel (each in its own process unless
-    ``inline``), the table printed worst ratio first; then the largest size at the worst conditioning (certiprog
-    only: CVXPY + Clarabel would take hours there)."""
+SWEEP_TITLES = {"000": "000 eq. (8) hinge-minimax", "004": "004 eq. (3) linear MPM"}
+
+
+def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = True,
+                       programs=("000", "004")) -> list:
+    """Issue 23's sweep: every row of every program through certiprog and CVXPY + Clarabel (each in its own process
+    unless ``inline``), one table per program printed worst ratio first; for 000 then the largest size at the worst
+    conditioning (certiprog only: CVXPY + Clarabel would take hours there)."""
     def run(job):
         job = dict(job, quick=quick)
         if inline:
@@ -472,27 +555,36 @@ def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = Tr
 
     base = None if inline else run(dict(path="baseline", row=""))["rss_kb"]
     results = []
-    for row in sweep_rows(quick):
-        ours = run(dict(path="certiprog", row=row))
-        ref = run(dict(path="cvxpy", row=row))
-        rec = dict(row=row, ours=ours, ref=ref)
-        if "seconds" in ours and "seconds" in ref:
-            rec["ratio"] = ref["seconds"] / ours["seconds"]
-        elif "seconds" in ours and "timeout" in ref:
-            rec["ratio"] = ref["timeout"] / ours["seconds"]
-            rec["ratio_is_lower_bound"] = True
-        else:
-            rec["ratio"] = math.nan
-        if "lower" in ours and "objective" in ref:
-            tol = 1e-6 * max(abs(ours["lower"]), abs(ours["upper"]), 1.0)
-            rec["inside"] = bool(ours["lower"] - tol <= ref["objective"] <= ours["upper"] + tol)
-        results.append(rec)
-        print(f"(sweep row {row} done: {json.dumps({k: v for k, v in rec.items()}, default=str)[:400]})", flush=True)
-    if big and not quick:
-        worst = f"kappa={max(SWEEP_KAPPAS):g}"
-        results.append(dict(row=worst, ours=run(dict(path="certiprog", row=worst, big=True)), ref={}, ratio=math.nan))
+    for prog in programs:
+        done = []
+        for row in sweep_rows(quick):
+            ours = run(dict(program=prog, path="certiprog", row=row))
+            ref = run(dict(program=prog, path="cvxpy", row=row))
+            rec = dict(program=prog, row=row, ours=ours, ref=ref)
+            if "seconds" in ours and "seconds" in ref:
+                rec["ratio"] = ref["seconds"] / ours["seconds"]
+            elif "seconds" in ours and "timeout" in ref:
+                rec["ratio"] = ref["timeout"] / ours["seconds"]
+                rec["ratio_is_lower_bound"] = True
+            else:
+                rec["ratio"] = math.nan
+            if "lower" in ours and "objective" in ref:
+                tol = 1e-6 * max(abs(ours["lower"]), abs(ours["upper"]), 1.0)
+                rec["inside"] = bool(ours["lower"] - tol <= ref["objective"] <= ours["upper"] + tol)
+            done.append(rec)
+            print(f"(sweep {prog} row {row} done: {json.dumps(rec, default=str)[:400]})", flush=True)
+        if big and not quick and prog == "000":
+            worst = f"kappa={max(SWEEP_KAPPAS):g}"
+            done.append(dict(program=prog, row=worst, ratio=math.nan, ref={},
+                             ours=run(dict(program=prog, path="certiprog", row=worst, big=True))))
+        _print_sweep(prog, done, base)
+        results += done
+    return results
+
+
+def _print_sweep(prog: str, results: list, base) -> None:
     order = sorted(results, key=lambda r: (r["ref"] == {}, r["ratio"] if math.isfinite(r["ratio"]) else -1.0))
-    print("\n## 000 eq. (8): conditioning sweep against CVXPY + Clarabel (worst ratio first)\n")
+    print(f"\n## {SWEEP_TITLES[prog]}: conditioning sweep against CVXPY + Clarabel (worst ratio first)\n")
     print("| row | m x d | bias | certiprog build / solve / certify | total | method (steps) | CVXPY + Clarabel "
           "| ratio | certified interval | rel. width | verdict | CVXPY value | peak RSS ours / ref |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -511,7 +603,6 @@ def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = Tr
               f"{_t(o['certify'])} | {_t(o['seconds'])} | {o.get('method')} ({o.get('steps')}) | {cref} | {ratio} | "
               f"[{o['lower']:.10g}, {o['upper']:.10g}] | {width:.1e} | {o['verdict']} | {inside} | "
               f"{_mb(o, base)} / {_mb(c, base)} |")
-    return results
 
 
 # --------------------------------------------------------------------------- report
@@ -569,9 +660,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
     ap.add_argument("--sweep", action="store_true", help="only issue 23's conditioning sweep of 000 eq. (8)")
     ap.add_argument("--no-big", action="store_true", help="sweep: skip 200,000 x 300 at the worst conditioning")
+    ap.add_argument("--sweep-programs", nargs="+", default=["000", "004"], choices=["000", "004"],
+                    help="sweep: the programs (000 eq. (8), 004 linear MPM)")
     args = ap.parse_args(argv)
     if args.sweep:
-        res = conditioning_sweep(args.quick, args.inline or args.quick, args.timeout, big=not args.no_big)
+        res = conditioning_sweep(args.quick, args.inline or args.quick, args.timeout, big=not args.no_big,
+                                 programs=tuple(args.sweep_programs))
         if args.out:
             with open(args.out, "w") as fh:
                 json.dump(res, fh, indent=1, default=float)

@@ -363,6 +363,10 @@ NEWTON_STEPS, NEWTON_PASSES, BLAS3_GAIN, GRADIENT_PASSES = 25, 10, 7.0, 2.6
 #: (7.5 / 8.3 s). The gradient wins only when it certifies within a few hundred iterations (few active hinges, the
 #: trivial fit), which the short budget catches at a bounded cost (at most GRADIENT_SHARE of the interior point's)
 GRADIENT_MAX_CONDITION, GRADIENT_SHARE = 1e2, 0.2
+#: a gradient budget below this many iterations is not tried (cold, it has never certified in fewer than ~370 at
+#: tol 1e-7, and at small d its per-iteration overhead is not in the pass count: Letter 9,940 x 16, a 29-iteration
+#: probe cost as much as the 16 Newton steps, 0.17 s)
+GRADIENT_MIN_BUDGET = 100
 #: Newton steps at most (an interior point that needs more has stalled)
 NEWTON_MAX_ITER = 100
 METHODS = ("auto", "newton", "gradient")
@@ -388,6 +392,10 @@ def choose_method(prob: _Problem) -> dict:
     if not np.isfinite(kappa) or kappa > GRADIENT_MAX_CONDITION:
         return dict(method="newton", kappa=kappa, budget=0, newton_passes=newton_passes, gram1=gram1,
                     reason=f"condition {kappa:.3g} > {GRADIENT_MAX_CONDITION:g}")
+    if budget < GRADIENT_MIN_BUDGET:
+        return dict(method="newton", kappa=kappa, budget=0, newton_passes=newton_passes, gram1=gram1,
+                    reason=f"the interior point is cheap here (~{newton_passes:.0f} passes): a gradient budget of "
+                           f"{budget} < {GRADIENT_MIN_BUDGET} iterations would not certify")
     return dict(method="gradient", kappa=kappa, budget=budget, newton_passes=newton_passes, gram1=gram1,
                 reason=f"condition {kappa:.3g} <= {GRADIENT_MAX_CONDITION:g}: gradient first, at most {budget} "
                        f"iterations (~{GRADIENT_SHARE:g} of the interior point's ~{newton_passes:.0f} passes)")
