@@ -1,4 +1,4 @@
-"""Command line: ``certiprog demo``, ``certiprog audit [paper]`` and ``certiprog reproduce NAME``."""
+"""Command line: ``certiprog demo``, ``certiprog audit [paper]``, ``certiprog reproduce NAME`` and ``certiprog docs``."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +15,8 @@ def main(argv=None) -> int:
     aud.add_argument("--out", default="results/audit", help="folder for audit.json and audit.md")
     aud.add_argument("--no-progress", action="store_true", help="hide the progress bar (shown only on a terminal)")
     aud.add_argument("--only", nargs="+", default=None, metavar="ID", help="check only these entries (e.g. 004-E6a)")
+    dcs = sub.add_parser("docs", help="build the documentation site strictly (needs the docs extra) into a folder")
+    dcs.add_argument("--out", default=None, help="HTML folder (default: docs/_build/html of the checkout)")
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
     from certiprog.experiments import experiments, load
@@ -55,6 +57,15 @@ def main(argv=None) -> int:
                   f"({rep.executor}, {rep.wall_time_s:.1f} s)")
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         return 0
+    if args.command == "docs":  # the site's sources live in the checkout's docs/, beside this package
+        import runpy
+        from pathlib import Path
+
+        script = Path(__file__).resolve().parents[1] / "docs" / "build.py"
+        if not script.is_file():
+            print(f"certiprog docs: {script} not found; build the site from a checkout (pip install -e .)", file=sys.stderr)
+            return 2
+        return runpy.run_path(str(script))["build"](args.out)
     if args.command == "demo":
         from certiprog.demo import report
 

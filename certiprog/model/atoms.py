@@ -782,34 +782,43 @@ def hinge(e) -> Expression:
 
 
 def abs_(e) -> Expression:
+    """Elementwise absolute value ``|e|`` (convex; two linear inequalities per entry); ``abs`` is Python's name."""
     return Abs(e).expr()
 
 
 def max_entries(e) -> Expression:
+    """The largest entry of an affine expression (convex; one linear inequality per entry)."""
     return MaxEntries(e).expr()
 
 
 def norm2(e) -> Expression:
+    """Euclidean norm ``||e||_2`` of all entries (convex; one second-order cone)."""
     return PNorm(e, 2).expr()
 
 
 def pnorm(e, p=2) -> Expression:
+    """The p-norm ``||e||_p`` for p >= 1, ``p=np.inf`` allowed (convex; a second-order cone for p = 2, linear rows
+    for p = 1 and inf, 3-D power cones otherwise)."""
     return PNorm(e, p).expr()
 
 
 def norm1(e) -> Expression:
+    """The 1-norm ``sum_i |e_i|`` (convex; linear rows)."""
     return PNorm(e, 1).expr()
 
 
 def norm_inf(e) -> Expression:
+    """The max-norm ``max_i |e_i|`` (convex; linear rows)."""
     return PNorm(e, np.inf).expr()
 
 
 def sum_squares(e) -> Expression:
+    """``sum_i e_i^2`` (convex): in the objective a quadratic term (1/2 x'Px), in a constraint a second-order cone."""
     return SumSquares(e).expr()
 
 
 def quad_over_lin(e, y) -> Expression:
+    """``||e||_2^2 / y`` for an affine scalar y > 0 (convex; one second-order cone), as CVXPY's quad_over_lin."""
     return QuadOverLin(e, y).expr()
 
 
@@ -864,8 +873,8 @@ def square(e) -> Expression:
 
 
 def power(e, p) -> Expression:
-    """Elementwise |e|^p for a number p >= 1 (p = 1: e itself, affine; p = 2: square). For p that is not an
-    even integer this is |e|^p, the convex extension of x^p (CVXPY's power restricts x >= 0 instead: add the
+    """Elementwise ``|e|^p`` for a number p >= 1 (p = 1: e itself, affine; p = 2: square). For p that is not an
+    even integer this is ``|e|^p``, the convex extension of x^p (CVXPY's power restricts x >= 0 instead: add the
     constraint e >= 0 to match it)."""
     p = _power_exponent(p)
     e = as_expression(e)

@@ -17,6 +17,13 @@ from .index_sets import IndexSet, LqEllipsoid, PointCloud, dual_exponent
 
 
 class ForAll(Constraint):
+    """``fn(u)`` for every point u of ``index_set``: a semi-infinite constraint (see the module docstring).
+
+    ``fn`` maps a point (shape (D,)) or several points as columns (shape (D, k)) to an inequality affine in the
+    decision variables, e.g. ``ForAll(U, lambda u: y * (w @ u) >= 1)``. Sets with an exact form (`LqEllipsoid`,
+    `PointCloud`) compile to it; others (`OracleSet`) are solved by cutting planes.
+    """
+
     def __init__(self, index_set: IndexSet, fn):
         super().__init__()
         if not isinstance(index_set, IndexSet):

@@ -138,6 +138,7 @@ def register(backend: Backend) -> Backend:
 
 
 def registered_backends() -> dict[str, Backend]:
+    """Every backend certiprog knows, by name, installed here or not (`available_backends` lists the installed)."""
     return dict(_REGISTRY)
 
 

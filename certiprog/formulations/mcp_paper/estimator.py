@@ -146,7 +146,7 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ saving (JSON + .npz, no pickle)
     def save(self, path_stem: str) -> None:
-        """``path_stem.json`` (parameters, classes, scalars) and ``path_stem.npz`` (coef_)."""
+        """``path_stem.json`` (parameters, classes, scalars) and ``path_stem.npz`` (``coef_``)."""
         check_is_fitted(self, "coef_")
         meta = {"format": "certiprog.manifold_classifier/1", "params": self.get_params(),
                 "classes": self.classes_.tolist(), "status": self.status_, "n_iter": self.n_iter_,

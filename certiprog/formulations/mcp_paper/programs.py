@@ -288,11 +288,11 @@ def mcp_bracket(solution, delta, C=None, P=None) -> tuple:
 
     * hard margin (``C=None``), Cor. 3: ||w_MCP||^2 <= ||w*||^2 <= ||w_MCP||^2 / (1 - delta)^2, i.e. the same
       factor on F = 1/2||w||^2 (needs delta < 1);
-    An ``iteration_limit`` solution is accepted too: the bracket holds at any delta >= its achieved violation
-    (`achieved_violation`), which is checked whenever the solution comes from an `mcp` model.
-
     * manifold slack (C > 0), Cor. 5 / eq. (3.30): F_MCP <= F* <= F_MCP + P C delta (P inferred from ``xi``
       when not given).
+
+    An ``iteration_limit`` solution is accepted too: the bracket holds at any delta >= its achieved violation
+    (`achieved_violation`), which is checked whenever the solution comes from an `mcp` model.
     The lower end is the master problem's value (a relaxation); allow ~1e-6 relative slack for the interior-point
     solver's tolerance when checking.
     """
