@@ -1,12 +1,19 @@
 """certiprog: write a paper's convex program once, solve it on any backend, certify the answer."""
+from .certificates import Certificate, check  # the headline feature, one import away: certiprog.check(model, sol)
 from .errors import (
-    BackendError, CertiprogError, DCPError, InputError, ModelError, NonConvexError, OptionError, SavedFileError,
+    BackendError,
+    CertiprogError,
+    DCPError,
+    InputError,
+    ModelError,
+    NonConvexError,
+    OptionError,
+    SavedFileError,
     ShapeError,
 )
 from .model import *  # noqa: F401,F403
 from .model import __all__ as _model_all
 from .solvers import Solution, Status, available_backends
-from .certificates import Certificate, check  # the headline feature, one import away: certiprog.check(model, sol)
 
 __version__ = "0.1.0"
 

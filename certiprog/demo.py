@@ -31,7 +31,13 @@ def _ellipsoids(rng, P=6, D=8, m=3):
 def demo_instances() -> list[tuple[str, object]]:
     """(label, Model) for each core program, built from the embedded Pima data or a seeded synthetic set."""
     from certiprog.formulations import (
-        background_risk, error_clumping, hinge_minimax, mcp, me2_dual, me2_primal, mpm,
+        background_risk,
+        error_clumping,
+        hinge_minimax,
+        mcp,
+        me2_dual,
+        me2_primal,
+        mpm,
     )
 
     X, y = load_pima()

@@ -49,7 +49,8 @@ def matrix(X, name: str, *, min_rows: int = 1, cols: int | None = None, min_cols
     ``min_cols`` otherwise)."""
     A = real_array(X, name)
     if A.ndim != 2:
-        raise InputError(f"{name} must be 2-D (samples x features); got shape {A.shape}. Use X.reshape(-1, 1) for one feature")
+        raise InputError(f"{name} must be 2-D (samples x features); got shape {A.shape}. "
+                         "Use X.reshape(-1, 1) for one feature")
     if A.shape[0] < min_rows:
         raise InputError(f"{name} has {A.shape[0]} rows; at least {min_rows} needed (is a class empty?)")
     if cols is not None and A.shape[1] != cols:
@@ -292,4 +293,5 @@ def sklearn_data(estimator, X, y="no_validation", **kwargs):
         raise
     except (TypeError, ValueError, IndexError) as exc:
         kind = InputTypeError if isinstance(exc, TypeError) else InputError
-        raise kind(f"{exc} (fix the {'X' if isinstance(y, str) else 'X, y'} passed to {type(estimator).__name__})") from exc
+        what = "X" if isinstance(y, str) else "X, y"
+        raise kind(f"{exc} (fix the {what} passed to {type(estimator).__name__})") from exc

@@ -11,5 +11,6 @@ from .kkt import DEFAULT_TOL, DEFAULT_TOL_INACCURATE, BlockReport, Certificate, 
 from .recovery import recover_duals
 from .verdict import Interval, Verdict
 
-__all__ = ["BlockReport", "Certificate", "Interval", "Verdict", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "OptimalityInterval",
-           "PsdCertificate", "check", "kkt_measures", "optimality_interval", "psd_certificate", "recover_duals", "variable_box"]
+__all__ = ["BlockReport", "Certificate", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "Interval", "OptimalityInterval",
+           "PsdCertificate", "Verdict", "check", "kkt_measures", "optimality_interval", "psd_certificate",
+           "recover_duals", "variable_box"]

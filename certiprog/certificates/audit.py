@@ -75,7 +75,8 @@ def write_reports(results, out_dir) -> tuple[Path, Path]:
     (out / "audit.json").write_text(json.dumps({"format": "certiprog.audit/1", "claims": data}, indent=1))
     lines = ["# certiprog paper audit", ""]
     for p in sorted({c.paper for c, _ in results}):
-        lines += [f"## Paper {p}", "", "| id | where | kind | statement | status | detail |", "|---|---|---|---|---|---|"]
+        lines += [f"## Paper {p}", "", "| id | where | kind | statement | status | detail |",
+                  "|---|---|---|---|---|---|"]
         for c, r in results:
             if c.paper != p:
                 continue
@@ -83,7 +84,8 @@ def write_reports(results, out_dir) -> tuple[Path, Path]:
             if r.corrected:
                 det += f" **Corrected:** {r.corrected}".replace("|", "\\|")
             if r.counterexample:
-                det += " **Counterexample:** " + ", ".join(f"{k}={v}" for k, v in r.counterexample.items()).replace("|", "\\|")
+                example = ", ".join(f"{k}={v}" for k, v in r.counterexample.items())
+                det += " **Counterexample:** " + example.replace("|", "\\|")
             stmt = c.statement.replace("\n", " ").replace("|", "\\|")
             kind = c.kind if c.bound is None or c.kind == "bound" else f"{c.kind} (bound)"
             lines.append(f"| {c.id} | {c.where} | {kind} | {stmt} | **{r.status}** | {det} |")

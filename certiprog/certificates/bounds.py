@@ -288,7 +288,8 @@ class Bound:
                 f"{sp.latex(self.failure_prob)}")
 
     def __str__(self):
-        return f"{self.id} [{self.paper} {self.where}]: {self.quantity} <= {self.expr}  (w.p. >= 1 - {self.failure_prob})"
+        return (f"{self.id} [{self.paper} {self.where}]: {self.quantity} <= {self.expr}  "
+                f"(w.p. >= 1 - {self.failure_prob})")
 
     def statement(self) -> str:
         """The inequality in plain text (the audit table's statement for a bound without an inventory row)."""
@@ -344,7 +345,8 @@ class Bound:
             return refuted(f"Monte Carlo coverage rejects the bound: {cov}",
                            counterexample={"failures": cov.failures, "trials": cov.n_trials, "rate": cov.rate,
                                            "nominal": cov.nominal, "p_value": cov.p_value},
-                           corrected=f"a radius at least {cov.max_ratio:.3g} times larger (max observed deviation/radius)")
+                           corrected=f"a radius at least {cov.max_ratio:.3g} times larger "
+                                     "(max observed deviation/radius)")
         return verified(detail + f"; Monte Carlo: {cov.failures}/{cov.n_trials} failures (nominal "
                         f"{cov.nominal:.3g}, p = {cov.p_value:.3g}, max deviation/radius {cov.max_ratio:.3g}).")
 
@@ -487,7 +489,8 @@ def uniform_sphere(d: int, R: float = 1.0, center=None) -> BoundedLaw:
     def draw(rng, shape):
         g = rng.standard_normal(shape + (d,))
         return c + R * g / np.linalg.norm(g, axis=-1, keepdims=True)
-    return BoundedLaw(f"uniform sphere (d={d}, R={R})", d, float(np.linalg.norm(c) + R), c, (R**2 / d) * np.eye(d), draw)
+    return BoundedLaw(f"uniform sphere (d={d}, R={R})", d, float(np.linalg.norm(c) + R), c, (R**2 / d) * np.eye(d),
+                      draw)
 
 
 def uniform_ball(d: int, R: float = 1.0, center=None) -> BoundedLaw:
@@ -566,7 +569,8 @@ def register(bound: Bound) -> Bound:
 
     A claim of the same formula then names it (``@claim(bound.id, ..., bound=bound)``) and becomes that entry.
     """
-    from .registry import REGISTRY, Claim, register as add
+    from .registry import REGISTRY, Claim
+    from .registry import register as add
 
     old = REGISTRY.get(bound.id)
     if old is not None and old.bound is bound:  # already registered (with or without its claim)

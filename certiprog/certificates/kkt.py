@@ -81,8 +81,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
-from ..errors import InputError
 from ..conic.cones import distance_to_cone, project
+from ..errors import InputError
 from .verdict import Interval, Verdict
 
 #: `check`'s tolerance for ``certified`` and ``accurate`` (relative interval width, scale-free KKT measures)
@@ -219,8 +219,8 @@ def _same_problem(p1, p2) -> bool:
 
 def resolve_problem(model_or_problem, solution):
     """The ConicProblem to check against (recompiled from a Model and compared with the solved one)."""
-    from ..model.model import Model
     from ..conic.problem import ConicProblem
+    from ..model.model import Model
 
     if isinstance(model_or_problem, Model):
         problem = model_or_problem.compile().assemble()
@@ -340,7 +340,8 @@ def _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, r
 
         rec = recover(problem, x)
         z, recovered, approximate = rec.z, True, rec.approximate
-        notes.append("the solution had no usable duals; they were recovered from the primal point: " + recovery_note(rec))
+        notes.append("the solution had no usable duals; they were recovered from the primal point: "
+                     + recovery_note(rec))
     else:
         approximate = recovered and bool(getattr(solution, "duals_approximate", False))
         said = (getattr(solution, "info", None) or {}).get("duals_recovered") if recovered else None

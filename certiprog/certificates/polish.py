@@ -33,8 +33,9 @@ cone's edge, a PSD block) is not polished: the result is then flagged approximat
 The Newton iterations run on the merit ``||F||`` (stationarity divided by the gradient's scale, each constraint
 row by its unit, so that rescaled rows and objectives change nothing) with backtracking and Gauss-Newton
 least-squares steps on equilibrated columns (minimum norm when the system is small and dense: degenerate,
-non-unique duals are fine; sparse LU, else LSMR, when large). Then signs are checked (y >= 0 on nonneg rows, lambda >= 0, apex duals in K*) and inactive constraints
-must hold at the polished x; a wrong guess moves the offending rows across and the polish runs again (3 rounds).
+non-unique duals are fine; sparse LU, else LSMR, when large). Then signs are checked (y >= 0 on nonneg rows,
+lambda >= 0, apex duals in K*) and inactive constraints must hold at the polished x; a wrong guess moves the
+offending rows across and the polish runs again (3 rounds).
 The polished dual is projected onto K* (membership exact up to rounding) and kept only if its KKT residual
 (`kkt_residual`, the natural residual of the pair) is no larger than the recovered one's.
 
@@ -51,8 +52,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import InputError
 from ..conic.cones import Cone, project
+from ..errors import InputError
 
 #: the polished pair counts as a KKT point (its dual exact to rounding) below this natural residual ...
 EXACT_RESIDUAL = 1e-9

@@ -28,8 +28,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
 from ..conic.cones import project
+from ..errors import InputError
 
 
 def _active_rows(problem, s, thr) -> np.ndarray:

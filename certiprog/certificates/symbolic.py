@@ -70,7 +70,8 @@ def verify_identity(lhs, rhs, *, assumptions: dict | None = None, domain=None, s
         if val.has(sympy.zoo, sympy.nan):
             continue
         done += 1
-        nonzero = any(sympy.N(v, 30) != 0 and abs(sympy.N(v, 30)) > 1e-25 for v in (val if isinstance(val, sympy.MatrixBase) else [val]))
+        entries = val if isinstance(val, sympy.MatrixBase) else [val]
+        nonzero = any(sympy.N(v, 30) != 0 and abs(sympy.N(v, 30)) > 1e-25 for v in entries)
         if nonzero:
             return IdentityCheck(False, "spot check", counterexample=subs, lhs_value=lhs.subs(subs),
                                  rhs_value=rhs.subs(subs), spot_checks=done, notes=[note] if note else [])
@@ -230,8 +231,8 @@ def to_sympy(model) -> SymModel:
     for cname, c in model.constraints.items():
         blocks = c.blocks()
         if not isinstance(c, (Inequality, Equality, SOC, PSD)) or len(blocks) != 1:
-            raise ModelError(f"to_sympy: constraint {cname!r} ({type(c).__name__}) is not supported; use <=, ==, SOC or "
-                             "PSD constraints (ForAll and power cones are not rendered)")
+            raise ModelError(f"to_sympy: constraint {cname!r} ({type(c).__name__}) is not supported; use <=, ==, "
+                             "SOC or PSD constraints (ForAll and power cones are not rendered)")
         cone, s_expr = blocks[0]
         s = _render(s_expr, free)
         if cone.kind == "nonneg":
@@ -240,7 +241,8 @@ def to_sympy(model) -> SymModel:
             cons[cname] = SymConstraint(cname, "zero", s, [sympy.Eq(e, 0, evaluate=False) for e in s], tuple(c.shape))
         elif cone.kind == "soc":
             m = c.n + 1
-            rel = [sympy.Ge(s[i * m], sympy.sqrt(sum(z ** 2 for z in s[i * m + 1:(i + 1) * m])), evaluate=False) for i in range(c.k)]
+            rel = [sympy.Ge(s[i * m], sympy.sqrt(sum(z ** 2 for z in s[i * m + 1:(i + 1) * m])), evaluate=False)
+                   for i in range(c.k)]
             cons[cname] = SymConstraint(cname, "soc", s, rel, c.dual_shape(), m)
         else:  # psd
             X = _render(c.X, free)
@@ -494,7 +496,7 @@ def lagrange_dual(model) -> LagrangeDual:
     J = [i for i in range(len(xs)) if i not in K]
     PKK = Pm.extract(K, K) if K else sympy.zeros(0, 0)
     if K and not PKK.is_positive_definite:
-        raise ModelError(f"lagrange_dual: the quadratic part of the objective is not positive definite on the variables "
+        raise ModelError("lagrange_dual: the quadratic part of the objective is not positive definite on the variables "
                          f"{[str(xs[i]) for i in K]} (eigenvalues {[sympy.nsimplify(e) for e in PKK.eigenvals()]}); "
                          "the minimum over x has no closed form here")
     grad = [sympy.diff(L.expr, xs[i]) for i in K]

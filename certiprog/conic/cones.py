@@ -85,7 +85,8 @@ def _nd_alpha(alpha, dim) -> tuple:
     try:
         a = np.asarray(alpha, dtype=float).reshape(-1)
     except (TypeError, ValueError):
-        raise InputError(f"a pownd cone's alpha must be an array of positive weights summing to 1; got {alpha!r}") from None
+        raise InputError(f"a pownd cone's alpha must be an array of positive weights summing to 1; "
+                         f"got {alpha!r}") from None
     if a.size < 1 or a.size != dim - 1 or not np.all(np.isfinite(a)) or np.any(a <= 0) \
             or abs(a.sum() - 1.0) > 1e-12 * a.size:
         raise InputError(f"a pownd cone has dim n + 1 and n positive weights alpha summing to 1; got dim={dim}, "
@@ -187,7 +188,7 @@ def _exp_project(V: np.ndarray) -> tuple:
     closest point that lies in the cone. Returns (Pi_K(V), Pi_K°(V))."""
     V = np.asarray(V, float).reshape(-1, 3)
     vp, vd = _exp_candidates(V)
-    r, s, t = V[:, 0], V[:, 1], V[:, 2]
+    r, s = V[:, 0], V[:, 1]
     scale = 1.0 + np.linalg.norm(V, axis=1)
     pdist, ddist = np.linalg.norm(V - vp, axis=1), np.linalg.norm(V - vd, axis=1)
     tol = 1e-15 * scale

@@ -1,4 +1,5 @@
 """The declarative IR: variables, parameters, affine expressions, atoms, constraints, models."""
+from ..conic.cones import Cone
 from .atoms import (
     abs_,
     entr,
@@ -16,16 +17,15 @@ from .atoms import (
     norm_inf,
     pnorm,
     pos,
+    power,
     psd_factor,
     quad_form,
-    power,
     quad_over_lin,
     rel_entr,
     square,
     sum_squares,
 )
 from .cone_constraints import ExpCone, PowConeND
-from ..conic.cones import Cone
 from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
 from .expression import Expression, Parameter, Variable, as_expression, concatenate, hstack, matmul, stack, vstack
 from .forall import ForAll

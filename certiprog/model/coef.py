@@ -63,7 +63,8 @@ def to_csr(m) -> sp.csr_matrix:
         return m.tocsr()
     a = np.atleast_2d(np.asarray(m, dtype=float))
     r, c = a.shape
-    return sp.csr_matrix((a.ravel(), np.tile(np.arange(c, dtype=np.int32), r), np.arange(0, r * c + 1, c)), shape=(r, c))
+    return sp.csr_matrix((a.ravel(), np.tile(np.arange(c, dtype=np.int32), r), np.arange(0, r * c + 1, c)),
+                         shape=(r, c))
 
 
 def sparse_constant(m, what: str = "sparse matrix") -> tuple:

@@ -15,13 +15,12 @@ answer maps back by name. Compilation runs in two stages:
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..conic.cones import Cone
-from ..conic.problem import Block, ConicProblem, QuadTerm, merge_cones
+from ..conic.problem import Block, ConicProblem, QuadTerm
 from ..errors import ModelError
 from . import coef as cf
 from .expression import Expression, Variable

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DCPError, InputError, ShapeError
 from ..conic.cones import Cone, _nd_alpha
+from ..errors import DCPError, InputError, ShapeError
 from .constraints import Constraint, equal_runs
 from .expression import as_expression, hstack
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import DCPError, ModelError, ShapeError
 from ..conic.cones import Cone
+from ..errors import DCPError, ModelError, ShapeError
 from .expression import _is_int, as_expression, hstack, real_scalar
 
 

@@ -341,8 +341,9 @@ class Expression:
     def __mul__(self, other):
         if sp.issparse(other) and not isinstance(other, sp.sparray) and math.prod(other.shape) > 1:
             raise ShapeError(f"a scipy.sparse matrix (shape {other.shape}) times an expression: for scipy's "
-                             "spmatrix '*' is the matrix product, for numpy (and certiprog) it is elementwise; write "
-                             "A @ x for the product (it stays sparse), or sp.csr_array(A) * x for an elementwise product")
+                             "spmatrix '*' is the matrix product, for numpy (and certiprog) it is elementwise; "
+                             "write A @ x for the product (it stays sparse), or sp.csr_array(A) * x for an "
+                             "elementwise product")
         other = as_expression(other)
         if not self.is_constant and not other.is_constant:
             raise DCPError(

@@ -18,13 +18,20 @@ from __future__ import annotations
 
 import functools
 
-from . import backends  # noqa: F401  (registers the backends)
 from ..conic.problem import ConicProblem
 from ..model.compile import compile_model
-from .registry import (
-    Needs, SolverCapabilities, available_backends, available_solvers, choose, get_backend, needs, registered_backends,
-)
+from . import backends  # noqa: F401  (registers the backends)
 from .backends.common import quiet_output, wants_output
+from .registry import (
+    Needs,
+    SolverCapabilities,
+    available_backends,
+    available_solvers,
+    choose,
+    get_backend,
+    needs,
+    registered_backends,
+)
 from .solution import Solution, Status
 
 

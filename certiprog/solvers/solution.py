@@ -16,9 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
-from ..errors import InputError, ModelError, SavedFileError
 from ..conic.cones import Cone, smat
-
+from ..errors import InputError, ModelError, SavedFileError
 
 
 @dataclass(frozen=True)
@@ -431,8 +430,8 @@ def _read(stem: str) -> tuple[dict, dict]:
 
 def _attach(problem, layout: dict, stem: str):
     """The ConicProblem for a Model or ConicProblem, checked against the saved layout."""
-    from ..model.model import Model
     from ..conic.problem import ConicProblem
+    from ..model.model import Model
 
     if isinstance(problem, Model):
         problem = problem.compile().assemble()

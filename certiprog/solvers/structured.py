@@ -160,12 +160,11 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
 def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:
     """Minimise the objective over the columns ``free`` with the others fixed at ``x``, subject to the cone blocks
     those columns enter (Clarabel); the point it returns, whatever its status (the certificate judges it)."""
+    import clarabel
     import scipy.sparse as sp
 
-    from .backends.clarabel_backend import clarabel_cones
     from ..conic.problem import merge_cones
-
-    import clarabel
+    from .backends.clarabel_backend import clarabel_cones
 
     A = sp.csc_matrix(problem.A)
     J = np.flatnonzero(free)

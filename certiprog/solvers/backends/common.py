@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from ...errors import BackendError, OptionError
+from ...errors import OptionError
 from ..solution import Solution, Status
 
 STATUS = {

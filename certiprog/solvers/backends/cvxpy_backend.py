@@ -14,8 +14,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ...errors import BackendError, OptionError
 from ...conic.cones import svec
+from ...errors import BackendError, OptionError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
 from .common import make_solution
@@ -111,7 +111,8 @@ def _dual_of_raw(blk, con) -> np.ndarray:
     if c.kind == "psd":
         return svec(np.asarray(dv, float))
     if c.kind in ("pow", "exp"):
-        parts = [np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple)) else [np.reshape(dv, (c.count, 3))]
+        parts = ([np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple))
+                 else [np.reshape(dv, (c.count, 3))])
         return np.hstack(parts).reshape(-1)
     if c.kind == "pownd":  # CVXPY: [W dual (n, count), z dual (count,)]
         n = c.dim - 1
@@ -179,8 +180,8 @@ def _gurobi_licence_error(problem, exc) -> BackendError | None:
     why = why or (f"likely too large for gurobipy's size-limited licence once CVXPY has rewritten it ({problem.n} "
                   f"variables and {problem.m} rows here; limits {lin} variables/constraints, {quad} with quadratic "
                   "terms)")
-    return BackendError(f"CVXPY solver GUROBI: {why}; CVXPY said: {str(exc).rstrip('.')}. Use a full Gurobi licence, or another "
-                        "solver (backend='clarabel')")
+    return BackendError(f"CVXPY solver GUROBI: {why}; CVXPY said: {str(exc).rstrip('.')}. Use a full Gurobi licence, "
+                        "or another solver (backend='clarabel')")
 
 
 def _names_an_option(exc: Exception, options) -> bool:

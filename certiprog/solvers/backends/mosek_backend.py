@@ -28,7 +28,6 @@ licence path(s) MOSEK searched (``~/mosek/mosek.lic`` or ``$MOSEKLM_LICENSE_FILE
 from __future__ import annotations
 
 import functools
-
 import logging
 import os
 import re
