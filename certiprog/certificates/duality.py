@@ -64,9 +64,10 @@ valid, the cheap one is only looser.
 Upper bound
 -----------
 ``f`` at a point proved feasible: equality rows are solved for a well-conditioned set of basic columns
-(pivoted QR) with an enclosure of the exact solution, or, when the dense equality block would exceed
-``_EQ_DENSE_MAX`` entries, corrected by a minimum-norm step whose enclosure comes from a proved lower bound of
-lambda_min(A_E A_E') (`_SparseEqualities`: sparse, no matrix of the problem's size); then the other blocks are checked for cone
+(pivoted QR) with an enclosure of the exact solution, or, when the dense equality block or its QR would be
+large (``_EQ_DENSE_MAX`` entries, ``_EQ_DENSE_FLOPS``), corrected by a minimum-norm step whose enclosure comes
+from a proved lower bound of lambda_min(A_E A_E') (`_SparseEqualities`: sparse, no matrix of the problem's
+size); then the other blocks are checked for cone
 membership over the whole enclosure (nonneg: lower ends >= 0; SOC: s_0^2 >= ||s_1||^2; PSD: interval
 Cholesky; power cones via logarithms; exponential cone: y, z > 0 and log y + x/y <= log z, in arb). If the solver's point fails, it is moved toward a strictly feasible
 point found by a small Clarabel margin problem (``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c``
@@ -1418,6 +1419,7 @@ def _equality_split(problem, rows, basic):
 
 
 _EQ_DENSE_MAX = 1_000_000  # entries (rows x columns) of the dense equality block the pivoted-QR basis may form
+_EQ_DENSE_FLOPS = 5e7  # and rows^2 x columns, its QRs' cost (3,000 columns and 300 equalities: 0.5 s, 2x the solve)
 
 
 class _SparseEqualities:
@@ -1528,8 +1530,8 @@ def _equality_basis_uncached(problem):
                           [np.zeros(0, int)])
     if rows.size == 0:
         return rows, rows
-    if rows.size * problem.n > _EQ_DENSE_MAX:  # a dense QR would cost O(k^2 n) time and k n memory
-        return rows, _SparseEqualities(problem, rows)
+    if rows.size * problem.n > _EQ_DENSE_MAX or rows.size ** 2 * problem.n > _EQ_DENSE_FLOPS:
+        return rows, _SparseEqualities(problem, rows)  # a dense QR would take k n memory and ~k^2 n time
     A = _csr_A(problem)
     AE = A[rows].toarray()
     n = problem.n

@@ -307,6 +307,7 @@ def test_the_sparse_and_the_dense_equality_paths_give_the_same_certified_interva
     intervals = []
     for dense_max in (10**12, 0):  # the pivoted-QR basis, then the sparse minimum-norm correction
         monkeypatch.setattr(D, "_EQ_DENSE_MAX", dense_max)
+        monkeypatch.setattr(D, "_EQ_DENSE_FLOPS", dense_max)
         model = _qp_suite().certiprog_model(prob)
         sol = model.solve(backend="clarabel")
         cert = check(model, sol)
