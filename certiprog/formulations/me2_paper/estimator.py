@@ -157,7 +157,10 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         else:
             mus, lams = np.full(p, mu), np.full(p, lam)
         method, backend = local_method(self.solver)
-        fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol, n_jobs=self.n_jobs)
+        # the final fits start from the tuning's ellipsoids at the chosen pairs (learnt on half the negatives)
+        warm = [t.ellipsoid for t in self.tuning_] if self.tuning == "local" and method == "dedicated" else None
+        fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol, n_jobs=self.n_jobs,
+                         warm_start=warm)
         certs = list(fitted.certificates)
         bad = [c for c in certs if c.status != "optimal"]
         if bad:

@@ -41,7 +41,7 @@ from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL, LOCAL_MET
 __all__ = ["FIT_METHODS", "LOCAL_METHODS", "ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid",
            "me2_dual", "me2_fit",
            "me2_instance", "me2_objective", "me2_predict", "me2_primal", "recover_primal", "squared_distances",
-           "svec_gram_map"]
+           "svec_gram_map", "warm_alpha"]
 
 #: The seeded test instances of doc 002 (seed, n, d, mu, lam, B): n > d, n < d, n == d, tiny lam, big mu / lam.
 #: Data from `me2_instance(seed, n, d)`. The independent reference (tests/reference/ref_002.py) keeps its own copy;
@@ -354,7 +354,7 @@ def _local_options(method: str, options: dict) -> dict:
 
 
 def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | None = None,
-            certify: bool | str = True, n_jobs=None, **options) -> ME2Fit:
+            certify: bool | str = True, n_jobs=None, warm_start=None, **options) -> ME2Fit:
     """Train ME^2: one Problem 2 per positive ``c_j`` (rows of ``X_pos``), each against all of ``X_neg`` (the one
     training loop: `ME2Classifier` and the experiment call it).
 
@@ -374,7 +374,10 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
       is held to at least ``GENERIC_TOL``), and for 'dedicated' ``max_iter`` and ``fallback`` (backend of the redo,
       None: none). A model that misses the tolerance keeps status "inaccurate" in its certificate (not an error:
       its gap still bounds its error). ``n_jobs``: joblib workers over the local models of these methods
-      (scikit-learn's semantics, `parallel.over_chunks`; the result does not depend on it).
+      (scikit-learn's semantics, `parallel.over_chunks`; the result does not depend on it). ``warm_start``
+      ('dedicated' only): one ``(M, R)`` or None per positive, e.g. the tuning's ellipsoid at the chosen pair
+      (`tuning.CentreTuning.ellipsoid`): the solve starts from alpha = 1/n on the negatives inside it and 0 outside
+      (`warm_alpha`); the answer is certified the same way.
 
     Returns an `ME2Fit`.
     """
@@ -389,7 +392,13 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     if certify not in (True, False, "kkt"):
         raise InputError(f"certify must be True, 'kkt' or False; got {certify!r}")
     if method in LOCAL_METHODS:
-        return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options), n_jobs)
+        if warm_start is not None:
+            if method != "dedicated":
+                raise InputError("warm_start is used by method='dedicated' only")
+            warm_start = list(warm_start)
+            if len(warm_start) != p:
+                raise InputError(f"warm_start needs one (M, R) or None per positive ({p}); got {len(warm_start)}")
+        return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options), n_jobs, warm_start)
     build = me2_primal if method == "primal" else me2_dual
     models, solutions, history, certificates = [], [], [], []
     for j in range(p):
@@ -412,28 +421,43 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
     return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(certificates), method)
 
 
-def _fit_local(P, X, mus, lams, B, method, backend, options, n_jobs=None) -> ME2Fit:
+def _fit_local(P, X, mus, lams, B, method, backend, options, n_jobs=None, warm_start=None) -> ME2Fit:
     """`me2_fit`'s loop for the `LOCAL_METHODS` (inputs validated), over joblib workers (`parallel.over_chunks`)."""
     from .parallel import over_chunks
 
     tol = options.pop("tol")
+    warm = [None] * len(P) if warm_start is None else warm_start
     solutions = [s for chunk in over_chunks(_fit_chunk, list(range(len(P))), n_jobs, P, X, mus, lams, B, method,
-                                            backend, tol, options) for s in chunk]
+                                            backend, tol, options, warm) for s in chunk]
     models = [LocalEllipsoid(P[j].copy(), sol.M, sol.R) for j, sol in enumerate(solutions)]
     history = [dict(index=j, status=str(sol.status), objective=float(sol.primal), backend=method, solver=sol.solver,
                     solve_time=float(sol.seconds)) for j, sol in enumerate(solutions)]
     return ME2Fit(tuple(models), tuple(solutions), tuple(history), tuple(s.certificate() for s in solutions), method)
 
 
-def _fit_chunk(rows, P, X, mus, lams, B, method, backend, tol, options) -> list:
+def warm_alpha(problem, M, R) -> np.ndarray:
+    """A dual starting point from an ellipsoid (M, R) near the optimum: alpha_i = 1/n for the negatives strictly
+    inside it (they want the upper bound, `local_solver`'s gradient q_i - R < 0), 0 for the others."""
+    M = validate.matrix(M, "warm-start M", min_rows=problem.d, cols=problem.d)
+    q = squared_distances(problem.Y, M)
+    return np.where(q < validate.scalar(R, "warm-start R"), 1.0 / problem.n, 0.0)
+
+
+def _fit_chunk(rows, P, X, mus, lams, B, method, backend, tol, options, warm) -> list:
     """The local models ``rows`` of `_fit_local` (one joblib task), BLAS on one thread."""
     from threadpoolctl import threadpool_limits
 
     from certiprog.formulations.me2_paper import local_solver as LS
 
+    out = []
     with threadpool_limits(1):
-        return [LS.solve_local_by(LS.local_problem(X, P[j]), mus[j], lams[j], B, method=method, backend=backend,
-                                  tol=tol, **options) for j in rows]
+        for j in rows:
+            prob = LS.local_problem(X, P[j])
+            extra = dict(options)
+            if warm[j] is not None:
+                extra["alpha0"] = warm_alpha(prob, *warm[j])
+            out.append(LS.solve_local_by(prob, mus[j], lams[j], B, method=method, backend=backend, tol=tol, **extra))
+    return out
 
 
 def _check_models(models):

@@ -62,7 +62,8 @@ def positive_grid(grid, name: str) -> np.ndarray:
 class CentreTuning(Record):
     """What the tuning chose for one local model: ``mu``, ``lam``; ``criterion`` ("f-measure", "fp-rate" or "none"),
     its value ``score``; the local validation set's size (``n_val_pos``, ``n_val_neg``); ``fold``; and per grid pair
-    (in ``pairs`` order) the local counts ``tp``, ``fp``, ``fn`` and the solves' worst relative gap and time."""
+    (in ``pairs`` order) the local counts ``tp``, ``fp``, ``fn`` and the solves' worst relative gap and time;
+    ``ellipsoid``: the chosen pair's (M, R) on the fold (the final fit's warm start)."""
 
     mu: float
     lam: float
@@ -78,6 +79,13 @@ class CentreTuning(Record):
     max_rel_gap: float = 0.0
     seconds: float = 0.0
     n_solves: int = 0
+    _ellipsoid: tuple | None = field(default=None, repr=False)
+
+    @property
+    def ellipsoid(self) -> tuple | None:
+        """(M, R) learnt at the chosen pair against the fold's training negatives (None when nothing was solved): the
+        warm start of the final fit (`programs.me2_fit`'s ``warm_start``). Not in ``as_dict()``."""
+        return self._ellipsoid
 
 
 def _preference(pairs, prefer: str) -> np.ndarray:
@@ -143,7 +151,8 @@ def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER
         key = np.lexsort((pref, value))
     best = int(key[0])
     return CentreTuning(pairs[best][0], pairs[best][1], crit, float(value[best]), n_pos, n_neg, fold, pairs, tp, fp,
-                        fn, max(s.rel_gap for s in sols), time.perf_counter() - t0, len(sols))
+                        fn, max(s.rel_gap for s in sols), time.perf_counter() - t0, len(sols),
+                        (sols[best].M, sols[best].R))
 
 
 def tuning_folds(y_pos, cv: int = 2, random_state=None) -> list:

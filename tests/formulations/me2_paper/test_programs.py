@@ -288,3 +288,35 @@ def test_large_instance_builds_fast_and_solves():
     # default solver tolerances: the objective agrees to ~1e-8, hence M only to ~1e-5 at n = 2000 (the
     # CVXPY reference's own primal and dual M differ by ~3e-6 here)
     np.testing.assert_allclose(dm.derived(ds).M, ps.value("M"), atol=1e-4)
+
+
+def test_warm_started_fit_is_certified_and_equal_within_its_bounds():
+    """me2_fit(warm_start=...) (the tuning's ellipsoids) starts from alpha = 1/n inside them: every model still
+    certified, and within the certified distance of the cold fit's; bad warm starts are refused."""
+    from certiprog.formulations.me2_paper.programs import warm_alpha
+    from certiprog.formulations.me2_paper.local_solver import local_problem
+
+    rng = np.random.default_rng(5)
+    Xn = rng.uniform(0, 1, size=(80, 4))
+    Xp = rng.uniform(0.3, 0.7, size=(6, 4))
+    cold = me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated")
+    # the warm start: ellipsoids learnt on half of the negatives (as in the tuning)
+    half = me2_fit(Xp, Xn[::2], 0.8, 1e-3, 4.0, method="dedicated")
+    warm = me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated",
+                   warm_start=[(m.M, m.R) for m in half.models[:-1]] + [None])
+    for c, w in zip(cold.solutions, warm.solutions):
+        assert c.ok and w.ok and w.gap <= 1e-10 * max(1.0, abs(w.primal))
+        assert abs(c.primal - w.primal) <= c.gap + w.gap + 1e-12
+        assert np.linalg.norm(c.M - w.M) <= c.M_error + w.M_error + 1e-9
+        assert abs(c.R - w.R) <= c.R_error + w.R_error + 1e-9
+    assert any(s.path.startswith("warm start") for s in warm.solutions[:-1])
+    assert not warm.solutions[-1].path.startswith("warm start")
+    prob = local_problem(Xn, Xp[0])
+    a0 = warm_alpha(prob, half.models[0].M, half.models[0].R)
+    assert set(np.unique(a0)) <= {0.0, 1.0 / 80}
+    with pytest.raises(InputError, match="one \\(M, R\\) or None per positive"):
+        me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated", warm_start=[None])
+    with pytest.raises(InputError, match="dedicated"):
+        me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="generic", warm_start=[None] * 6)
+    with pytest.raises(InputError, match="warm-start M"):
+        me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated", warm_start=[(np.eye(3), 1.0)] + [None] * 5)
