@@ -2,7 +2,7 @@
 
 * ``api/<module>.rst``: one page per public module (``certiprog``, ``.certificates``, ``.solvers``,
   ``.formulations``, ``.estimators``) listing every name of its ``__all__``, each with a page autosummary generates
-  from the docstring (a name without a docstring fails the build: numpydoc's GL08).
+  from the docstring (a public name, method or property whose page would be empty fails the build).
 * ``tutorials/notebooks/``: a copy of every notebook of ``notebooks/`` (myst-nb executes them when it reads them).
   A notebook that declares shared data it cannot find fails the build with the file's name.
 * ``papers/generated/NNN-modules.md``: the paper package's modules, each with its docstring's first paragraph.
@@ -208,6 +208,21 @@ def _builder_inited(app) -> None:
     write_figure_fragments()
 
 
+def _require_docstring(app, what, name, obj, options, lines) -> None:
+    """A public class, function, method or property that the reference would show empty fails the build.
+
+    ``lines`` is the docstring autodoc renders, so a method that overrides a documented one of its base class
+    (``autodoc_inherit_docstrings``) passes; dataclass fields and constants are described by their class.
+    """
+    if what not in ("class", "exception", "function", "method", "property"):
+        return
+    if any(part.startswith("_") for part in name.split(".")):
+        return
+    if not any(line.strip() for line in lines):
+        logger.warning(f"{name} has no docstring: the API reference would show it empty",
+                       type="certiprog", subtype="docstring")
+
+
 def _skip_member(app, what, name, obj, skip, options):
     """scikit-learn's generated ``set_*_request`` methods (metadata routing) are not certiprog's API."""
     if name.startswith("set_") and name.endswith("_request"):
@@ -227,4 +242,5 @@ def setup(app):
     autosummary.WELL_KNOWN_ABBREVIATIONS = tuple(autosummary.WELL_KNOWN_ABBREVIATIONS) + PAPER_ABBREVIATIONS
     app.connect("builder-inited", _builder_inited, priority=100)  # before autosummary writes its stubs
     app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _require_docstring)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
