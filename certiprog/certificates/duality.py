@@ -313,9 +313,11 @@ class PsdCertificate:
 
     @property
     def mu(self) -> float:
+        """The shift proved to make P PSD (``P + mu I >= 0``): 0 when P is proved PD or PSD, inf when nothing is proved."""
         return max(0.0, -self.lam) if self.kind in ("pd", "shift", "diagonal", "zero") else np.inf
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """An approximate solution of ``P_SS u = rhs`` with the proof's factorisation (its error is bounded separately)."""
         return self.solver(rhs)
 
 
@@ -1467,7 +1469,10 @@ class _SparseEqualities:
         G = sp.csc_matrix(M @ M.T)
         aM = abs(M)
         p = int(np.diff(M.indptr).max())
-        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(2 * p + 8))
+        c = int(np.bincount(M.indices, minlength=M.shape[1]).max(initial=1))
+        # ||G - MM'||_2 <= gamma_{p+2} || |M||M|' ||_inf; the row sums of |M||M|' are sums of c, then p,
+        # nonnegative terms, so their floating-point values are exact within a factor 1 + gamma_{c+p+4}
+        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(c + p + 4))
         lam = _gershgorin_lower(G)
         if not lam > rounding:
             top = float(G.diagonal().max())
@@ -1851,6 +1856,7 @@ class OptimalityInterval:
 
     @property
     def width(self) -> float:
+        """``upper - lower``."""
         return self.upper - self.lower
 
 

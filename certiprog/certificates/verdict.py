@@ -35,15 +35,18 @@ class Verdict(str, Enum):
 
     @property
     def strength(self) -> str:
+        """The verdict's rung: 'certified', 'accurate', 'inaccurate' or 'failed'."""
         return self.value.split("_", 1)[0]
 
     @property
     def kind(self) -> str:
+        """What the verdict is about: 'optimality', 'infeasibility' or 'unboundedness'."""
         tail = self.value.split("_", 1)[1] if "_" in self.value else ""
         return {"infeasible": "infeasibility", "unbounded": "unboundedness"}.get(tail, "optimality")
 
     @property
     def proved(self) -> bool:
+        """True when the verdict is a proof (strength 'certified')."""
         return self.strength == "certified"
 
 
@@ -55,8 +58,10 @@ class Interval(NamedTuple):
 
     @property
     def width(self) -> float:
+        """``upper - lower``."""
         return self.upper - self.lower
 
     @property
     def finite(self) -> bool:
+        """True when both ends are finite."""
         return abs(self.lower) < float("inf") and abs(self.upper) < float("inf")

@@ -63,6 +63,7 @@ class Cone:
 
     @property
     def rows(self) -> int:
+        """Number of rows the cones take: ``dim * count``."""
         return self.dim * self.count
 
     @property
@@ -76,6 +77,7 @@ class Cone:
         return (self.alpha, 1 - self.alpha) if self.kind == "pow" else tuple(self.alpha)
 
     def to_json(self) -> dict:
+        """A JSON-serialisable dict (kind, dim, count, alpha)."""
         alpha = list(self.alpha) if isinstance(self.alpha, tuple) else self.alpha
         return {"kind": self.kind, "dim": self.dim, "count": self.count, "alpha": alpha}
 

@@ -65,10 +65,12 @@ class ConicProblem:
 
     @property
     def n(self) -> int:
+        """Number of columns (scalar variables) of the conic form."""
         return self.A.shape[1]
 
     @property
     def m(self) -> int:
+        """Number of rows (cone entries) of the conic form."""
         return self.A.shape[0]
 
     def objective_value(self, x: np.ndarray) -> float:
@@ -76,6 +78,7 @@ class ConicProblem:
         return self.sense * float(0.5 * x @ (self.P @ x) + self.q @ x + self.r0)
 
     def rows_of(self, name: str, primary_only: bool = True) -> list:
+        """The row blocks of the constraint called ``name`` (with its atoms' epigraph rows unless ``primary_only``)."""
         out = [blk for blk in self.blocks if blk.owner == name and (blk.primary or not primary_only)]
         if not out:
             raise ModelError(f"no constraint named {name!r}; have {sorted({b.owner for b in self.blocks})}")

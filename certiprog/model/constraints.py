@@ -32,12 +32,14 @@ class Constraint:
 
     @property
     def variables(self) -> list:
+        """The decision variables the constraint involves, in order of appearance."""
         seen = {}
         for e in self.expressions():
             seen.update(dict.fromkeys(e.variables))
         return list(seen)
 
     def expressions(self) -> list:
+        """The Expressions the constraint is made of (its sides, or its cone's arguments)."""
         return []
 
     def blocks(self) -> list:
@@ -45,6 +47,7 @@ class Constraint:
         return []
 
     def dual_shape(self) -> tuple:
+        """The shape of the constraint's dual as `Solution.dual` returns it."""
         return ()
 
     def violation(self, values: dict) -> float:

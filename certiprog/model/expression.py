@@ -152,6 +152,7 @@ class Expression:
     # ------------------------------------------------------------------ info
     @property
     def ndim(self) -> int:
+        """Number of dimensions (0, 1 or 2)."""
         return len(self.shape)
 
     @property
@@ -165,10 +166,12 @@ class Expression:
 
     @property
     def is_constant(self) -> bool:
+        """True when the expression involves no variable."""
         return not self.terms and not self.nonlin
 
     @property
     def is_affine(self) -> bool:
+        """True when the expression has no convex atom (an affine map of the variables)."""
         return not self.nonlin
 
     @property
@@ -241,6 +244,7 @@ class Expression:
         return out
 
     def broadcast_to(self, shape) -> "Expression":
+        """The expression broadcast to ``shape`` by numpy's rules (ShapeError when they do not allow it)."""
         shape = _shape(shape)
         if shape == self.shape:
             return self
@@ -251,16 +255,19 @@ class Expression:
         return self._select(idx.ravel(), shape)
 
     def reshape(self, shape) -> "Expression":
+        """The same entries in ``shape`` (C order, as ``numpy.reshape``)."""
         shape = _shape(shape)
         if _size(shape) != self.size:
             raise ShapeError(f"cannot reshape size {self.size} into {shape}")
         return Expression(shape, self.terms, self.const, self.nonlin)
 
     def flatten(self) -> "Expression":
+        """The entries as a vector (C order)."""
         return self.reshape((self.size,))
 
     @property
     def T(self) -> "Expression":
+        """The transpose (a vector or a scalar is its own transpose, as in numpy)."""
         if self.ndim < 2:
             return self
         idx = np.arange(self.size).reshape(self.shape).T
@@ -283,6 +290,7 @@ class Expression:
             yield self[i]
 
     def sum(self, axis=None) -> "Expression":
+        """Sum of all entries (``axis=None``) or along ``axis``, as ``numpy.sum``."""
         if axis is None:
             M = sp.csr_matrix(np.ones((1, self.size)))
             return self._linear(M, ())
@@ -300,12 +308,14 @@ class Expression:
         return self._linear(M, out_shape)
 
     def trace(self) -> "Expression":
+        """Sum of the diagonal of a square matrix expression."""
         if self.ndim != 2 or self.shape[0] != self.shape[1]:
             raise ShapeError(f"trace needs a square matrix expression, got shape {self.shape}")
         n = self.shape[0]
         return self._select(np.arange(n) * (n + 1), (n,)).sum()
 
     def diag(self) -> "Expression":
+        """The diagonal of a square matrix expression, as a vector."""
         if self.ndim != 2 or self.shape[0] != self.shape[1]:
             raise ShapeError(f"diag needs a square matrix expression, got shape {self.shape}")
         n = self.shape[0]
@@ -712,6 +722,7 @@ class Variable(Expression):
         return full[iu[0][order], iu[1][order]]
 
     def unflat(self, x: np.ndarray) -> np.ndarray:
+        """This variable's value in its own shape from its block ``x`` of the stacked conic columns."""
         return (self.lift @ x).reshape(self.shape)
 
     def __repr__(self):
@@ -736,6 +747,7 @@ class Parameter(Expression):
 
     @property
     def value(self):
+        """The current value (None until set); assigning it is checked and refills the model at the next solve."""
         return self._value
 
     @value.setter
@@ -751,6 +763,7 @@ class Parameter(Expression):
         self.version += 1
 
     def flat_value(self) -> np.ndarray:
+        """The value as a flat array (InputError when no value is set)."""
         if self._value is None:
             raise InputError(f"parameter {self.name!r} has no value: set `.value` before solving")
         return self._value.reshape(-1)

@@ -103,17 +103,20 @@ class Model:
         return constraint
 
     def remove(self, name: str) -> Constraint:
+        """Remove the constraint called ``name`` and return it (ModelError if there is none)."""
         if not isinstance(name, str) or name not in self.constraints:
             raise ModelError(f"no constraint named {name!r}; have {list(self.constraints)}")
         self._version += 1
         return self.constraints.pop(name)
 
     def minimize(self, expr) -> "Model":
+        """Set the objective to ``minimize expr``; returns the model."""
         self.objective = minimize(expr)
         self._version += 1
         return self
 
     def maximize(self, expr) -> "Model":
+        """Set the objective to ``maximize expr``; returns the model."""
         self.objective = maximize(expr)
         self._version += 1
         return self
@@ -135,6 +138,7 @@ class Model:
         return out
 
     def variable(self, name: str) -> Variable:
+        """The Variable called ``name`` (ModelError listing the model's variables if there is none)."""
         try:
             if not isinstance(name, str):
                 raise KeyError(name)
@@ -144,6 +148,7 @@ class Model:
 
     @property
     def parameters(self) -> dict[str, Parameter]:
+        """Every Parameter the objective and the constraints use, by name."""
         from .coef import Lazy, ParamLeaf
 
         found: dict[str, Parameter] = {}

@@ -39,6 +39,7 @@ class Needs:
 
     @property
     def conic(self) -> bool:
+        """True when the problem has a cone beyond zero and nonnegative rows."""
         return bool(self.cones - LINEAR)
 
 
@@ -81,6 +82,7 @@ class SolverCapabilities:
         return self.size_limit(needs) if self.size_limit is not None else None
 
     def licence_problem(self) -> str | None:
+        """None when the solver can run here, else why not (a missing licence)."""
         return self.licence() if self.licence is not None else None
 
 

@@ -108,6 +108,7 @@ class Solution:
 
     @property
     def values(self) -> dict:
+        """Every variable's value by name (auxiliary variables excluded)."""
         self._need_problem()
         return {n: self.value(n) for n in self.problem.columns if not n.startswith("_")}
 
@@ -153,9 +154,11 @@ class Solution:
 
     @property
     def ok(self) -> bool:
+        """True when a primal point is available (status optimal, inaccurate or unconfirmed): `Status.ok`."""
         return self.status.ok
 
     def summary(self) -> dict:
+        """Status, objective, backend, solver, its version, iterations and times, as a dict."""
         return {
             "status": asdict(self.status), "objective": self.objective, "backend": self.backend,
             "solver": self.solver, "solver_version": self.solver_version, "iterations": self.iterations,

@@ -178,6 +178,7 @@ class ErrorClumpingClassifier(_Base):
         self.normalisation = normalisation
 
     def fit(self, X, y):
+        """Fit eq. (1) on (X, y) with a certified solve; the duality-gap certificate is kept in ``certificate_``."""
         self._check_params()
         X, ypm = self._encode(X, y)
         fit = fit_error_clumping(self._augment(X), ypm, self._set_rho(X), self.eta, self.lam, self.solver,

@@ -61,6 +61,7 @@ class LHMNetClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def fit(self, X, y):
+        """Fit one LHM per class, map them to a network (Sec. 4.2) and fine-tune it with cross-entropy (needs JAX)."""
         require_jax()  # fail before the LHM fits if the extra is missing
         for name in ("gain", "off_scale", "learning_rate"):
             validate.scalar(getattr(self, name), name, low=0.0)
@@ -95,6 +96,7 @@ class LHMNetClassifier(ClassifierMixin, BaseEstimator):
         return logits[:, 1] - logits[:, 0] if len(self.classes_) == 2 else logits
 
     def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the softmax of the network's logits, one column per class."""
         check_is_fitted(self, "network_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         logits = self.network_.forward(X)["logits"]
@@ -102,6 +104,7 @@ class LHMNetClassifier(ClassifierMixin, BaseEstimator):
         return e / e.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
+        """The class with the largest logit."""
         check_is_fitted(self, "network_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self.classes_[self.network_.predict(X)]

@@ -122,6 +122,7 @@ class LqEllipsoidManifold(Manifold, LqEllipsoid):
 
     @property
     def D(self) -> int:
+        """The intrinsic dimension D (number of basis vectors of the ellipsoid)."""
         return self.basis.shape[1]
 
     def initial_points(self) -> np.ndarray:
@@ -164,6 +165,7 @@ class PointCloudManifold(Manifold, PointCloud):
 
     @property
     def center(self) -> np.ndarray:
+        """The centroid of the samples (a point of their convex hull)."""
         return self.points.mean(axis=0)
 
     def sample(self, n, rng=None) -> np.ndarray:
@@ -175,6 +177,7 @@ class PointCloudManifold(Manifold, PointCloud):
         return float(np.max(np.linalg.norm(self.points, axis=1)))
 
     def radius_bound(self) -> float:
+        """An upper bound on sup_{x in M} ||x - center||_2 (exact for the samples' hull)."""
         return float(np.max(np.linalg.norm(self.points - self.center, axis=1)))
 
     def __repr__(self):
@@ -244,6 +247,7 @@ class ParametricManifold(Manifold, IndexSet):
 
     @property
     def center(self) -> np.ndarray:
+        """The manifold's centre: the ``center`` given, else f(s0) at the parameter point s0."""
         return self._center
 
     def sample_parameters(self, n, rng=None) -> np.ndarray:
