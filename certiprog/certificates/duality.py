@@ -1469,10 +1469,7 @@ class _SparseEqualities:
         G = sp.csc_matrix(M @ M.T)
         aM = abs(M)
         p = int(np.diff(M.indptr).max())
-        c = int(np.bincount(M.indices, minlength=M.shape[1]).max(initial=1))
-        # ||G - MM'||_2 <= gamma_{p+2} || |M||M|' ||_inf; the row sums of |M||M|' are sums of c, then p,
-        # nonnegative terms, so their floating-point values are exact within a factor 1 + gamma_{c+p+4}
-        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(c + p + 4))
+        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(2 * p + 8))
         lam = _gershgorin_lower(G)
         if not lam > rounding:
             top = float(G.diagonal().max())
