@@ -1421,6 +1421,7 @@ def _equality_split(problem, rows, basic):
 
 
 _EQ_DENSE_MAX = 1_000_000  # entries (rows x columns) of the dense equality block the pivoted-QR basis may form
+_EQ_GRAM_MAX = 5e7  # products summed into A_E A_E' (sum of squared column counts) the sparse correction may form
 _EQ_DENSE_FLOPS = 5e7  # and rows^2 x columns, its QRs' cost (3,000 columns and 300 equalities: 0.5 s, 2x the solve)
 
 
@@ -1466,10 +1467,15 @@ class _SparseEqualities:
         k = M.shape[0]
         if np.any(np.diff(M.indptr) == 0):
             return None  # an equality row none of the movable columns enters
+        if float(np.sum(np.bincount(M.indices).astype(float) ** 2)) > _EQ_GRAM_MAX:
+            return None  # columns in many rows: MM' would be (nearly) dense
         G = sp.csc_matrix(M @ M.T)
         aM = abs(M)
         p = int(np.diff(M.indptr).max())
-        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(2 * p + 8))
+        c = int(np.bincount(M.indices, minlength=M.shape[1]).max(initial=1))
+        # ||G - MM'||_2 <= gamma_{p+2} || |M||M|' ||_inf; the row sums of |M||M|' are sums of c, then p,
+        # nonnegative terms, so their floating-point values are exact within a factor 1 + gamma_{c+p+4}
+        rounding = gamma(p + 2) * float(np.max(aM @ (aM.T @ np.ones(k)))) * (1 + gamma(c + p + 4))
         lam = _gershgorin_lower(G)
         if not lam > rounding:
             top = float(G.diagonal().max())
