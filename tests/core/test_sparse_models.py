@@ -97,6 +97,7 @@ def test_sparse_products_indexing_stacking_and_transpose_agree_with_numpy(to):
         ((to(A) @ x)[1:4], (Ad @ xv)[1:4]),
         ((to(A) @ X)[[0, 2], 1], (Ad @ Xv)[[0, 2], 1]),
         ((to(A) @ x).sum(), (Ad @ xv).sum()),
+        (np.sum(to(A) @ x), (Ad @ xv).sum()),
         ((to(A) @ X).sum(axis=0), (Ad @ Xv).sum(axis=0)),
         (vstack([to(A) @ x, to(A) @ x + 1]), np.vstack([Ad @ xv, Ad @ xv + 1])),
         (hstack([to(A) @ x, to(B).T @ x]), np.hstack([Ad @ xv, Bd.T @ xv])),
