@@ -447,3 +447,23 @@ def test_the_pyomo_backend_gets_the_sparse_data():
     assert sol.status == "optimal"
     ref = qs.clarabel_direct(prob)["reference"]
     np.testing.assert_allclose(sol.objective, ref, rtol=1e-6, atol=1e-8)
+
+
+def test_the_qp_suite_compares_with_published_optima_when_given(tmp_path, capsys):
+    from scipy.io import savemat
+
+    qs = _qp_suite()
+    g = qs.generated_qp(40, seed=3)
+    n = g["q"].size
+    big = lambda v: np.where(np.isfinite(v), v, np.sign(v) * 1e20)  # noqa: E731
+    A = sp.vstack([g["C"], sp.identity(n)]).tocsc()
+    savemat(str(tmp_path / "TOY.mat"), dict(P=g["P"], q=g["q"], r=g["r"], A=A, l=big(np.r_[g["l"], g["lb"]]),
+                                             u=big(np.r_[g["u"], g["ub"]]), n=n, m=A.shape[0]))
+    ref = qs.clarabel_direct(qs.load_mat(tmp_path / "TOY.mat"))["reference"]
+    (tmp_path / "optima.csv").write_text(f"name,optimum\nTOY,{ref + 1.0}\n")  # a wrong 'published' value
+    s = qs.main(["--dir", str(tmp_path), "--optima", str(tmp_path / "optima.csv"), "--inline"])
+    assert s["counts"]["certified"] == 1
+    assert s["off_by_more"] == ["TOY"] and not s["goal_accurate"]  # the certified answer is 1.0 from it: flagged
+    (tmp_path / "optima.csv").write_text(f"TOY,{ref}\n")
+    s = qs.main(["--dir", str(tmp_path), "--optima", str(tmp_path / "optima.csv"), "--inline"])
+    assert s["off_by_more"] == [] and s["goal_accurate"]
