@@ -15,9 +15,9 @@ import math
 import numpy as np
 import sympy
 
-from certiprog.certificates.symbolic import verify_identity
 from certiprog.certificates.claimkit import short
 from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.certificates.symbolic import verify_identity
 from certiprog.formulations.error_clumping_paper.bounds import T1B
 
 PAPER = "003"
@@ -223,12 +223,13 @@ def _psd():
        "(PSD only for eta <= 1/lambda_max of its symmetric part); and xi' Theta xi >= (1 - lambda_max(B)) ||xi||^2, "
        "so no reading discounts more than the fraction lambda_max(B) of the penalty", kind="lemma")
 def _theta_readings():
-    from certiprog.formulations.error_clumping_paper.normalisation import ALWAYS_PSD, check_eta, normalise
-    from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
     import scipy.sparse as sp
 
+    from certiprog.formulations.error_clumping_paper.normalisation import ALWAYS_PSD, check_eta, normalise
+    from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
+
     rng = np.random.default_rng(5)
-    worst, rows = np.inf, []
+    worst = np.inf
     for trial in range(40):
         m = int(rng.integers(3, 30))
         U = np.triu(rng.random((m, m)) < rng.random(), 1).astype(float)

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, quad_form, sum_squares
-from certiprog import validation as validate
 
 from .graph import radius_graph
 from .normalisation import Normalised, check_eta, check_normalisation, normalise

@@ -2,13 +2,18 @@
 force, innermost routing, the stall the audit found (claim 003-hp) and how it is handled, the loop's guarantees."""
 import numpy as np
 import pytest
+from ref_001_003 import hole_punch_ball  # noqa: E402
 
 from certiprog.errors import InputError
-from certiprog.formulations.error_clumping_paper.hole_punching import (_CentreDistances, ball_distances, find_hole,
-                                                                         hole_punching, next_hole, route)
+from certiprog.formulations.error_clumping_paper.hole_punching import (
+    _CentreDistances,
+    ball_distances,
+    find_hole,
+    hole_punching,
+    next_hole,
+    route,
+)
 from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph
-
-from ref_001_003 import hole_punch_ball  # noqa: E402
 
 
 def brute_hole(X, err, owner_radius, c, min_size=1):

@@ -4,14 +4,17 @@ solved by the structured certified solver against an independent CVXPY model. Al
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from certiprog.errors import InputError
 from certiprog.estimators import ErrorClumpingClassifier
-from certiprog.formulations.error_clumping_paper.normalisation import (ALWAYS_PSD, NORMALISATIONS, check_eta,
-                                                                       normalise)
-from certiprog.formulations.error_clumping_paper.programs import (error_clumping, neighbourhood_graph,
-                                                                  neighbourhood_matrix)
+from certiprog.formulations.error_clumping_paper.normalisation import ALWAYS_PSD, NORMALISATIONS, check_eta, normalise
+from certiprog.formulations.error_clumping_paper.programs import (
+    error_clumping,
+    neighbourhood_graph,
+    neighbourhood_matrix,
+)
 from certiprog.formulations.error_clumping_paper.solver import certify_error_clumping, solve_error_clumping
 
 
