@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from certiprog import InputError, Model, Variable, hstack, minimize, quad_form, vstack
+from certiprog import InputError, Model, Parameter, Variable, hstack, minimize, quad_form, vstack
 from certiprog.certificates import check
 from certiprog.errors import ShapeError
 
@@ -467,3 +467,14 @@ def test_the_qp_suite_compares_with_published_optima_when_given(tmp_path, capsys
     (tmp_path / "optima.csv").write_text(f"TOY,{ref}\n")
     s = qs.main(["--dir", str(tmp_path), "--optima", str(tmp_path / "optima.csv"), "--inline"])
     assert s["off_by_more"] == [] and s["goal_accurate"]
+
+
+def test_a_sparse_matrix_times_a_parameter_follows_its_value():
+    A = sp.csr_array(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    p = Parameter(2, "p", value=np.array([1.0, 1.0]))
+    x = Variable(2, "x")
+    model = Model(minimize(x.sum()), [x >= A @ p])
+    assert model.solve(backend="clarabel").objective == pytest.approx(6.0, abs=1e-7)  # x = A p = (3, 3)
+    p.value = np.array([2.0, 0.0])
+    assert model.solve(backend="clarabel").objective == pytest.approx(2.0, abs=1e-7)  # x = (2, 0)
+    np.testing.assert_allclose((p @ A).value_at({}), [2.0, 4.0])
