@@ -16,11 +16,24 @@ Every measurement runs in its own spawned process so that its peak memory is its
 maximum resident set size minus that of a process that only imported the same modules; "peak heap" is tracemalloc's
 peak (Python and numpy allocations; the solvers' native memory is only in the RSS column). BLAS is single-threaded.
 
-    python benchmarks/me2.py [--datasets yeast6 abalone19] [--centres 3] [--full] [--pairs 1,1e-3 0.75,1e-6]
+3. THE LEARNER AGAINST SCIKIT-LEARN (issue 23, ``--sections learner``), on scikit-learn's breast-cancer data (a 70 %
+   stratified training part, 398 x 30, seed 0, min-max scaled on it; the positives are the 148 malignant) and on
+   Yeast6's S (1187 x 8, 28 positives): `ME2Classifier` fixed (mu = lam = 1) and tuned (``tuning="local"``, the
+   paper's 8 x 9 grid; also with ``n_jobs=2``) against ``SVC(class_weight="balanced")``, and the same
+   ``GridSearchCV`` (3 stratified folds, F-measure of the minority class, 6 candidates: ME2 mu in {0.75, 1} x lam in
+   {1e-3, 0.1, 10}, SVC C in {0.1, 1, 10} x gamma in {"scale", 1}) around each. Wall and CPU seconds (CPU: this
+   process's; with n_jobs = 2 the workers' CPU is not in it: that fit runs in a non-daemon process, since joblib
+   runs a daemon's loops on one worker), the ratios to the scikit-learn counterpart, the test F-measure (the 30 % /
+   Yeast6's 20 % test part), QP solves, the worst certified relative gap and the chosen (mu, lam) (``--out``:
+   compare two runs' choices).
+
+    python benchmarks/me2.py [--sections learner local fit] [--datasets yeast6 abalone19] [--centres 3] [--full]
+                             [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6] [--out FILE]
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -86,6 +99,121 @@ def _measure(job: dict) -> dict:
     return record_peaks(out)
 
 
+LEARNER_DATA = ("breast-cancer", "yeast6")
+ME2_GRID = {"mu": [0.75, 1.0], "lam": [1e-3, 0.1, 10.0]}
+SVC_GRID = {"C": [0.1, 1.0, 10.0], "gamma": ["scale", 1.0]}
+LEARNER_KINDS = ("svc", "me2-fixed", "me2-tuned", "me2-tuned-2jobs", "svc-grid", "me2-grid")
+
+
+def _learner_data(name: str):
+    """(X_train, y_train, X_test, y_test, minority label, seed of the tuning folds) of a learner benchmark."""
+    import numpy as np
+
+    if name == "breast-cancer":
+        from sklearn.datasets import load_breast_cancer
+        from sklearn.model_selection import train_test_split
+        from sklearn.preprocessing import MinMaxScaler
+
+        X, y = load_breast_cancer(return_X_y=True)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+        scale = MinMaxScaler().fit(Xtr)
+        return scale.transform(Xtr), ytr, scale.transform(Xte), yte, int(np.argmin(np.bincount(ytr))), 0
+    from certiprog.formulations.me2_paper import experiment as E
+
+    d = E._scenario_data(dict(part="table3", dataset=name, rate=None, rep=0), dict(seed=0, test_size=0.2))
+    return d["Xs"], d["ys"], d["Xt"], d["yt"], True, d["fold_seed"]
+
+
+def _measure_learner(job: dict) -> dict:
+    """One learner measurement (in a fresh process): fit time (wall, CPU), test F-measure, peak RSS."""
+    import warnings
+
+    import numpy as np
+    from sklearn.metrics import f1_score, make_scorer
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.svm import SVC
+    from threadpoolctl import threadpool_limits
+
+    from certiprog.estimators import ME2Classifier
+
+    if job["kind"] == "baseline":
+        return dict(rss_kb=peak_rss_kb())
+    Xtr, ytr, Xte, yte, pos, seed = _learner_data(job["dataset"])
+    kind = job["kind"]
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    scorer = make_scorer(f1_score, pos_label=pos, zero_division=0)
+    est = {"svc": lambda: SVC(class_weight="balanced"),
+           "me2-fixed": lambda: ME2Classifier(),
+           "me2-tuned": lambda: ME2Classifier(tuning="local", random_state=seed),
+           "me2-tuned-2jobs": lambda: ME2Classifier(tuning="local", random_state=seed, n_jobs=2),
+           "svc-grid": lambda: GridSearchCV(SVC(class_weight="balanced"), SVC_GRID, cv=cv, scoring=scorer),
+           "me2-grid": lambda: GridSearchCV(ME2Classifier(), ME2_GRID, cv=cv, scoring=scorer)}[kind]()
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0, c0 = time.perf_counter(), time.process_time()
+        est.fit(Xtr, ytr)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = dict(seconds=wall, cpu=cpu, f1=float(f1_score(yte, est.predict(Xte), pos_label=pos, zero_division=0)),
+               n=int(Xtr.shape[0]), d=int(Xtr.shape[1]), n_pos=int(np.sum(ytr == pos)))
+    me2 = est.best_estimator_ if kind == "me2-grid" else est
+    if kind.startswith("me2"):
+        certs = me2.certificates_
+        out.update(n_models=len(certs), max_rel_gap=max(c.rel_gap for c in certs),
+                   n_solves=len(certs), mu=me2.mu_.tolist(), lam=me2.lam_.tolist())
+        if kind.startswith("me2-tuned"):
+            out["n_solves"] += sum(t.n_solves for t in me2.tuning_)
+            out["max_rel_gap"] = max([out["max_rel_gap"]] + [t.max_rel_gap for t in me2.tuning_])
+    if kind.endswith("grid"):
+        out["best_params"] = {k: v for k, v in est.best_params_.items()}
+    out["rss_kb"] = peak_rss_kb()
+    return out
+
+
+def _spawned(job: dict, conn) -> None:
+    conn.send(_measure_learner(job))
+    conn.close()
+
+
+def _run_non_daemon(job: dict) -> dict:
+    """`_measure_learner` in a fresh spawned process that is not a daemon (`run_isolated`'s pool workers are, and
+    joblib runs a daemon's parallel loops on one worker): for the n_jobs = 2 fit."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    here, there = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_spawned, args=(job, there), daemon=False)
+    proc.start()
+    out = here.recv()
+    proc.join()
+    return out
+
+
+def learner_section(names, report: dict, kinds=LEARNER_KINDS) -> None:
+    """Section 3: ME2Classifier against SVC and the same GridSearchCV, printed and stored in ``report``."""
+    base = run_isolated(_measure_learner, dict(kind="baseline"))["rss_kb"]
+    print("## ME2Classifier against scikit-learn (issue 23)\n")
+    print("| data (n x d, positives) | fit | wall | CPU | vs scikit-learn (wall / CPU) | test F | QP solves | worst rel. "
+          "gap | peak RSS |\n|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        res = {k: (_run_non_daemon if k.endswith("2jobs") else functools.partial(run_isolated, _measure_learner))(
+            dict(kind=k, dataset=name)) for k in kinds}
+        for k, r in res.items():
+            ref = res.get("svc-grid" if k.endswith("grid") else "svc", dict(seconds=float("nan"), cpu=float("nan")))
+            size = f"{name} ({r['n']} x {r['d']}, {r['n_pos']})"
+            extra = (f"{r['n_solves']} | {r['max_rel_gap']:.1e}" if "n_solves" in r else " | ")
+            print(f"| {size} | {k} | {_fmt_t(r['seconds'])} | {_fmt_t(r['cpu'])} | "
+                  f"{r['seconds'] / ref['seconds']:.0f}x / {r['cpu'] / max(ref['cpu'], 1e-9):.0f}x | {r['f1']:.3f} | "
+                  f"{extra} | "
+                  f"{(r['rss_kb'] - base) / 1024:.0f} MB |")
+            report["learner"].append(dict(dataset=name, kind=k, **r))
+        if not {"me2-tuned", "me2-tuned-2jobs"} <= set(res):
+            continue
+        t1, t2 = res["me2-tuned"], res["me2-tuned-2jobs"]
+        same = t1["mu"] == t2["mu"] and t1["lam"] == t2["lam"] and t1["f1"] == t2["f1"]
+        print(f"\n{name}: n_jobs = 2 {'gives the same' if same else 'DIFFERS from the'} tuned model; wall "
+              f"{t1['seconds'] / t2['seconds']:.2f}x faster with 2 workers\n")
+
+
 def _fmt_t(s: float, approx: bool = False) -> str:
     txt = f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s" if s < 100 else f"{s / 60:.1f} min"
     return ("~" if approx else "") + txt
@@ -102,31 +230,43 @@ def main(argv=None) -> dict:
     ap.add_argument("--full", action="store_true", help="run the generic paths' tuned fits completely")
     ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=PATHS)
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
+    ap.add_argument("--sections", nargs="+", default=["learner", "local", "fit"], choices=("learner", "local", "fit"),
+                    help="learner: ME2Classifier vs scikit-learn; local: one local problem per path; fit: tuned fits "
+                         "per path")
+    ap.add_argument("--learner-data", nargs="+", default=list(LEARNER_DATA))
+    ap.add_argument("--learner-fits", nargs="+", default=list(LEARNER_KINDS), choices=LEARNER_KINDS,
+                    help="which fits the learner section times")
     args = ap.parse_args(argv)
     pairs = [tuple(float(v) for v in p.split(",")) for p in args.pairs]
-    base = run_isolated(_measure, dict(kind="baseline"))["rss_kb"]
-    report = dict(baseline_rss_kb=base, local=[], fit=[])
-    print(f"# ME2 local solver benchmark (BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, cpu count "
+    report = dict(local=[], fit=[], learner=[])
+    print(f"# ME2 benchmark (BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, cpu count "
           f"{os.cpu_count()}, load {os.getloadavg()[0]:.1f})\n")
-    for name in args.datasets:
+    if "learner" in args.sections:
+        learner_section(args.learner_data, report, args.learner_fits)
+    base = run_isolated(_measure, dict(kind="baseline"))["rss_kb"]
+    report["baseline_rss_kb"] = base
+    for name in (args.datasets if {"local", "fit"} & set(args.sections) else []):
         print(f"## {name}\n")
-        print("| (mu, lam) | path | time | vs dedicated | primal | rel. gap | max |M - M_ded|_F | peak RSS | "
-              "peak heap |\n|---|---|---|---|---|---|---|---|---|")
-        for pair in pairs:
-            res = {p: run_isolated(_measure, dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
-            ref = res.get("dedicated")
-            for p, r in res.items():
-                dM = np.abs(np.array(r["M"]) - np.array(ref["M"])).max() if ref else float("nan")
-                ratio = r["seconds"] / ref["seconds"] if ref else float("nan")
-                print(f"| {pair} | {p} | {_fmt_t(r['seconds'])} | {ratio:.1f}x | {r['primal']:.10g} | "
-                      f"{r['rel_gap']:.1e} | {dM:.1e} | {(r['rss_kb'] - base) / 1024:.0f} MB | {r['heap_mb']:.1f} MB |")
-                report["local"].append(dict(dataset=name, pair=pair, path=p,
-                                            **{k: v for k, v in r.items() if k != "M"}))
-        n, d = res[args.paths[0]]["n"], res[args.paths[0]]["d"]
-        print(f"\nsizes: n = {n} negatives, d = {d} features; dedicated: a {d * (d + 1) // 2 + 1} x {n} least-squares"
-              f" matrix (m x m Newton systems, m = {d * (d + 1) // 2 + 1}); generic Model: {n + 2} variables, "
-              f"{2 * n + 2} inequality rows and a second-order cone of size {d * (d + 1) // 2 + 2}; CVXPY: {n} "
-              "variables, 2n bounds.\n")
+        if "local" in args.sections:
+            print("| (mu, lam) | path | time | vs dedicated | primal | rel. gap | max |M - M_ded|_F | peak RSS | "
+                  "peak heap |\n|---|---|---|---|---|---|---|---|---|")
+            for pair in pairs:
+                res = {p: run_isolated(_measure, dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
+                ref = res.get("dedicated")
+                for p, r in res.items():
+                    dM = np.abs(np.array(r["M"]) - np.array(ref["M"])).max() if ref else float("nan")
+                    ratio = r["seconds"] / ref["seconds"] if ref else float("nan")
+                    print(f"| {pair} | {p} | {_fmt_t(r['seconds'])} | {ratio:.1f}x | {r['primal']:.10g} | "
+                          f"{r['rel_gap']:.1e} | {dM:.1e} | {(r['rss_kb'] - base) / 1024:.0f} MB | {r['heap_mb']:.1f} MB |")
+                    report["local"].append(dict(dataset=name, pair=pair, path=p,
+                                                **{k: v for k, v in r.items() if k != "M"}))
+            n, d = res[args.paths[0]]["n"], res[args.paths[0]]["d"]
+            print(f"\nsizes: n = {n} negatives, d = {d} features; dedicated: a {d * (d + 1) // 2 + 1} x {n} least-squares"
+                  f" matrix (m x m Newton systems, m = {d * (d + 1) // 2 + 1}); generic Model: {n + 2} variables, "
+                  f"{2 * n + 2} inequality rows and a second-order cone of size {d * (d + 1) // 2 + 2}; CVXPY: {n} "
+                  "variables, 2n bounds.\n")
+        if "fit" not in args.sections:
+            continue
         print("| tuned fit | local models run | QP solves | time | full fit | vs dedicated | worst rel. gap | "
               "peak RSS | peak heap |\n|---|---|---|---|---|---|---|---|---|")
         fits = {}
