@@ -47,7 +47,11 @@ def test_hinge_minimax_matches_reference(backend):
         assert "chebyshev" in model.constraints
         sol = model.solve(backend=backend)
         case = (delta, shift, lam, bias, squared_reg, d)
-        assert sol.status == "optimal", (case, sol)
+        if lam == 0:  # optimum 0 with w not unique: the certificate finds no lower end (w unbounded), so
+            # certiprog's choice reports the right answer as 'unconfirmed' (issue 21), never 'optimal' unproved
+            assert (sol.status, sol.verdict) in (("optimal", "certified"), ("unconfirmed", "accurate")), (case, sol)
+        else:
+            assert sol.status == "optimal" and sol.verdict == "certified", (case, sol)
         assert rel(sol.objective, r["objective"]) <= 1e-6, (case, sol.objective, r["objective"])
         der = model.derived(sol)
         assert rel(der.objective, r["objective"]) <= 1e-6, case
