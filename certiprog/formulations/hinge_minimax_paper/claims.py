@@ -1,6 +1,6 @@
 """Claims of paper 000 — Hinge-Minimax Learner for the Ensemble of Hyperplanes (Osadchy, Hazan, Keren).
 
-One entry per row of the claims inventory of ``docs/derivations/000.md`` (40 rows). Every check re-derives or
+One entry per row of the claims inventory of ``docs/derivations/000.md`` (41 rows). Every check re-derives or
 tests the statement: SymPy identities, exact rational arithmetic, seeded random instances, small seeded Monte
 Carlo, and solves of certiprog's own formulations (`hinge_minimax`, `background_risk`) against closed forms.
 
@@ -16,9 +16,9 @@ import sympy as sp
 from scipy.optimize import minimize as _sp_minimize
 from scipy.stats import norm as _normal
 
-from certiprog.certificates.symbolic import verify_identity
 from certiprog.certificates.claimkit import open_unit, random_spd
 from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.certificates.symbolic import verify_identity
 from certiprog.formulations.hinge_minimax_paper import bounds as BND
 
 P = "000"
@@ -401,6 +401,51 @@ def _l2b():
                                    "L_before": L_before, "L_after": L_after},
                    corrected="no monotonicity of sum_i max_j h_ij is guaranteed; each refit only minimises the refitted "
                              "hyperplane's own eq. (8) objective under the current conditional moments")
+
+
+@claim("000-A1g", P, "Alg. 1, initialisation", "the greedy start exists: eq. (8) against the moments of all negatives "
+       "gives a first hyperplane w_1 (a useful, non-trivial one) from which the other K-1 are built", kind="claim")
+def _a1g():
+    """Refuted for positives whose mean is the background mean (Jensen): every (w, b) feasible for eq. (8) has
+    w^T mu + b <= -gamma sqrt(w^T Sigma w) <= 0, so the mean hinge is >= max(0, 1 - (w^T xbar + b)) >= 1 = the value
+    of w = 0, b = 0: the optimum is the trivial plane for every lam >= 0, delta in (0, 1). Checked by certiprog's
+    eq. (8) solves on a seeded instance (positives centred exactly on mu) and by the bound on random feasible
+    planes."""
+    from certiprog.formulations.hinge_minimax_paper.khhm import background_moments
+    from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+
+    rng = np.random.default_rng(24)
+    Z = rng.normal(size=(2000, 3))
+    mu, S = background_moments(Z)
+    X = rng.normal(size=(50, 3)) * 0.3
+    X = X - X.mean(axis=0) + mu                      # the positives' mean is exactly mu
+    values = []
+    for delta in (0.1, 0.5, 0.9):
+        for lam in (0.0, 0.1):
+            m = hinge_minimax(X, mu, S, lam, delta, bias=True)
+            der = m.derived(m.solve())
+            values.append(der.hinge / len(X))
+            if not der.trivial:
+                return not_checkable(f"eq. (8) returned a non-trivial plane at delta={delta}, lam={lam}")
+    # the bound itself on random feasible planes: mean hinge >= 1
+    worst = math.inf
+    for _ in range(200):
+        w = rng.normal(size=3)
+        gam = math.sqrt((1 - 0.9) / 0.9)
+        b = -(w @ mu) - gam * math.sqrt(w @ S @ w) - rng.exponential()
+        worst = min(worst, float(np.maximum(0.0, 1 - (X @ w + b)).mean()))
+    if worst < 1 - 1e-12:
+        return not_checkable(f"a feasible plane with mean hinge {worst} < 1: the Jensen bound failed")
+    return refuted(f"for positives whose mean is the background mean mu, eq. (8)'s optimum is w = 0 for every lam "
+                   f">= 0 and delta < 1 (Jensen: feasible planes have w^T mu + b <= 0, so the mean hinge is >= 1, the "
+                   f"value of w = 0); certiprog's solves at delta in {{0.1, 0.5, 0.9}}, lam in {{0, 0.1}} returned "
+                   f"the trivial plane (mean hinge {min(values):.6f}-{max(values):.6f}), 200 random feasible planes "
+                   f"had mean hinge >= {worst:.3f}. Then every greedy plane is trivial and Alg. 1 cannot begin; any "
+                   "region holding mu has Thm 1 risk 1.",
+                   counterexample={"positives": "50 points, mean = mu", "background": "N(0, I_3), 2000 points"},
+                   corrected="khhm.fit_khhm detects it (all greedy planes trivial): start='auto' warns and starts "
+                             "from khhm.enclosing_polytope (the box of the positives along the generalised "
+                             "eigenvectors of (Sigma_pos, Sigma)); start='greedy' refuses with an InputError")
 
 
 # ----------------------------------------------------------------------------- Sec. 2.3.1

@@ -29,17 +29,106 @@ test_estimator.py); the two it skips are skipped for the environment, not for th
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
-from certiprog.errors import InputError
+from certiprog.errors import CertiprogError, InputError
 
-from .khhm import ACCEPT, fit_khhm, region_scores, verdict_counts
+from .khhm import ACCEPT, KEEP, STARTS, InfeasiblePlaneWarning, fit_khhm, region_scores, verdict_counts
 from .lhm import fit_lhm, stop_threshold
 
-__all__ = ["KHHMClassifier", "LHMClassifier"]
+__all__ = ["AUTO_DELTA_GRID", "AUTO_LAM_GRID", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
+           "select_on_grid"]
+
+#: the internal validation's starting grids (``delta="auto"`` / ``lam="auto"``); `select_on_grid` widens an axis
+#: whose choice sits at an end of its grid
+AUTO_DELTA_GRID = (0.1, 0.3, 0.5, 0.7, 0.9)
+AUTO_LAM_GRID = (0.1,)
+#: per parameter: (next value below, next value above, lowest, highest) -- how a grid is widened past an end, and
+#: where widening stops (delta: halve the distance to 0 or to 1, within [0.01, 0.99]; lam: decades within
+#: [1e-4, 100])
+WIDEN = {"delta": (lambda v: v / 2, lambda v: 1 - (1 - v) / 2, 0.01, 0.99),
+         "lam": (lambda v: v / 10, lambda v: v * 10, 1e-4, 100.0)}
+
+
+@dataclass(frozen=True, eq=False)
+class GridChoice:
+    """What `select_on_grid` chose: ``params`` (dict), ``value`` (its validation value), ``results`` (one dict per
+    evaluated point: the parameters and ``value``), ``widened`` (per parameter, the values added past the grid's
+    ends) and ``edges`` (a sentence per parameter whose choice is still at an end after widening: the limit of
+    `WIDEN` was reached)."""
+
+    params: dict
+    value: float
+    results: list
+    widened: dict
+    edges: tuple
+
+    def to_dict(self) -> dict:
+        return dict(params=dict(self.params), value=self.value, results=[dict(r) for r in self.results],
+                    widened={k: list(v) for k, v in self.widened.items()}, edges=list(self.edges))
+
+
+def select_on_grid(evaluate, grids: dict, widen: dict | None = None):
+    """Model selection on a validation part that does not stop at a grid's edge: ``evaluate(params) -> (fitted,
+    value)`` (larger is better; NaN: the point failed) on the product of ``grids`` ({name: values}); then, while the
+    best value of a parameter with a `WIDEN` rule sits at the largest (smallest) value tried, the next value past it
+    is tried with the other parameters at their chosen values. Ties keep the first point evaluated. Returns
+    ``(fitted, GridChoice)``; InputError when every point failed."""
+    import itertools
+    import math
+
+    widen = WIDEN if widen is None else widen
+    names = list(grids)
+    tried: dict = {}
+    best = None
+
+    def run(params):
+        nonlocal best
+        key = tuple(params[n] for n in names)
+        if key in tried:
+            return
+        fitted, value = evaluate(dict(params))
+        value = float(value)
+        tried[key] = value
+        if not math.isnan(value) and (best is None or value > best[0]):
+            best = (value, dict(params), fitted)
+
+    for combo in itertools.product(*(tuple(float(v) for v in grids[n]) for n in names)):
+        run(dict(zip(names, combo)))
+    if best is None:
+        raise InputError("model selection: every grid point failed to fit")
+    widened = {n: [] for n in names}
+    changed = True
+    while changed:
+        changed = False
+        for n in names:
+            if n not in widen:
+                continue
+            down, up, low, high = widen[n]
+            values = sorted({k[names.index(n)] for k in tried})
+            v = best[1][n]
+            for at_end, step, ok in ((v >= values[-1], up, lambda x: x <= high * (1 + 1e-12)),
+                                     (v <= values[0], down, lambda x: x >= low * (1 - 1e-12))):
+                nxt = float(step(v))
+                if at_end and ok(nxt) and nxt != v:
+                    before = best[1][n]
+                    run(dict(best[1], **{n: nxt}))
+                    widened[n].append(nxt)
+                    changed = changed or best[1][n] != before
+    edges = []
+    for n in names:
+        values = sorted({k[names.index(n)] for k in tried})
+        v = best[1][n]
+        if len(values) > 1 and v in (values[0], values[-1]) and n in widen:
+            edges.append(f"{n} = {v:g} is at the end of the widened grid {values[0]:g}..{values[-1]:g} (the limit "
+                         f"of the widening rule)")
+    results = [dict(zip(names, k), value=v) for k, v in tried.items()]
+    return best[2], GridChoice(best[1], best[0], results, widened, tuple(edges))
 
 
 class _HingeMinimax(ClassifierMixin, BaseEstimator):
@@ -79,9 +168,74 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
     def _common(self) -> dict:
         if self.accept not in ACCEPT:
             raise InputError(f"accept must be one of {ACCEPT}; got {self.accept!r}")
-        return dict(delta=self.delta, lam=self.lam, bias=bool(self.bias), squared_reg=bool(self.squared_reg),
-                    eps=self.eps, max_rounds=self.max_rounds, accept=self.accept, backend=self.backend,
-                    solver=self.solver, certify=bool(self.certify), cov_ridge=self.cov_ridge)
+        if self.keep not in KEEP:
+            raise InputError(f"keep must be one of {KEEP}; got {self.keep!r}")
+        if self.start not in STARTS:
+            raise InputError(f"start must be one of {STARTS}; got {self.start!r}")
+        return dict(bias=bool(self.bias), squared_reg=bool(self.squared_reg), eps=self.eps,
+                    max_rounds=self.max_rounds, accept=self.accept, keep=self.keep, start=self.start,
+                    backend=self.backend, solver=self.solver, certify=bool(self.certify), cov_ridge=self.cov_ridge)
+
+    def _choose(self, P: np.ndarray, N: np.ndarray, fit_one) -> dict:
+        """``{"delta": .., "lam": ..}`` for the final fit: the given numbers, or for each one set to "auto" the value
+        with the best validation AUC (`select_on_grid` from `AUTO_DELTA_GRID` x `AUTO_LAM_GRID`, widened past an
+        edge) on a stratified ``validation_fraction`` of the training points, the model fitted on the rest by
+        ``fit_one(P, N, delta, lam)``. Sets ``delta_``, ``lam_``, ``validation_`` (a `GridChoice` dict, or None
+        when nothing was chosen)."""
+        import warnings
+
+        from sklearn.metrics import roc_auc_score
+
+        auto = {}
+        for name, grid in (("delta", AUTO_DELTA_GRID), ("lam", AUTO_LAM_GRID)):
+            v = getattr(self, name)
+            if isinstance(v, str):
+                if v != "auto":
+                    raise InputError(f"{name} must be a number or 'auto' (chosen by internal validation); got {v!r}")
+                auto[name] = grid
+        fixed = {n: getattr(self, n) for n in ("delta", "lam") if n not in auto}
+        self.validation_ = None
+        if not auto:
+            self.delta_, self.lam_ = fixed["delta"], fixed["lam"]
+            return fixed
+        frac = validate.scalar(self.validation_fraction, "validation_fraction", low=0.0, high=1.0, low_open=True,
+                               high_open=True)
+        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)  # None: reproducible
+        parts = []
+        for A in (P, N):
+            n_val = int(round(frac * len(A)))
+            if n_val < 2 or len(A) - n_val < 2:
+                raise InputError(f"{type(self).__name__}: delta/lam='auto' holds out {frac:g} of each class for "
+                                 f"validation, but a class has {len(A)} training point(s) (at least 2 per part "
+                                 "are needed); pass numbers for delta and lam")
+            idx = rng.permutation(len(A))
+            parts.append((A[idx[n_val:]], A[idx[:n_val]]))
+        (P_fit, P_val), (N_fit, N_val) = parts
+        X_val = np.vstack([P_val, N_val])
+        y_val = np.r_[np.ones(len(P_val)), np.zeros(len(N_val))]
+
+        errors = []
+
+        def evaluate(params):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+                    fit = fit_one(P_fit, N_fit, params["delta"], params["lam"])
+            except CertiprogError as exc:  # a point that cannot be fitted is skipped; all failing: the first error
+                errors.append(exc)
+                return None, float("nan")
+            return None, roc_auc_score(y_val, fit.decision(X_val))
+
+        try:
+            _, choice = select_on_grid(evaluate, dict(auto, **{n: (v,) for n, v in fixed.items()}),
+                                       {n: WIDEN[n] for n in auto})
+        except InputError:
+            if errors:
+                raise errors[0] from None
+            raise
+        self.validation_ = choice.to_dict()
+        self.delta_, self.lam_ = choice.params["delta"], choice.params["lam"]
+        return dict(delta=self.delta_, lam=self.lam_)
 
     def _record(self, fit) -> None:
         self.subproblems_ = [s.to_dict() for s in fit.subproblems]
@@ -125,20 +279,35 @@ class KHHMClassifier(_HingeMinimax):
 
     Parameters
     ----------
-    K : int >= 1 — hyperplanes. delta : (0, 1) — eq. (8)'s worst-case false-positive level per hyperplane.
-    lam : float >= 0 — eq. (8)'s weight of ``||w||^2`` (``squared_reg=False``: ``||w||``).
+    K : int >= 1 — hyperplanes.
+    delta : (0, 1) or "auto" — eq. (8)'s worst-case false-positive level per hyperplane; "auto" (default): chosen
+        by internal validation (`_HingeMinimax._choose`: AUC on a held-out ``validation_fraction``, grid
+        `AUTO_DELTA_GRID` widened past an edge), like scikit-learn's ``...CV`` estimators; a number fixes it.
+    lam : float >= 0 or "auto" — eq. (8)'s weight of ``||w||^2`` (``squared_reg=False``: ``||w||``); "auto"
+        (default) as delta, from `AUTO_LAM_GRID` widened by decades.
     bias : bool — hyperplanes with biases (True) or through the origin (the paper's Def. 1).
-    eps, max_rounds : the refinement's stopping rule (background rate falls by <= eps, or the round limit).
-    accept : "risk" (default: refits kept only if the tracked risk does not increase), "background", "always"
-        (the printed Alg. 1); see `khhm`.
+    eps, max_rounds : the refinement's rounds (eps None: exactly max_rounds; a number: Alg. 1's rule on Thm 1's P).
+    accept : "always" (default: every refit kept, the printed Alg. 1), "risk" (a refit kept only if the tracked risk
+        does not increase), "background"; see `khhm`.
+    keep : "best" (default: the round with the smallest tracked risk) or "last" (the printed output).
+    start : "auto" (default: the printed greedy start, or the enclosing box where it cannot begin), "greedy",
+        "enclosing" (`khhm.enclosing_polytope`).
     backend, solver : where every eq. (8) and Thm 1 sub-problem is solved (None: certiprog chooses).
     certify : rigorous interval check of every sub-problem (else the KKT verdict of the solve).
     cov_ridge : ridge added to every background covariance. standardize : z-score the features (module docstring).
     pos_label : the positive class (None: the minority class).
+    validation_fraction, random_state : the internal validation's held-out share of each class and its seed (None:
+        seed 0, so that two fits of the same data choose the same parameters).
+
+    Fitted (besides the module docstring's): ``delta_``, ``lam_`` (used by the final fit on all training points),
+    ``validation_`` (the grid search: every point's validation AUC, values added past the edges, edge flags; None
+    with fixed numbers), ``best_round_``, ``start_`` and ``events_`` (every eq. (8) with only the trivial optimum at
+    delta; each round's also in its ``history_`` entry as ``infeasible_planes``).
     """
 
-    def __init__(self, K=2, delta=0.1, lam=0.1, bias=True, squared_reg=True, eps=1e-3, max_rounds=10, accept="risk",
-                 backend=None, solver=None, certify=True, cov_ridge=0.0, standardize=True, pos_label=None):
+    def __init__(self, K=2, delta="auto", lam="auto", bias=True, squared_reg=True, eps=None, max_rounds=10,
+                 accept="always", keep="best", start="auto", backend=None, solver=None, certify=True,
+                 cov_ridge=0.0, standardize=True, pos_label=None, validation_fraction=0.3, random_state=None):
         self.K = K
         self.delta = delta
         self.lam = lam
@@ -147,21 +316,33 @@ class KHHMClassifier(_HingeMinimax):
         self.eps = eps
         self.max_rounds = max_rounds
         self.accept = accept
+        self.keep = keep
+        self.start = start
         self.backend = backend
         self.solver = solver
         self.certify = certify
         self.cov_ridge = cov_ridge
         self.standardize = standardize
         self.pos_label = pos_label
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
 
     def fit(self, X, y):
-        """Alg. 1 on the positive class against the background class."""
+        """Alg. 1 on the positive class against the background class (delta / lam chosen first where "auto")."""
         P, N = self._data(X, y)
-        fit = fit_khhm(P, N, K=self.K, **self._common())
+        common = self._common()
+        grid_fit = dict(common, certify=False)  # the grid's fits: KKT verdicts; the final fit as asked
+        params = self._choose(P, N, lambda p, n, delta, lam: fit_khhm(p, n, K=self.K, delta=delta, lam=lam,
+                                                                      **grid_fit))
+        fit = fit_khhm(P, N, K=self.K, **params, **common)
         self.W_, self.b_ = self._raw(fit.W, fit.b)
         self.W_[~fit.active], self.b_[~fit.active] = 0.0, 1.0
         self.active_ = fit.active.copy()
-        self.history_ = [h.to_dict() for h in fit.history]
+        self.history_ = [dict(h.to_dict(), infeasible_planes=[e for e in fit.events if e["round"] == h.round])
+                         for h in fit.history]
+        self.events_ = [dict(e) for e in fit.events]
+        self.best_round_ = int(fit.best_round)
+        self.start_ = fit.start
         self.worst_case_background_risk_ = float(fit.worst_case_background)
         self._record(fit)
         return self
@@ -174,18 +355,19 @@ class LHMClassifier(_HingeMinimax):
     Parameters
     ----------
     C : int >= 1 — components. K : int >= 1 — hyperplanes per component.
+    delta, lam : numbers, or "auto" (default): chosen by internal validation as in `KHHMClassifier`.
     init : "kmeans" (default, the paper's experiments), "random", or an array of initial component labels (one per
         training positive, in order).
     lam_assign : eq. (25)'s lambda. hinge_scale : "mean" (default) or "sum" (eq. (22) as printed; see `lhm`).
     T : stop when eq. (20)'s risk falls by less than T (-inf: never; only a fixed point or max_iter stop it).
-        max_iter : model steps at most. random_state : k-means / random initialisation seed.
+        max_iter : model steps at most. random_state : k-means / random initialisation / validation split seed.
     The other parameters are `KHHMClassifier`'s and apply to every component.
     """
 
-    def __init__(self, C=2, K=2, delta=0.1, lam=0.1, init="kmeans", lam_assign=1.0, hinge_scale="mean", T=1e-6,
-                 max_iter=10, random_state=None, bias=True, squared_reg=True, eps=1e-3, max_rounds=10,
-                 accept="risk", backend=None, solver=None, certify=True, cov_ridge=0.0, standardize=True,
-                 pos_label=None):
+    def __init__(self, C=2, K=2, delta="auto", lam="auto", init="kmeans", lam_assign=1.0, hinge_scale="mean",
+                 T=1e-6, max_iter=10, random_state=None, bias=True, squared_reg=True, eps=None, max_rounds=10,
+                 accept="always", keep="best", start="auto", backend=None, solver=None, certify=True, cov_ridge=0.0,
+                 standardize=True, pos_label=None, validation_fraction=0.3):
         self.C = C
         self.K = K
         self.delta = delta
@@ -201,20 +383,33 @@ class LHMClassifier(_HingeMinimax):
         self.eps = eps
         self.max_rounds = max_rounds
         self.accept = accept
+        self.keep = keep
+        self.start = start
         self.backend = backend
         self.solver = solver
         self.certify = certify
         self.cov_ridge = cov_ridge
         self.standardize = standardize
         self.pos_label = pos_label
+        self.validation_fraction = validation_fraction
 
     def fit(self, X, y):
-        """Alg. 2 on the positive class against the background class."""
+        """Alg. 2 on the positive class against the background class (delta / lam chosen first where "auto")."""
         stop_threshold(self.T)  # fit_lhm's own check (-inf: stop only at a fixed point or max_iter)
         P, N = self._data(X, y)
-        fit = fit_lhm(P, N, C=self.C, K=self.K, init=self.init, lam_assign=self.lam_assign,
-                      hinge_scale=self.hinge_scale, T=self.T, max_iter=self.max_iter, random_state=self.random_state,
-                      **self._common())
+        common = self._common()
+        lhm_args = dict(C=self.C, K=self.K, lam_assign=self.lam_assign, hinge_scale=self.hinge_scale, T=self.T,
+                        max_iter=self.max_iter, random_state=self.random_state, **common)
+        if isinstance(self.init, str):
+            grid_args = dict(lhm_args, certify=False)  # the grid's fits: KKT verdicts; the final fit as asked
+            params = self._choose(P, N, lambda p, n, delta, lam: fit_lhm(p, n, delta=delta, lam=lam, init=self.init,
+                                                                         **grid_args))
+        else:  # given labels name the training positives in order: validate on a split of nothing but the given
+            if isinstance(self.delta, str) or isinstance(self.lam, str):
+                raise InputError("LHMClassifier: a given initial assignment (init=array) labels every training "
+                                 "positive, so delta and lam cannot be chosen on a held-out part; pass numbers")
+            params = self._choose(P, N, None)
+        fit = fit_lhm(P, N, init=self.init, **params, **lhm_args)
         C, K, d = fit.W.shape
         W, b = self._raw(fit.W.reshape(C * K, d), fit.b.reshape(C * K))
         W, b = W.reshape(C, K, d), b.reshape(C, K)

@@ -56,7 +56,7 @@ from certiprog.experiments.runner import Task, number_list
 
 from .tables import MISSING, TABLE1_AUC, TABLE1_FRACTIONS, TABLE2, TABLE4
 
-VERSION = "1"
+VERSION = "2"  # 2: Alg. 1 runs its rounds (issue 24), baselines as the paper ran them
 PARTS = ("table1", "fig5", "table2", "fig78", "table4", "transfer")
 TRANSFER_BINARY = ("LHM", "NN linear", "NN matching")
 TRANSFER_MULTI = ("LHM-NN", "NN linear", "NN matching", "CNN scratch")
@@ -64,14 +64,28 @@ TABLE4_METHODS = ("LHM", "Union of LDAs", "NN", "KHHM")
 SYNTH_POS = ((1.5, 1.5), ((0.5, 0.0), (0.0, 0.5)))
 SYNTH_NEG = ((0.0, 0.0), ((1.0, 0.0), (0.0, 1.0)))
 TABLE1_METHODS = ("KHHM", "Linear SVM", "Bayes")
-TABLE2_BASELINES = ("Linear SVM", "RBF SVM", "AdaBoost")
-DELTA_GRID = (0.1, 0.3, 0.5, 0.7)
-LAM_GRID = (0.01, 0.1, 1.0)
+#: the paper's baselines as it ran them (libsvm C-SVC without class weights; AdaBoost with 100 stumps, Matlab's
+#: AdaBoostM1 default), then ours (balanced class weights; AdaBoost with the tree depth chosen on validation)
+PAPER_BASELINES = ("Linear SVM", "RBF SVM", "AdaBoost")
+OUR_BASELINES = ("Linear SVM (balanced)", "RBF SVM (balanced)", "AdaBoost (depth by validation)")
+TABLE2_BASELINES = PAPER_BASELINES + OUR_BASELINES
+#: Table 2's KHHM variants: the printed Alg. 1 (every refit kept) under the paper's name, and the risk-accepting rule
+KHHM_ACCEPTS = ("always", "risk")
+DELTA_GRID = (0.1, 0.3, 0.5, 0.7, 0.9)
+LAM_GRID = (0.1,)
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
+#: the linear SVMs' C: without C = 100, where libsvm's linear C-SVC on Letter (unweighted) ran into its 10^7-iteration
+#: cap after 96-124 s per fit (letters B, Q) while C <= 10 took <= 0.3 s
+LINEAR_C_GRID = (0.01, 0.1, 1.0, 10.0)
 GAMMA_GRID = (0.01, 0.1, 1.0)
 ADA_DEPTHS = (1, 3)
+ADA_RATES = (0.1, 0.5, 1.0)
+#: Fig. 5: "the final classifier after 25 iterations"; an iteration of Alg. 1's printed loop refits ONE hyperplane
+#: w_t, so a fit runs ceil(25 / K) rounds over the K planes (5 at the figure's K = 5)
+REFITS = 25
 QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"), t2_K=(1, 2), t2_reps=1,
-             delta_grid=(0.3, 0.5), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
+             delta_grid=(0.5, 0.9), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
+             ada_rates=(1.0,), refits=10, widen=(),
              f78_n_pos=200, f78_n_neg=1000, certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
              t4_epochs=10, tr_n_source=2000, tr_source_epochs=1, tr_pos_sizes=(50,), tr_class_sizes=(20,),
              tr_problems=1, tr_n_neg=500, tr_epochs=5, tr_cnn_epochs=5, tr_finetune_epochs=2)
@@ -90,9 +104,13 @@ class Config:
     delta_grid: tuple = DELTA_GRID
     lam_grid: tuple = LAM_GRID
     C_grid: tuple = C_GRID
+    linear_C_grid: tuple = LINEAR_C_GRID
     gamma_grid: tuple = GAMMA_GRID
     ada_depths: tuple = ADA_DEPTHS
-    max_rounds: int = 25
+    ada_rates: tuple = ADA_RATES
+    refits: int = REFITS
+    widen: tuple = ("delta", "lam")
+    t2_accepts: tuple = KHHM_ACCEPTS
     t1_fractions: tuple = TABLE1_FRACTIONS
     t1_reps: int = 3
     t1_n: int = 5000
@@ -100,7 +118,8 @@ class Config:
     fig5_fraction: float = 0.1
     t2_letters: tuple = LETTERS
     t2_K: tuple = (1, 2, 3, 4)
-    t2_reps: int = 1
+    t2_reps: int = 3
+    t2_side_reps: int = 1
     t2_methods: tuple = TABLE2_BASELINES
     f78_n_pos: int = 400
     f78_n_neg: int = 2000
@@ -169,8 +188,20 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="Table 1 at 3 fractions x 1 repetition, Table 2 on 3 letters with K = 1, 2, small "
                              "grids, uncertified KKT checks (under ~2 minutes)")
+    parser.add_argument("--gamma-grid", default=None,
+                        help=f"RBF SVMs' gamma values (default {','.join(map(str, GAMMA_GRID))})")
     parser.add_argument("--letters", default=None, help="Table 2's letters, e.g. 'A,B,C' (default all 26)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions of Table 1 (3; --quick 1)")
+    parser.add_argument("--table2-reps", type=int, default=None,
+                        help="Table 2's random splits for the paper's rows (default 3; --quick 1)")
+    parser.add_argument("--table2-accepts", nargs="+", default=None, choices=KHHM_ACCEPTS,
+                        help="Table 2's KHHM acceptance rules: always (the printed Alg. 1) and / or risk (default both)")
+    parser.add_argument("--table2-side-reps", type=int, default=None,
+                        help="Table 2's splits for the rows beside the paper's: KHHM (risk), our baselines (default 1)")
+    parser.add_argument("--refits", type=int, default=None,
+                        help=f"hyperplane refits per KHHM fit, ceil(refits / K) rounds (default {REFITS}, Fig. 5)")
+    parser.add_argument("--widen", nargs="*", default=None, choices=("delta", "lam"),
+                        help="grid parameters widened past an edge choice (default: delta lam; none: no widening)")
     parser.add_argument("--fractions", default=None, help="Table 1's positive fractions, e.g. '0.01,0.5'")
     parser.add_argument("--delta-grid", default=None,
                         help=f"KHHM's delta values tried on validation (default {','.join(map(str, DELTA_GRID))})")
@@ -202,11 +233,21 @@ def config_from_args(args) -> Config:
         q["t2_letters"] = tuple(s.strip().upper() for s in str(args.letters).replace(",", " ").split())
     if getattr(args, "reps", None) is not None:
         q["t1_reps"] = args.reps
+    if getattr(args, "table2_reps", None) is not None:
+        q["t2_reps"] = args.table2_reps
+    if getattr(args, "table2_accepts", None):
+        q["t2_accepts"] = tuple(args.table2_accepts)
+    if getattr(args, "table2_side_reps", None) is not None:
+        q["t2_side_reps"] = args.table2_side_reps
+    if getattr(args, "refits", None) is not None:
+        q["refits"] = args.refits
+    if getattr(args, "widen", None) is not None:
+        q["widen"] = tuple(args.widen)
     if getattr(args, "fractions", None):
         q["t1_fractions"] = number_list(args.fractions)
     if getattr(args, "no_certify", False):
         q["certify"] = False
-    for key in ("delta_grid", "lam_grid"):
+    for key in ("delta_grid", "lam_grid", "gamma_grid"):
         if getattr(args, key, None):
             q[key] = number_list(getattr(args, key))
     for option, keys in (("table4_sizes", ("t4_C", "t4_K")), ("transfer_positives", ("tr_pos_sizes",)),
@@ -244,11 +285,11 @@ def validate_config(cfg: Config) -> None:
     bad = [s for s in cfg.t2_letters if s not in LETTERS]
     if bad or not cfg.t2_letters:
         raise InputError(f"letters must be among A..Z, got {bad or 'none'}")
-    for key in ("t1_reps", "t2_reps", "t1_n", "t1_K", "max_rounds", "f78_n_pos", "f78_n_neg", "f78_C", "f78_K",
+    for key in ("t1_reps", "t2_reps", "t2_side_reps", "t1_n", "t1_K", "refits", "f78_n_pos", "f78_n_neg", "f78_C", "f78_K",
                 "f78_max_iter", "tr_n_source", "tr_source_epochs", "tr_n_neg", "tr_problems", "tr_reps", "tr_epochs",
                 "tr_finetune_epochs", "tr_cnn_epochs"):
         v = getattr(cfg, key)
-        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "max_rounds" else 1):
+        if isinstance(v, bool) or not isinstance(v, int) or v < (0 if key == "refits" else 1):
             raise InputError(f"{key} must be a positive integer, got {v!r}")
     if cfg.tr_problems > 5:
         raise InputError(f"tr_problems is at most 5 (five target problems per setting), got {cfg.tr_problems}")
@@ -261,10 +302,15 @@ def validate_config(cfg: Config) -> None:
         raise InputError(f"Table 4 letters must be among A..Z, got {bad or 'none'}")
     if not 0 < cfg.t4_delta < 1 or not cfg.t4_lam > 0:
         raise InputError(f"t4_delta must be in (0, 1) and t4_lam > 0, got {cfg.t4_delta}, {cfg.t4_lam}")
-    for key in ("delta_grid", "lam_grid", "C_grid", "gamma_grid"):
+    bad = [a for a in cfg.t2_accepts if a not in KHHM_ACCEPTS]
+    if bad:
+        raise InputError(f"t2_accepts must be among {KHHM_ACCEPTS}, got {bad}")
+    for key in ("delta_grid", "lam_grid", "C_grid", "linear_C_grid", "gamma_grid", "ada_rates"):
         g = np.asarray(getattr(cfg, key), float)
         if g.size == 0 or not np.all(np.isfinite(g) & (g > 0)):
             raise InputError(f"{key} must hold positive finite numbers, got {getattr(cfg, key)}")
+    if any(w not in ("delta", "lam") for w in cfg.widen):
+        raise InputError(f"widen takes 'delta' and / or 'lam', got {cfg.widen}")
     if any(not 0 < d < 1 for d in cfg.delta_grid):
         raise InputError(f"delta_grid values must be in (0, 1), got {cfg.delta_grid}")
     bad = [m for m in cfg.t2_methods if m not in TABLE2_BASELINES]
@@ -367,35 +413,52 @@ def latent_toy(n_pos: int, n_neg: int, seed) -> dict:
 # ----------------------------------------------------------------------------------------------------------------
 # Learners
 # ----------------------------------------------------------------------------------------------------------------
-def _khhm_settings(config: dict) -> dict:
-    """The sub-problem settings (certify, backend, max_rounds) every KHHM and LHM fit takes from a task's config."""
-    return dict(certify=bool(config.get("certify", True)), backend=config.get("backend"),
-                max_rounds=int(config.get("max_rounds", 25)))
+def rounds_for(K: int, refits: int) -> int:
+    """Refinement rounds of a K-plane fit that refits ``refits`` hyperplanes in all (Fig. 5's 25 iterations, `REFITS`):
+    ceil(refits / K)."""
+    return -(-int(refits) // int(K))
 
 
-def fit_khhm_grid(Xtr, ytr, Xval, yval, K: int, config: dict, metric) -> tuple:
-    """KHHM (Alg. 1) for every (delta, lam) of the grids; the fit with the best validation ``metric(y, score)``
-    (larger is better), its parameters, the validation value and a summary of every fit's certificates."""
-    from .khhm import fit_khhm
+def _khhm_settings(config: dict, K: int, accept: str = "always") -> dict:
+    """Alg. 1's settings for a K-plane fit from a task's config: a fixed number of rounds (`rounds_for`, eps None),
+    the printed acceptance ``accept``, the best round by its tracked risk, the automatic start; backend."""
+    return dict(backend=config.get("backend"), max_rounds=rounds_for(K, config.get("refits", REFITS)), eps=None,
+                accept=accept, keep="best", start="auto")
 
-    best = None
-    verdicts: dict = {}
-    for delta in config["delta_grid"]:
-        for lam in config["lam_grid"]:
-            fit = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=int(K), delta=float(delta), lam=float(lam),
-                           **_khhm_settings(config))
-            for k, v in fit.verdicts.items():
-                verdicts[k] = verdicts.get(k, 0) + v
-            value = metric(yval, fit.decision(Xval))
-            if best is None or value > best[2]:
-                best = (fit, dict(delta=float(delta), lam=float(lam)), float(value))
-    return best + (verdicts,)
+
+def fit_khhm_grid(Xtr, ytr, Xval, yval, K: int, config: dict, metric, accept: str = "always") -> tuple:
+    """KHHM (Alg. 1) chosen on the validation part: `estimator.select_on_grid` over ``delta_grid`` x ``lam_grid``
+    (each fit checked by its KKT residuals), widened past an edge for the parameters in ``config["widen"]``; then the chosen fit is
+    recomputed with every sub-problem certified (``config["certify"]``; the same solves, now with rigorous
+    intervals). Returns ``(fit, params, validation value, verdicts of the final fit, GridChoice dict)``."""
+    import warnings
+
+    from .estimator import WIDEN, select_on_grid
+    from .khhm import InfeasiblePlaneWarning, fit_khhm
+
+    settings = _khhm_settings(config, K, accept)
+    P, N = Xtr[ytr > 0], Xtr[ytr <= 0]
+
+    def evaluate(params):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+            fit = fit_khhm(P, N, K=int(K), certify=False, **params, **settings)
+        return fit, metric(yval, fit.decision(Xval))
+
+    fit, choice = select_on_grid(evaluate, dict(delta=config["delta_grid"], lam=config["lam_grid"]),
+                                 {k: WIDEN[k] for k in config.get("widen", ("delta", "lam"))})
+    if config.get("certify", True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+            fit = fit_khhm(P, N, K=int(K), certify=True, **choice.params, **settings)
+    return fit, dict(choice.params), float(choice.value), fit.verdicts, choice.to_dict()
 
 
 def _khhm_summary(fit) -> dict:
-    return dict(rounds=int(fit.rounds), n_active=int(np.sum(fit.active)), stop_reason=str(fit.stop_reason),
+    return dict(rounds=int(fit.rounds), best_round=int(fit.best_round), start=str(fit.start),
+                n_active=int(np.sum(fit.active)), stop_reason=str(fit.stop_reason),
                 worst_case_background=float(fit.worst_case_background), certified=bool(fit.certified),
-                history=[r.to_dict() for r in fit.history])
+                infeasible_planes=[dict(e) for e in fit.events], history=[r.to_dict() for r in fit.history])
 
 
 def scored_and_timed(fn, X, repeat: int = 3) -> tuple:
@@ -422,26 +485,29 @@ def _baseline(method: str, config: dict, Xtr, ytr, Xval, yval, metric, seed: int
     from sklearn.svm import SVC
     from sklearn.tree import DecisionTreeClassifier
 
-    if method == "Linear SVM":
-        grid = [dict(kernel="linear", C=float(c)) for c in config["C_grid"]]
-    elif method == "RBF SVM":
+    paper = method in PAPER_BASELINES
+    kind = method.split(" (")[0]
+    if kind == "Linear SVM":
+        grid = [dict(kernel="linear", C=float(c)) for c in config.get("linear_C_grid", LINEAR_C_GRID)]
+    elif kind == "RBF SVM":
         grid = [dict(kernel="rbf", C=float(c), gamma=float(g)) for c in config["C_grid"] for g in config["gamma_grid"]]
-    elif method == "AdaBoost":
-        grid = [dict(max_depth=int(d)) for d in config["ada_depths"]]
+    elif kind == "AdaBoost":
+        grid = ([dict(max_depth=1, learning_rate=float(r)) for r in config.get("ada_rates", ADA_RATES)] if paper
+                else [dict(max_depth=int(d), learning_rate=1.0) for d in config["ada_depths"]])
     else:
         raise InputError(f"unknown baseline {method!r}")
     fits = []
     for params in grid:
-        if method == "AdaBoost":
+        if kind == "AdaBoost":
             est = AdaBoostClassifier(DecisionTreeClassifier(max_depth=params["max_depth"]), n_estimators=100,
-                                     random_state=seed)
-        else:
-            est = SVC(cache_size=500, class_weight="balanced", **params)
+                                     learning_rate=params["learning_rate"], random_state=seed)
+        else:  # libsvm's C-SVC; the paper's without class weights, ours balanced
+            est = SVC(cache_size=500, class_weight=None if paper else "balanced", **params)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(Xtr, ytr > 0)
         fits.append(est)
-    scores = (svc_decisions(fits, Xval) if method != "AdaBoost"
+    scores = (svc_decisions(fits, Xval) if kind != "AdaBoost"
               else [est.decision_function(Xval) for est in fits])
     best = None
     for est, params, score in zip(fits, grid, scores):
@@ -490,8 +556,8 @@ def svc_decisions(fits: list, X, chunk: int = 1024) -> list:
 # ----------------------------------------------------------------------------------------------------------------
 # Tasks
 # ----------------------------------------------------------------------------------------------------------------
-_GRID_FIELDS = ("delta_grid", "lam_grid", "C_grid", "gamma_grid", "ada_depths", "certify", "backend", "max_rounds",
-                "seed")
+_GRID_FIELDS = ("delta_grid", "lam_grid", "C_grid", "gamma_grid", "ada_depths", "certify", "backend", "refits",
+                "widen", "ada_rates", "linear_C_grid", "seed")
 
 
 def tasks(cfg: Config) -> list:
@@ -511,17 +577,20 @@ def tasks(cfg: Config) -> list:
         out.append(Task(f"fig5 fraction={cfg.fig5_fraction:g}", fig5_task, conf, VERSION))
     if "table2" in cfg.parts:
         load_letter(cfg.data_root)  # InputError naming the file before any task runs
-        methods = [f"KHHM K={k}" for k in cfg.t2_K] + list(cfg.t2_methods)
+        methods = khhm_methods(cfg) + list(cfg.t2_methods)
         for rep in range(cfg.t2_reps):
             for letter in cfg.t2_letters:
                 for method in methods:
+                    if rep >= cfg.t2_side_reps and not paper_row(method):
+                        continue
                     conf = dict(common, letter=letter, rep=rep, method=method)
                     out.append(Task(f"table2 {letter} rep {rep} {method}", table2_task, conf, VERSION, extra=extra))
     if "fig78" in cfg.parts:
         conf = dict(common, n_pos=cfg.f78_n_pos, n_neg=cfg.f78_n_neg, C=cfg.f78_C, K=cfg.f78_K,
                     f78_delta=cfg.f78_delta, f78_lam=cfg.f78_lam, max_iter=cfg.f78_max_iter)
         out.append(Task("fig78 union of LDAs", fig78_lda_task, conf, VERSION))
-        out.append(Task("fig78 LHM", fig78_lhm_task, conf, VERSION))
+        for method in FIG78_LHM:
+            out.append(Task(f"fig78 {method}", fig78_lhm_task, dict(conf, method=method), VERSION))
     if "table4" in cfg.parts:
         load_letter(cfg.data_root)
         variants = [("LHM", c) for c in cfg.t4_C] + [("Union of LDAs", c) for c in cfg.t4_C]
@@ -557,6 +626,31 @@ def tasks(cfg: Config) -> list:
     return out
 
 
+def khhm_methods(cfg: Config) -> list:
+    """Table 2's KHHM rows: "KHHM K=k" is the printed Alg. 1 (``accept="always"``), "KHHM K=k (risk)" the
+    risk-accepting rule; K = 1 only once (its refit is eq. (8) against all negatives again: the greedy plane)."""
+    out = []
+    for k in cfg.t2_K:
+        for accept in cfg.t2_accepts:
+            if accept == "always":
+                out.append(f"KHHM K={k}")
+            elif k > 1:
+                out.append(f"KHHM K={k} ({accept})")
+    return out
+
+
+def paper_row(method: str) -> bool:
+    """Whether a Table 2 method is run as the paper ran it (the printed Alg. 1, the paper's baselines): these get
+    ``t2_reps`` splits, the rows beside them ``t2_side_reps``."""
+    return method in PAPER_BASELINES or (method.startswith("KHHM") and " (" not in method)
+
+
+def khhm_method(method: str) -> tuple:
+    """``(K, accept)`` of a Table 2 KHHM method name (`khhm_methods`)."""
+    head, _, tail = method.partition(" (")
+    return int(head.split("=")[1]), (tail.rstrip(")") if tail else "always")
+
+
 def table1_task(config: dict) -> dict:
     """Table 1, one (fraction, repetition, method): validation-tuned test AUC."""
     from threadpoolctl import threadpool_limits
@@ -568,9 +662,9 @@ def table1_task(config: dict) -> dict:
                n_pos_train=int(ytr.sum()), n_neg_train=int((ytr == 0).sum()))
     with threadpool_limits(1):
         if config["method"] == "KHHM":
-            fit, params, val, verdicts = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
+            fit, params, val, verdicts, grid = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
             out.update(_khhm_summary(fit), params=params, auc_val=val, auc_test=auc(yte, fit.decision(Xte)),
-                       verdicts=verdicts)
+                       verdicts=verdicts, grid=grid)
         elif config["method"] == "Bayes":
             out.update(params={}, auc_val=auc(yval, bayes_score(Xval)), auc_test=auc(yte, bayes_score(Xte)))
         else:
@@ -589,11 +683,11 @@ def fig5_task(config: dict) -> dict:
     data = synthetic_2d(config["fraction"], config["n"], _seed(config["seed"], config["rep"], config["fraction"]))
     (Xtr, ytr), (Xval, yval) = data["train"], data["val"]
     with threadpool_limits(1):
-        fit, params, val, _ = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
+        fit, params, val, _, grid = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
         steps = []
         for t in range(1, config["K"] + 1):  # the greedy phase is deterministic: K = t, no rounds = its first t steps
             g = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=t, delta=params["delta"], lam=params["lam"],
-                         **_khhm_settings(dict(config, max_rounds=0)))
+                         **dict(_khhm_settings(config, t), max_rounds=0, certify=bool(config.get("certify", True))))
             steps.append(dict(W=g.W, b=g.b, active=g.active.astype(int)))
     return dict(params=params, auc_val=val, W=fit.W, b=fit.b, active=fit.active.astype(int),
                 steps_W=np.stack([s["W"][-1] for s in steps]), steps_b=np.array([s["b"][-1] for s in steps]),
@@ -616,10 +710,10 @@ def table2_task(config: dict, data_root=None) -> dict:
     out = dict(method=config["method"], letter=letter, rep=config["rep"])
     with threadpool_limits(1):
         if config["method"].startswith("KHHM"):
-            K = int(config["method"].split("=")[1])
-            fit, params, val, verdicts = fit_khhm_grid(Xtr, ytr, Xval, yval, K, config, rate)
+            K, accept = khhm_method(config["method"])
+            fit, params, val, verdicts, grid = fit_khhm_grid(Xtr, ytr, Xval, yval, K, config, rate, accept)
             fn = fit.decision
-            out.update(_khhm_summary(fit), verdicts=verdicts)
+            out.update(_khhm_summary(fit), verdicts=verdicts, grid=grid)
         else:
             fn, params, val = _baseline(config["method"], config, Xtr, ytr, Xval, yval, rate, _seed(letter)[0])
         score, seconds_per_sample = scored_and_timed(fn, Xte)
@@ -657,30 +751,42 @@ def fig78_lda_task(config: dict) -> dict:
                 rate_test=1 - eer(yte, score))
 
 
+#: Figs. 7-8's LHM runs: the paper's random start (Fig. 8) under the name the figures use, and two k-means starts
+FIG78_LHM = {"LHM": "random", "LHM (k-means start)": "kmeans", "LHM (whitened k-means start)": "kmeans-whitened",
+             "LHM (single-linkage start)": "single-linkage"}
+
+
 def fig78_lhm_task(config: dict) -> dict:
-    """LHM (Alg. 2, `lhm.fit_lhm`) from a random assignment: the risk per iteration (Fig. 8's curve), the final
-    components and, for Fig. 8's panels, the assignment after each of the first four iterations (the fit is
-    deterministic given the initial labels, so a fit with ``max_iter = i`` is the first i iterations)."""
+    """LHM (Alg. 2, `lhm.fit_lhm`) on the latent toy from the start ``FIG78_LHM[config["method"]]`` (the paper's
+    Fig. 8: random): the risk per iteration (Fig. 8's curve), the final components, the assignment each model step
+    was trained on (Fig. 8's panels) and the first iteration whose assignment matches the two bars on >= 95 % of the
+    positives (`lhm.structure_iteration`; None: never)."""
     from threadpoolctl import threadpool_limits
 
-    from .lhm import fit_lhm
+    from .lhm import fit_lhm, structure_iteration
 
     data = latent_toy(config["n_pos"], config["n_neg"], _seed(config["seed"], "latent"))
     (Xtr, ytr), (Xte, yte) = data["train"], data["test"]
-    rng = np.random.default_rng(_seed(config["seed"], "assign"))
-    assign = rng.integers(0, config["C"], size=int(ytr.sum()))
-    args = dict(C=config["C"], K=config["K"], delta=config["f78_delta"], lam=config["f78_lam"], init=assign,
-                certify=bool(config.get("certify", True)), backend=config.get("backend"))
+    n_pos = int(ytr.sum())
+    truth = np.r_[np.zeros(n_pos // 2, int), np.ones(n_pos - n_pos // 2, int)]   # latent_toy's bar of each positive
+    init = FIG78_LHM[config.get("method", "LHM")]
+    if init == "random":
+        rng = np.random.default_rng(_seed(config["seed"], "assign"))
+        init = rng.integers(0, config["C"], size=n_pos)
+    args = dict(C=config["C"], K=config["K"], delta=config["f78_delta"], lam=config["f78_lam"], init=init,
+                random_state=int(_seed(config["seed"], "kmeans")[0]), certify=bool(config.get("certify", True)),
+                **_khhm_settings(config, config["K"]))
     with threadpool_limits(1):
         fit = fit_lhm(Xtr[ytr > 0], Xtr[ytr == 0], max_iter=config["max_iter"], **args)
-        steps = [fit_lhm(Xtr[ytr > 0], Xtr[ytr == 0], max_iter=i, **args).assignment
-                 for i in range(1, min(4, len(fit.history)) + 1)]
     score = fit.decision(Xte)
     comps = fit.components()
-    return dict(method="LHM", auc_test=auc(yte, score), rate_test=1 - eer(yte, score),
+    A = np.stack(fit.assignments)
+    return dict(method=config.get("method", "LHM"), auc_test=auc(yte, score), rate_test=1 - eer(yte, score),
                 risk=np.array([float(r.risk) for r in fit.history]), risk_decreases=bool(fit.risk_decreases()),
-                W=np.stack([W for W, _ in comps]), b=np.stack([b for _, b in comps]), init=assign,
-                assignments=np.stack(steps), certified=bool(fit.certified), stop_reason=str(fit.stop_reason),
+                W=np.stack([W for W, _ in comps]), b=np.stack([b for _, b in comps]), init=A[0],
+                assignments=A[1:], structure_iteration=structure_iteration(fit, truth),
+                iterations=len(fit.history), best_iteration=int(fit.best_iteration),
+                certified=bool(fit.certified), stop_reason=str(fit.stop_reason),
                 history=[r.to_dict() for r in fit.history])
 
 
@@ -708,14 +814,15 @@ def table4_task(config: dict, data_root=None) -> dict:
         elif method == "KHHM":
             from .khhm import fit_khhm
 
-            fit = fit_khhm(pos, Xtr, K=size, delta=config["delta"], lam=config["lam"], **_khhm_settings(config))
+            fit = fit_khhm(pos, Xtr, K=size, delta=config["delta"], lam=config["lam"],
+                           certify=bool(config.get("certify", True)), **_khhm_settings(config, size))
             score = fit.decision(Xte)
             out.update(_khhm_summary(fit))
         elif method == "LHM":
             from .lhm import fit_lhm
 
             fit = fit_lhm(pos, Xtr, C=size, K=2, delta=config["delta"], lam=config["lam"], init="kmeans",
-                          random_state=seed, **_khhm_settings(config))
+                          random_state=seed, certify=bool(config.get("certify", True)), **_khhm_settings(config, 2))
             score = fit.decision(Xte)
             out.update(risk=[float(r.risk) for r in fit.history], certified=bool(fit.certified),
                        stop_reason=str(fit.stop_reason))
@@ -806,8 +913,8 @@ def _fit_lhm(Fpos, Fneg, config, seed):
     from .lhm import fit_lhm
 
     fit = fit_lhm(Fpos, Fneg, C=2, K=2, delta=config["tr_delta"], lam=config["tr_lam"], init="kmeans",
-                  random_state=seed, certify=bool(config.get("certify", True)), backend=config.get("backend"),
-                  cov_ridge=1e-6, max_rounds=int(config.get("max_rounds", 25)))
+                  random_state=seed, certify=bool(config.get("certify", True)), cov_ridge=1e-6,
+                  **_khhm_settings(config, 2))
     return fit
 
 
@@ -866,8 +973,7 @@ def transfer_multi_task(config: dict, data_root=None) -> dict:
     from sklearn.linear_model import LogisticRegression
     from threadpoolctl import threadpool_limits
 
-    from .network import (cnn_features, cnn_logits, multiclass_network, small_cnn, train_cnn,
-                          train_multiclass)
+    from .network import cnn_features, cnn_logits, multiclass_network, small_cnn, train_cnn, train_multiclass
 
     t0 = time.perf_counter()
     seed = int(config["seed"])
@@ -949,20 +1055,73 @@ def table1_rows(cfg: Config, records: list) -> list:
     return rows
 
 
+#: what each Table 2 row is, and whether it is the paper's setting
+TABLE2_SETTINGS = {
+    "Linear SVM": "paper's: libsvm C-SVC, linear, no class weights, C on validation",
+    "RBF SVM": "paper's: libsvm C-SVC, RBF, no class weights, C and gamma on validation",
+    "AdaBoost": "paper's: 100 stumps (AdaBoostM1), learning rate on validation",
+    "Linear SVM (balanced)": "ours: libsvm C-SVC, linear, balanced class weights",
+    "RBF SVM (balanced)": "ours: libsvm C-SVC, RBF, balanced class weights",
+    "AdaBoost (depth by validation)": "ours: 100 trees, depth on validation",
+}
+
+
+def table2_setting(method: str) -> str:
+    if method.startswith("KHHM"):
+        return ("ours: Alg. 1 with refits kept only if the tracked risk does not rise" if " (" in method else
+                "paper's: Alg. 1 as printed (every refit kept), best round by tracked risk")
+    return TABLE2_SETTINGS.get(method, "")
+
+
 def table2_rows(cfg: Config, records: list) -> list:
+    """Per method: the rate at EER averaged over the letters of each split, then the mean and the spread (sd) of
+    those split means over the splits run; the sd over letters (pooled); the paper's number (for our variants,
+    the paper's number of the method it ran) and what the row is (`table2_setting`)."""
     rows = []
-    for method in [f"KHHM K={k}" for k in cfg.t2_K] + list(cfg.t2_methods):
+    for method in khhm_methods(cfg) + list(cfg.t2_methods):
         recs = [r for r in _by(records, "table2") if r["method"] == method]
         if not recs:
             continue
-        paper = TABLE2.get(method)
-        rows.append(dict(method=method, n_problems=len(recs),
-                         rate_mean=100 * float(np.mean([r["rate_test"] for r in recs])),
-                         rate_std=100 * float(np.std([r["rate_test"] for r in recs], ddof=1)) if len(recs) > 1 else 0.0,
+        base = method.split(" (")[0]
+        paper = TABLE2.get(base)
+        reps = sorted({int(r["rep"]) for r in recs})
+        split_means = [float(np.mean([r["rate_test"] for r in recs if int(r["rep"]) == k])) for k in reps]
+        by_letter = [float(np.mean([r["rate_test"] for r in recs if r["letter"] == L])) for L in cfg.t2_letters
+                     if any(r["letter"] == L for r in recs)]
+        rows.append(dict(method=method, setting=table2_setting(method), n_splits=len(reps),
+                         n_problems=len(recs), rate_mean=100 * float(np.mean(split_means)),
+                         rate_sd_splits=100 * float(np.std(split_means, ddof=1)) if len(reps) > 1 else 0.0,
+                         rate_sd_letters=100 * float(np.std(by_letter, ddof=1)) if len(by_letter) > 1 else 0.0,
                          seconds_per_sample=float(np.mean([r["seconds_per_sample"] for r in recs])),
                          paper_rate=None if paper is None else paper[0],
                          paper_seconds=None if paper is None else paper[1]))
     return rows
+
+
+def khhm_fit_stats(records: list) -> dict:
+    """What the Table 2 KHHM fits did, per method: chosen (delta, lam) counts, grid edges flagged, the best round
+    returned vs the rounds run, fits that fell back to the enclosing start, infeasible (trivial) planes."""
+    out = {}
+    for r in records:
+        if not r["method"].startswith("KHHM"):
+            continue
+        s = out.setdefault(r["method"], dict(params={}, edges=0, widened=0, best_round={}, rounds=set(),
+                                             enclosing=0, infeasible=0, fits=0))
+        s["fits"] += 1
+        key = f"{r['params']['delta']:g}/{r['params']['lam']:g}"
+        s["params"][key] = s["params"].get(key, 0) + 1
+        grid = r.get("grid") or {}
+        s["edges"] += bool(grid.get("edges"))
+        s["widened"] += any(grid.get("widened", {}).values())
+        s["best_round"][r.get("best_round")] = s["best_round"].get(r.get("best_round"), 0) + 1
+        s["rounds"].add(r.get("rounds"))
+        s["enclosing"] += r.get("start") == "enclosing"
+        s["infeasible"] += len(r.get("infeasible_planes", []))
+    for s in out.values():
+        s["rounds"] = sorted(x for x in s["rounds"] if x is not None)
+        s["params"] = dict(sorted(s["params"].items(), key=lambda kv: -kv[1]))
+        s["best_round"] = dict(sorted((str(k), v) for k, v in s["best_round"].items()))
+    return out
 
 
 def table4_rows(cfg: Config, records: list) -> list:
@@ -1056,29 +1215,45 @@ def format_report(cfg: Config, t1: list, t2: list, records: list, meta: dict, fi
         out.append("")
     if t2:
         out += ["## Table 2: Letter, classification rate at EER (%) and time per sample (s)", "",
-                f"{len(cfg.t2_letters)} letter(s) one-vs-rest ({''.join(cfg.t2_letters)}), {cfg.t2_reps} "
-                "repetition(s); per letter 100 training / 250 validation / rest test rows; the paper's numbers "
-                "(26 letters) in the last columns.", "",
-                "| method | rate at EER | sd over letters | time / sample | paper rate | paper time |",
-                "|---|---|---|---|---|---|"]
+                f"{len(cfg.t2_letters)} letter(s) one-vs-rest ({''.join(cfg.t2_letters)}); per letter 100 training / "
+                "250 validation / rest test rows; a row's rate is the mean over its splits of the mean over the "
+                f"letters (paper's rows: {cfg.t2_reps} split(s), the rows beside them: {cfg.t2_side_reps}); "
+                f"KHHM: {cfg.refits} hyperplane refits per fit (ceil({cfg.refits}/K) rounds), delta grid "
+                f"{list(cfg.delta_grid)} and lam grid {list(cfg.lam_grid)} widened past an edge for "
+                f"{list(cfg.widen) or 'none'}. The paper's number (26 letters) beside ours; for our variants, "
+                "the paper's number of the method it ran.", "",
+                "| method | setting | rate at EER | sd over splits | sd over letters | splits | time / sample | "
+                "paper rate | paper time |", "|---|---|---|---|---|---|---|---|---|"]
         for r in t2:
             pr = "" if r["paper_rate"] is None else f"{r['paper_rate']:.2f}"
             pt = "" if r["paper_seconds"] is None else f"{r['paper_seconds']:.1e}"
-            out.append(f"| {r['method']} | {r['rate_mean']:.2f} | {r['rate_std']:.2f} | "
-                       f"{r['seconds_per_sample']:.1e} | {pr} | {pt} |")
+            out.append(f"| {r['method']} | {r['setting']} | {r['rate_mean']:.2f} | {r['rate_sd_splits']:.2f} | "
+                       f"{r['rate_sd_letters']:.2f} | {r['n_splits']} | {r['seconds_per_sample']:.1e} | {pr} | "
+                       f"{pt} |")
         kh = [r for r in _by(records, "table2") if r["method"].startswith("KHHM")]
         if kh:
-            out += ["", f"KHHM sub-problems of every grid fit by verdict: {verdict_counts(kh)}; chosen (delta, lam): "
-                        f"{dict(sorted(_count((r['params']['delta'], r['params']['lam']) for r in kh).items()))}."]
+            out += ["", f"KHHM sub-problems of the final fits by verdict: {verdict_counts(kh)}.", "",
+                    "| KHHM method | fits | chosen delta/lam (count) | grid widened | edge at the widening limit | "
+                    "returned round (count) | rounds run | enclosing start | trivial planes |",
+                    "|---|---|---|---|---|---|---|---|---|"]
+            for method, s in khhm_fit_stats(kh).items():
+                out.append(f"| {method} | {s['fits']} | {s['params']} | {s['widened']} | {s['edges']} | "
+                           f"{s['best_round']} | {s['rounds']} | {s['enclosing']} | {s['infeasible']} |")
         out += ["", "Times are numpy / scikit-learn on this machine (the paper: Matlab, LIBSVM); compare ratios, "
                     "not absolute values.", ""]
     f78 = _by(records, "fig78")
     if f78:
         out += ["## Figs. 7-8: latent 2-D toy", ""]
         for r in f78:
+            extra = ""
+            if "risk" in r:
+                found = r.get("structure_iteration")
+                extra = (f"; risk per iteration {np.round(r['risk'], 3).tolist()}; the two bars found at iteration "
+                         f"{found} of {r.get('iterations')}" if found is not None else
+                         f"; risk per iteration {np.round(r['risk'], 3).tolist()}; the two bars NOT found in "
+                         f"{r.get('iterations')} iteration(s) ({r.get('stop_reason')})")
             out.append(f"- {r['method']}: test AUC {100 * r['auc_test']:.2f} %, rate at EER "
-                       f"{100 * r['rate_test']:.2f} %" + (f"; risk per iteration {np.round(r['risk'], 3).tolist()}"
-                                                          if "risk" in r else ""))
+                       f"{100 * r['rate_test']:.2f} %" + extra)
         if not any(r["method"] == "LHM" for r in f78):
             out.append("- LHM: not run (the LHM learner, lhm.fit_lhm, is not available yet)")
         out.append("")

@@ -6,23 +6,47 @@ example of Sec. 5.1.1 needs them; ``bias=False`` gives the paper's homogeneous p
 * **greedy initialisation**: hyperplane t is eq. (8) (`programs.hinge_minimax`) for all positives against the biased
   moments of the negatives still inside the intersection of the first t-1 hyperplanes;
 * **refinement rounds**: in each round every hyperplane k in turn is re-trained by eq. (8) against the moments of the
-  negatives inside the intersection of the other K-1; the rounds stop when the empirical background probability
-  P (fraction of training negatives inside Q) stops falling by more than ``eps`` (Alg. 1's rule, with P_0 := the
-  rate after the greedy phase; "t" of the printed loop read as a round over k = 1..K, erratum 15), or after
-  ``max_rounds``.
+  negatives inside the intersection of the other K-1 ("t" of the printed loop read as a round over k = 1..K,
+  erratum 15). How many rounds (``eps``, ``max_rounds``; docs/derivations/000.md item 15b):
+
+  - ``eps=None`` (default): exactly ``max_rounds`` rounds. Fig. 5 shows "the final classifier after 25 iterations":
+    the paper ran a fixed count.
+  - ``eps >= 0``: the printed rule "continue while P_{t-1} - P_t > eps", with P_t the probability that Alg. 1 and
+    Lemma 2 speak of, Def. 3's ``sup_Z Pr(W^T z >= 0)`` -- Thm 1's worst-case background risk of the round's model
+    (P_0: after the greedy phase) -- or ``max_rounds``. The former reading (P = the fraction of *training*
+    negatives inside Q) could not fire usefully: after the greedy phase it is already 0.0004-0.003 on Letter (1-8 of
+    2,500 negatives), so it never fell by eps and every fit stopped after one round (issue 24).
+
+* **which round is returned** (``keep``): ``"best"`` (default) the round with the smallest tracked risk R (below;
+  ties: the later round), ``"last"`` the printed algorithm's output. ``KHHMFit.best_round`` says which.
+* **start** (``start``): ``"greedy"`` is the printed initialisation. It cannot begin when eq. (8)'s optimum against
+  ALL negatives is ``w = 0`` -- e.g. positives around the background mean mu: every half-space that holds mu has
+  worst-case false-positive rate 1 (Marshall-Olkin, d^2 = 0) and, by Jensen, every half-space that excludes mu by
+  gamma sd has mean hinge > 1, the value of w = 0. Then all K greedy planes are trivial and ``"greedy"`` refuses
+  (InputError saying so). ``"enclosing"`` starts from `enclosing_polytope` (the smallest box holding every
+  positive along the generalised eigenvectors of (Sigma_pos, Sigma_neg), most concentrated first) and lets the
+  refinement refit each face against the negatives inside the other faces (a half-open slab); a refit whose
+  optimum is again w = 0 keeps the face. No region holding mu meets ANY delta < 1 (its worst-case risk is 1), so
+  the box is a meaningful classifier (tests: AUC 0.85 where the Bayes score reaches 0.86) but not a certified-delta
+  one; the warning says so. ``"auto"`` (default) is ``"greedy"``, falling back to ``"enclosing"`` with an
+  `InfeasiblePlaneWarning` when the greedy start cannot begin.
+* **infeasible planes**: every eq. (8) whose optimum at the given delta is ``w = 0`` (no useful half-space meets the
+  worst-case level) is recorded in ``KHHMFit.events`` (stage, hyperplane, round, negatives); greedy ones also raise an
+  `InfeasiblePlaneWarning`. A fit never returns the accept-everything model (no active plane) silently: it warns
+  (or, with ``start="greedy"``, refuses).
 
 Where Alg. 1 / Lemma 2 is wrong, this module does what is right (``docs/derivations/000.md`` items 15-16, claims
 000-L2a/000-L2b):
 
 * **Lemma 2's hinge part is false** (000-L2b: a refit can increase ``sum_i max_k hinge_ik``, and neither that nor P is
   monotone under the printed loop). A refit is therefore a *candidate*, kept according to ``accept``:
-  ``"risk"`` (default) keeps it only if the tracked risk ``R(W) = L^H_S(W) + L^B(W)`` does not increase, so R is
+  ``"risk"`` keeps it only if the tracked risk ``R(W) = L^H_S(W) + L^B(W)`` does not increase, so R is
   non-increasing over the fit by construction. R is eq. (7), the empirical mixed risk of Def. 4: the MEAN over the
   positives of ``max_k max{0, 1 - w_k^T x - b_k}`` (Def. 2's expectation, as Thm 8 estimates it) plus Thm 1's
   worst-case background risk under the moments of all negatives. (With eq. (22)'s SUM of hinges instead, the hinge
   term outweighs any background probability and a refit that accepts everything would be preferred.)
-  ``"background"`` keeps it only if P does not increase (what the printed stopping rule tracks); ``"always"`` is
-  the printed algorithm (tests show where R and P then increase).
+  ``"background"`` keeps it only if P does not increase (what the printed stopping rule tracks); ``"always"`` (default) is
+  the printed algorithm (tests show where R and P then increase; ``keep="best"`` returns its best round).
 * **Lemma 2's probability part needs a nontrivial refit** (000-L2a): eq. (8) always admits ``w = 0``, which accepts
   everything. A refit returning the trivial solution is rejected (the old hyperplane stays); in the greedy phase the
   hyperplane becomes *inactive*.
@@ -62,10 +86,18 @@ from certiprog.solvers.structured import STRUCTURED
 from .programs import background_risk, hinge_minimax, positive_definite_factor, set_halfspaces, set_moments
 from .solver import covers
 
-__all__ = ["ACCEPT", "BackgroundRiskEvaluator", "KHHMFit", "RoundRecord", "SubProblem", "background_moments",
-           "fit_khhm", "hinge_losses", "inside", "region_scores", "verdict_counts"]
+__all__ = ["ACCEPT", "BackgroundRiskEvaluator", "InfeasiblePlaneWarning", "KEEP", "KHHMFit", "RoundRecord", "STARTS",
+           "SubProblem", "background_moments", "enclosing_polytope", "fit_khhm", "hinge_losses", "inside",
+           "region_scores", "verdict_counts"]
 
 ACCEPT = ("risk", "background", "always")
+KEEP = ("best", "last")
+STARTS = ("auto", "greedy", "enclosing")
+
+
+class InfeasiblePlaneWarning(UserWarning):
+    """An eq. (8) of Alg. 1 had only the trivial optimum ``w = 0`` at the given delta (no half-space meets the
+    worst-case false-positive level against its conditioning set), or the fit fell back to another start."""
 MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
 #: when certiprog chooses the solver, eq. (8) goes to the certified structured solver first if m * d is at least
 #: this and the conditioning set holds at least as many negatives as there are positives (`uses_structured`). Why
@@ -145,7 +177,10 @@ class RoundRecord:
 class KHHMFit:
     """A fitted K-hyperplane model: ``W`` (K, d) rows w_k, ``b`` (K,), ``active`` (K,) (False: the constant half-space
     w = 0, b = 1), ``history`` (a `RoundRecord` per round), ``subproblems`` (every certified solve), ``mu``, ``Sigma``
-    (the background moments of Thm 1), ``stop_reason``, ``settings`` (the arguments)."""
+    (the background moments of Thm 1), ``stop_reason``, ``settings`` (the arguments), ``best_round`` (the round whose
+    model W, b, active are: ``keep="best"`` the smallest tracked risk, ``"last"`` the last round), ``start`` (the
+    start used: "greedy" or "enclosing") and ``events`` (every eq. (8) with only the trivial optimum at delta: dicts
+    with stage, hyperplane, round, n_background)."""
 
     W: np.ndarray
     b: np.ndarray
@@ -156,18 +191,23 @@ class KHHMFit:
     Sigma: np.ndarray
     stop_reason: str
     settings: dict = field(default_factory=dict)
+    best_round: int = 0
+    start: str = "greedy"
+    events: list = field(default_factory=list)
 
     @property
     def worst_case_background(self) -> float:
-        """Thm 1's worst-case background risk of the final model."""
-        return self.history[-1].worst_case_background
+        """Thm 1's worst-case background risk of the returned model (round ``best_round``)."""
+        return self.history[self.best_round].worst_case_background
 
     @property
     def risk(self) -> float:
-        return self.history[-1].risk
+        """The tracked risk of the returned model (round ``best_round``)."""
+        return self.history[self.best_round].risk
 
     @property
     def rounds(self) -> int:
+        """Refinement rounds run (the returned model may be an earlier one: ``best_round``)."""
         return self.history[-1].round
 
     @property
@@ -355,11 +395,12 @@ def _int(value, name: str, low: int) -> int:
 
 
 def check_settings(K, delta, lam, eps, max_rounds, accept, cov_ridge):
-    """The validated (K, delta, lam, eps, max_rounds, accept, cov_ridge) of Alg. 1 (InputError naming the bad one)."""
+    """The validated (K, delta, lam, eps, max_rounds, accept, cov_ridge) of Alg. 1 (InputError naming the bad one);
+    ``eps`` None (a fixed number of rounds) or >= 0."""
     K = _int(K, "K (number of hyperplanes)", 1)
     delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     lam = validate.scalar(lam, "lam", low=0.0)
-    eps = validate.scalar(eps, "eps", low=0.0)
+    eps = None if eps is None else validate.scalar(eps, "eps (None: run max_rounds rounds)", low=0.0)
     max_rounds = _int(max_rounds, "max_rounds", 0)
     if accept not in ACCEPT:
         raise InputError(f"accept must be one of {ACCEPT}; got {accept!r}")
@@ -367,39 +408,83 @@ def check_settings(K, delta, lam, eps, max_rounds, accept, cov_ridge):
     return K, delta, lam, eps, max_rounds, accept, cov_ridge
 
 
+def enclosing_polytope(X: np.ndarray, Sigma: np.ndarray, K: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``"enclosing"`` start of Alg. 1: ``(W (K, d), b (K,), active (K,))``, the smallest box holding every
+    positive along the directions ``+v_1, -v_1, +v_2, -v_2, ...`` where ``v_j`` are the generalised eigenvectors of
+    ``(Sigma_pos, Sigma)`` in increasing order of eigenvalue (the positives' variance over the background's along v:
+    the directions where a face cuts the most background per positive lost). Face k's score is 1 (the hinge margin:
+    no positive has a hinge loss) at the outermost positive and 2 at the positives' median along it, so the face
+    lies one (median - outermost) further out (one background sd when that is below 1e-6 sd, e.g. a single
+    positive: the box never
+    degenerates to a point, where Thm 1's QP has no interior). With K > 2d the last K - 2d planes start
+    inactive (w = 0, b = 1). Why this start: a region holding positives that surround the background mean mu has
+    worst-case risk 1 whatever its shape, so no eq. (8) plane against all negatives exists; the box is the simplest
+    polytope that keeps every positive and cuts the background along the directions where the positives are
+    narrowest relative to it, and the refinement can still refit a face against the negatives inside the others
+    where eq. (8) has a useful optimum there."""
+    m, d = X.shape
+    Sp = np.cov(X, rowvar=False, bias=True).reshape(d, d) if m > 1 else np.zeros((d, d))
+    from scipy.linalg import eigh
+
+    _, V = eigh((Sp + Sp.T) / 2, Sigma)          # Sigma is positive definite (checked by the caller)
+    W, b = np.zeros((K, d)), np.ones(K)
+    active = np.zeros(K, dtype=bool)
+    for k in range(min(K, 2 * d)):
+        u = V[:, k // 2] * (1.0 if k % 2 == 0 else -1.0)
+        p = X @ u
+        lo, med = float(p.min()), float(np.median(p))
+        sd = float(np.sqrt(u @ Sigma @ u))
+        scale = med - lo if med - lo > 1e-6 * sd else sd  # (numerically) one positive along u: the background's sd
+        W[k], b[k], active[k] = u / scale, 1.0 - lo / scale, True
+    return W, b, active
+
+
 def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, bias: bool = True,
-             squared_reg: bool = True, eps: float = 1e-3, max_rounds: int = 10, accept: str = "risk",
-             backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
-             progress: bool = False, **options) -> KHHMFit:
+             squared_reg: bool = True, eps: float | None = None, max_rounds: int = 10, accept: str = "always",
+             keep: str = "best", start: str = "auto", backend: str | None = None, solver: str | None = None,
+             certify: bool = True, cov_ridge: float = 0.0, progress: bool = False, **options) -> KHHMFit:
     """Alg. 1 (see the module docstring): K hyperplanes for positives ``X_pos`` (m, d) against negatives ``X_neg``.
 
     ``delta``: the per-hyperplane worst-case false-positive level of eq. (8); ``lam``: its regularisation weight;
-    ``eps``, ``max_rounds``: the refinement's stopping rule; ``accept``: "risk" | "background" | "always" (which refits
-    are kept); ``backend``, ``solver``, ``options``: where every sub-problem is solved (None: certiprog chooses);
+    ``eps``, ``max_rounds``: the refinement's rounds (None: exactly ``max_rounds``; a number: the printed rule on
+    Thm 1's P_t); ``accept``: "risk" | "background" | "always" (which refits are kept; "always" is the printed
+    algorithm); ``keep``: "best" | "last" (which round is returned); ``start``: "auto" | "greedy" | "enclosing";
+    ``backend``, ``solver``, ``options``: where every sub-problem is solved (None: certiprog chooses);
     ``certify``: rigorous interval check of every solve (else the KKT verdict); ``cov_ridge``: ridge added to every
     covariance. Raises InputError for bad input (NaN, no positive, fewer than 2 negatives, singular background
-    covariance, ...).
+    covariance, a greedy start that cannot begin with ``start="greedy"``, ...).
     """
+    import warnings
+
     K, delta, lam, eps, max_rounds, accept, cov_ridge = check_settings(K, delta, lam, eps, max_rounds, accept,
                                                                        cov_ridge)
+    if keep not in KEEP:
+        raise InputError(f"keep must be one of {KEEP}; got {keep!r}")
+    if start not in STARTS:
+        raise InputError(f"start must be one of {STARTS}; got {start!r}")
     X = validate.matrix(X_pos, "X_pos (positives)", min_rows=1)
     d = X.shape[1]
     if d < 1:
         raise InputError("X_pos has 0 columns; at least one feature is needed")
     Z = validate.matrix(X_neg, "X_neg (negatives)", min_rows=2, cols=d)
+    if start == "enclosing" and not bias:
+        raise InputError("start='enclosing' needs hyperplanes with biases (bias=True): a box around the positives "
+                         "is not an intersection of half-spaces through the origin")
     mu, Sigma = background_moments(Z, cov_ridge)
     check_background_covariance(Sigma)
     settings = dict(K=K, delta=delta, lam=lam, bias=bool(bias), squared_reg=bool(squared_reg), eps=eps,
-                    max_rounds=max_rounds, accept=accept, backend=backend, solver=solver, certify=bool(certify),
-                    cov_ridge=cov_ridge)
+                    max_rounds=max_rounds, accept=accept, keep=keep, start=start, backend=backend, solver=solver,
+                    certify=bool(certify), cov_ridge=cov_ridge)
 
     eq8 = hinge_minimax(X, mu, Sigma, lam, delta, bias=bias, squared_reg=squared_reg)
     uses_structured(backend, solver, squared_reg, lam, X.shape[0], d, 0)  # refuse a bad solver='structured' now
     evaluator = BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options)
     subproblems: list = []
+    events: list = []
 
     def refit(rows, stage: str, k: int, rnd: int):
-        """eq. (8) against the negatives inside the planes ``rows``: (w, b) or None (trivial / no negatives)."""
+        """eq. (8) against the negatives inside the planes ``rows``: (kind, (w, b) or None); kind "ok", "empty" (no
+        negative) or "trivial" (the optimum is w = 0 at this delta: recorded in ``events``)."""
         S = inside(Z, W, b, rows)
         n = int(S.sum())
         if n == 0:
@@ -417,6 +502,7 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
         subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, float(der.objective),
                                       interval, time.perf_counter() - t0, sol.backend, fallback))
         if der.trivial:
+            events.append(dict(stage=stage, hyperplane=int(k), round=int(rnd), n_background=n))
             return "trivial", None
         return "ok", (np.asarray(der.w, float), float(der.b))
 
@@ -439,16 +525,44 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
     from tqdm.auto import tqdm
 
     bar = tqdm(total=K + K * max_rounds, desc=f"KHHM K={K}", disable=not progress, leave=False)
-    for t in range(K):  # greedy phase
-        kind, plane = refit(np.flatnonzero(active), "greedy", t, 0)
-        if plane is not None:
-            W[t], b[t] = plane
-            active[t] = True
-        bar.update()
+    used = "greedy"
+    if start != "enclosing":
+        for t in range(K):  # greedy phase
+            kind, plane = refit(np.flatnonzero(active), "greedy", t, 0)
+            if plane is not None:
+                W[t], b[t] = plane
+                active[t] = True
+            bar.update()
+        greedy_events = [e for e in events if e["stage"] == "greedy"]
+        if not active.any():
+            why = (f"Alg. 1's greedy start cannot begin at delta = {delta:g}: eq. (8) against all {len(Z)} negatives "
+                   "has only the trivial optimum w = 0 (no half-space keeps the worst-case false-positive rate <= "
+                   "delta with a mean hinge below 1; e.g. positives around the background mean, where any region "
+                   "holding the mean has worst-case rate 1)")
+            if start == "greedy" or not bias:
+                raise InputError(why + ("; use start='enclosing' or 'auto', or a larger delta" if bias else
+                                        "; with bias=False no other start exists: use bias=True or a larger delta"))
+            warnings.warn(why + "; starting from the enclosing box of the positives (start='enclosing'): a "
+                          "meaningful classifier, but no region holding the background mean meets any delta < 1",
+                          InfeasiblePlaneWarning, stacklevel=2)
+            used = "enclosing"
+        elif greedy_events:
+            warnings.warn(f"Alg. 1: {len(greedy_events)} of {K} greedy hyperplane(s) had only the trivial eq. (8) "
+                          f"optimum w = 0 at delta = {delta:g} (no useful half-space against the negatives left "
+                          "inside the others); they stay inactive (KHHMFit.events)", InfeasiblePlaneWarning,
+                          stacklevel=2)
+    else:
+        used = "enclosing"
+    if used == "enclosing":
+        W, b, active = enclosing_polytope(X, Sigma, K)
+        bar.update(K - bar.n)
     history = [state(0, ())]
-    stop = "max_rounds" if max_rounds else "max_rounds (0: greedy phase only)"
+    snapshots = [(W.copy(), b.copy(), active.copy())]
+    stop = "max_rounds" if max_rounds else "max_rounds (0: the start only)"
+    if K == 1 and used == "greedy" and max_rounds:
+        # the one plane's refit is eq. (8) against all negatives again: the greedy plane (no round can change it)
+        stop, max_rounds = "K = 1: a refit is the greedy eq. (8) again (no round run)", 0
     for rnd in range(1, max_rounds + 1):
-        P_before = history[-1].background_rate
         cur = (history[-1].worst_case_background, history[-1].worst_case_interval)
         cur_risk = history[-1].risk
         accepted = []
@@ -465,26 +579,38 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
                 W[k], b[k], active[k] = 0.0, 1.0, False
             else:
                 W[k], b[k], active[k] = plane[0], plane[1], True
-            keep = True
+            keep_it = True
             if accept == "background":
-                keep = inside(Z, W, b, active).mean() <= rate_before
+                keep_it = inside(Z, W, b, active).mean() <= rate_before
             elif accept == "risk":
                 r, bounds, sp = evaluator.risk(W, b, "accept", rnd)
                 subproblems.append(sp)
                 Wa, ba = W[active], b[active]
                 cand_risk = (float(hinge_losses(X, Wa, ba).mean()) if Wa.shape[0] else 0.0) + r
-                keep = cand_risk <= cur_risk
-                if keep:
+                keep_it = cand_risk <= cur_risk
+                if keep_it:
                     cur, cur_risk = (r, bounds), cand_risk
-            if not keep:
+            if not keep_it:
                 W[k], b[k], active[k] = old
-            accepted.append(bool(keep))
+            accepted.append(bool(keep_it))
         history.append(state(rnd, tuple(accepted), cur if accept == "risk" else None))
-        if P_before - history[-1].background_rate <= eps:
-            stop = (f"background rate fell by {P_before - history[-1].background_rate:.3g} <= eps = {eps:g} in "
-                    f"round {rnd}")
-            break
+        snapshots.append((W.copy(), b.copy(), active.copy()))
+        if eps is not None:
+            fall = history[-2].worst_case_background - history[-1].worst_case_background
+            if fall <= eps:
+                stop = (f"worst-case background risk P fell by {fall:.3g} <= eps = {eps:g} in round {rnd} "
+                        "(Alg. 1's rule on Thm 1's P)")
+                break
     bar.close()
+    if keep == "best":
+        risks = np.array([h.risk for h in history])
+        best = int(np.flatnonzero(risks <= risks.min())[-1])
+    else:
+        best = len(history) - 1
+    W, b, active = snapshots[best]
+    if not active.any():
+        warnings.warn("Alg. 1 returns no active hyperplane: the model accepts everything (worst-case background "
+                      "risk 1); every refit was trivial or found no negative (KHHMFit.events)", InfeasiblePlaneWarning,
+                      stacklevel=2)
     return KHHMFit(W=W, b=b, active=active, history=history, subproblems=subproblems, mu=mu, Sigma=Sigma,
-                   stop_reason=stop, settings=settings)
-
+                   stop_reason=stop, settings=settings, best_round=best, start=used, events=events)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,14 +46,26 @@ import numpy as np
 from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 
-from .khhm import (SubProblem, _certify, _int, background_moments, check_background_covariance, check_settings,
-                   fit_khhm, hinge_losses, region_scores, thm1_solver)
+from .khhm import (
+    InfeasiblePlaneWarning,
+    SubProblem,
+    _certify,
+    _int,
+    background_moments,
+    check_background_covariance,
+    check_settings,
+    fit_khhm,
+    hinge_losses,
+    region_scores,
+    thm1_solver,
+)
 from .programs import background_risks
 
 __all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "deflate", "fit_lhm", "inflate",
-           "initial_assignment", "lemma9_runs", "risk_rose", "stop_threshold", "surrogate", "surrogate_risks"]
+           "initial_assignment", "lemma9_runs", "risk_rose", "stop_threshold", "structure_iteration", "surrogate",
+           "surrogate_risks"]
 
-INITS = ("kmeans", "random")
+INITS = ("kmeans", "kmeans-whitened", "single-linkage", "random")
 HINGE_SCALES = ("mean", "sum")
 
 #: a rise of the eq. (20) risk below this fraction is not evidence against Lemma 9: each term comes from a sub-problem
@@ -99,7 +112,8 @@ class LHMFit:
     not dropped), ``fits`` (the `khhm.KHHMFit` of each component, None if dropped), ``assignment`` (m,) (the
     assignment the returned model was trained on), ``history`` (an `LHMIteration` per model step), ``best_iteration``
     (the returned one), ``assignment_subproblems`` (every certified Thm 1 solve of eq. (25)), ``stop_reason``,
-    ``settings``."""
+    ``settings``, ``assignments`` (the assignment each model step was trained on, in order: Fig. 8's panels and
+    `structure_iteration`)."""
 
     W: np.ndarray
     b: np.ndarray
@@ -112,6 +126,7 @@ class LHMFit:
     assignment_subproblems: list
     stop_reason: str
     settings: dict = field(default_factory=dict)
+    assignments: list = field(default_factory=list)
 
     @property
     def risk(self) -> float:
@@ -229,16 +244,30 @@ def stop_threshold(T) -> float:
     return validate.scalar(T, "T (stop when the risk falls by less than T; -inf: never)")
 
 
-def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
-    """phi_0: k-means (``init="kmeans"``, sklearn, 10 restarts), uniformly random (``"random"``) or given labels."""
+def initial_assignment(X: np.ndarray, C: int, init, random_state, Sigma: np.ndarray | None = None) -> np.ndarray:
+    """phi_0: k-means (``init="kmeans"``, sklearn, 10 restarts), k-means on the positives whitened by the
+    background covariance (``"kmeans-whitened"``: ``L^-1 x`` with ``Sigma = L L^T``; distances in the Mahalanobis
+    geometry of Thm 1 and eq. (8), so a direction in which the background is wide counts less: two long parallel
+    groups of positives lying along the background's wide direction are then split group by group, where plain
+    k-means cuts across them), single-linkage agglomerative clustering (``"single-linkage"``: splits the positives
+    at their widest gaps, so connected groups -- e.g. long bars, which k-means and its whitened form cut across
+    when they are longer than their distance apart -- become components; outliers far from every group can become
+    components of their own), uniformly random (``"random"``) or given labels."""
     m = X.shape[0]
     if isinstance(init, str):
         if init not in INITS:
             raise InputError(f"init must be one of {INITS} or an array of m component labels; got {init!r}")
-        if init == "kmeans":
+        if init == "single-linkage":
+            from sklearn.cluster import AgglomerativeClustering
+
+            if m < C:
+                raise InputError(f"{m} positive(s) for C = {C} components")
+            return AgglomerativeClustering(n_clusters=C, linkage="single").fit_predict(X).astype(int)
+        if init.startswith("kmeans"):
             from sklearn.cluster import KMeans
 
-            return KMeans(n_clusters=C, n_init=10, random_state=random_state).fit_predict(X).astype(int)
+            Y = X if init == "kmeans" else np.linalg.solve(np.linalg.cholesky(Sigma), X.T).T
+            return KMeans(n_clusters=C, n_init=10, random_state=random_state).fit_predict(Y).astype(int)
         return np.random.default_rng(random_state).integers(0, C, size=m)
     try:
         phi = np.asarray(init)
@@ -255,8 +284,8 @@ def initial_assignment(X: np.ndarray, C: int, init, random_state) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, init="kmeans",
             lam_assign: float = 1.0, hinge_scale: str = "mean", T: float = 1e-6, max_iter: int = 10,
-            random_state=None, bias: bool = True, squared_reg: bool = True, eps: float = 1e-3,
-            max_rounds: int = 10, accept: str = "risk",
+            random_state=None, bias: bool = True, squared_reg: bool = True, eps: float | None = None,
+            max_rounds: int = 10, accept: str = "always", keep: str = "best", start: str = "auto",
             backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
             progress: bool = False, **options) -> LHMFit:
     """Alg. 2 (module docstring) for positives ``X_pos`` against negatives ``X_neg``: C components of K hyperplanes.
@@ -284,9 +313,10 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
                          "use fewer components")
     mu, Sigma = background_moments(Z, cov_ridge)
     check_background_covariance(Sigma)
-    phi = initial_assignment(X, C, init, random_state)
+    phi = initial_assignment(X, C, init, random_state, Sigma)
     khhm_args = dict(K=K, delta=delta, lam=lam, bias=bias, squared_reg=squared_reg, eps=eps, max_rounds=max_rounds,
-                     accept=accept, backend=backend, solver=solver, certify=certify, cov_ridge=cov_ridge, **options)
+                     accept=accept, keep=keep, start=start, backend=backend, solver=solver, certify=certify,
+                     cov_ridge=cov_ridge, **options)
     scale = 1.0 / m if hinge_scale == "mean" else 1.0
     settings = dict(C=C, init=init if isinstance(init, str) else "given", lam_assign=lam_assign,
                     hinge_scale=hinge_scale, T=T,
@@ -294,13 +324,16 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
                                                                       if k not in options})
     from tqdm.auto import tqdm
 
-    history, best, assign_sps = [], None, []
+    history, best, assign_sps, assignments = [], None, [], []
     stop = f"max_iter = {max_iter} model steps"
     prev = math.inf
     bar = tqdm(total=max_iter, desc=f"LHM C={C} K={K}", disable=not progress, leave=False)
     for t in range(1, max_iter + 1):
         t0 = time.perf_counter()
-        fits = [fit_khhm(X[phi == i], Z, **khhm_args) if np.any(phi == i) else None for i in range(C)]
+        assignments.append(phi.copy())
+        with warnings.catch_warnings():  # a component's infeasible planes are in its fit's events
+            warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+            fits = [fit_khhm(X[phi == i], Z, **khhm_args) if np.any(phi == i) else None for i in range(C)]
         comp_risk = []
         hinge_total = background_total = 0.0
         for i, f in enumerate(fits):
@@ -348,7 +381,25 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
             W[i], b[i], active[i] = f.W, f.b, f.active
     alive = np.array([f is not None for f in fits])
     return LHMFit(W=W, b=b, active=active, alive=alive, fits=fits, assignment=phi_best, history=history,
-                  best_iteration=t_best, assignment_subproblems=assign_sps, stop_reason=stop, settings=settings)
+                  best_iteration=t_best, assignment_subproblems=assign_sps, stop_reason=stop, settings=settings,
+                  assignments=assignments)
+
+
+def structure_iteration(fit: LHMFit, truth, agreement: float = 0.95) -> int | None:
+    """The first model step (1-based) whose assignment agrees with the true groups ``truth`` (m labels) on at least
+    ``agreement`` of the positives, under the best matching of components to groups; None if none does (Fig. 8:
+    "the LHM training discovers the underlying structure in 3-4 iterations")."""
+    import itertools
+
+    truth = np.asarray(truth)
+    groups = np.unique(truth)
+    for t, phi in enumerate(fit.assignments, start=1):
+        C = int(max(phi.max(), len(groups) - 1)) + 1
+        best = max(np.mean([perm[g] == p for g, p in zip(np.searchsorted(groups, truth), phi)])
+                   for perm in itertools.permutations(range(C), len(groups)))
+        if best >= agreement:
+            return t
+    return None
 
 
 def lemma9_runs(X_pos, X_neg, **kw) -> tuple[LHMFit, list]:

@@ -104,7 +104,7 @@ def plot_fig7(X, y, results: dict):
     """Fig. 7: the LHM's positive region (left, when run) and the union of LDAs after k-means (right)."""
     import matplotlib.pyplot as plt
 
-    order = [m for m in ("LHM", "Union of LDAs") if m in results]
+    order = [m for m in ("LHM", "LHM (single-linkage start)", "Union of LDAs") if m in results]
     fig, axes = plt.subplots(1, len(order), figsize=(4.5 * len(order), 4.2), squeeze=False)
     lim = _limits(X, y)
     for ax, method in zip(axes[0], order):

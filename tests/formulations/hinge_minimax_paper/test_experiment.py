@@ -375,3 +375,91 @@ def test_without_the_network_library(monkeypatch):
     with pytest.raises(InputError, match="certiprog\\[nn\\]"):
         E.tasks(replace(cfg, parts=("transfer",)))
     assert "needs JAX" in E.format_report(cfg, [], [], [], {}, [])
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Issue 24: the printed Alg. 1 and the paper's baselines in Table 2, splits, grids widened, LHM's structure
+# ------------------------------------------------------------------------------------------------------------------
+def test_table2_rows_methods_splits_and_settings():
+    cfg = replace(E.Config(), parts=("table2",), t2_letters=("A", "B"), t2_K=(1, 2), t2_reps=3, t2_side_reps=1)
+    assert E.khhm_methods(cfg) == ["KHHM K=1", "KHHM K=2", "KHHM K=2 (risk)"]
+    assert E.khhm_method("KHHM K=2 (risk)") == (2, "risk") and E.khhm_method("KHHM K=3") == (3, "always")
+    assert E.paper_row("KHHM K=2") and E.paper_row("Linear SVM") and E.paper_row("AdaBoost")
+    assert not E.paper_row("KHHM K=2 (risk)") and not E.paper_row("Linear SVM (balanced)")
+    tasks = [t for t in E.tasks(cfg)]
+    names = [t.name for t in tasks]
+    # the paper's rows on 3 splits, the rows beside them on 1
+    assert sum("rep 2 KHHM K=2" in n for n in names) == 2 and not any("rep 1 KHHM K=2 (risk)" in n for n in names)
+    assert not any("rep 2 Linear SVM (balanced)" in n for n in names) and any("rep 2 AdaBoost" in n for n in names)
+    assert all(t.config["refits"] == E.REFITS for t in tasks)
+    assert E.rounds_for(4, 25) == 7 and E.rounds_for(5, 25) == 5 and E.rounds_for(1, 25) == 25
+    # table2_rows: the mean over splits of the mean over letters, and the spread of the split means
+    recs = []
+    for rep, (a, b) in enumerate(((0.90, 0.94), (0.92, 0.96), (0.88, 0.92))):
+        for letter, v in (("A", a), ("B", b)):
+            recs.append(dict(_part="table2", method="KHHM K=2", letter=letter, rep=rep, rate_test=v,
+                             seconds_per_sample=1e-6))
+    row, = E.table2_rows(cfg, recs)
+    assert row["rate_mean"] == pytest.approx(92.0) and row["n_splits"] == 3
+    assert row["rate_sd_splits"] == pytest.approx(100 * np.std([0.92, 0.94, 0.90], ddof=1))
+    assert row["paper_rate"] == 92.98 and row["setting"].startswith("paper's")
+    assert E.table2_setting("Linear SVM").startswith("paper's") and "no class weights" in E.table2_setting("RBF SVM")
+    assert E.table2_setting("Linear SVM (balanced)").startswith("ours")
+
+
+@pytest.mark.skipif(not LETTER.is_file(), reason="shared data (keel/letter.dat) not present")
+def test_baselines_as_the_paper_ran_them():
+    """The paper's SVMs are libsvm C-SVC without class weights, its AdaBoost 100 stumps; ours beside them."""
+    from unittest import mock
+
+    split = E.letter_split(0, 0)
+    (Xtr, ltr), (Xval, lval) = split["train"], split["val"]
+    ytr, yval = (ltr == "A").astype(int), (lval == "A").astype(int)
+    config = dict(C_grid=(1.0,), linear_C_grid=(0.1, 1.0), gamma_grid=(0.1,), ada_depths=(1, 2), ada_rates=(0.5, 1.0))
+    rate = lambda y, s: 1 - E.eer(y, s)  # noqa: E731
+    seen = []
+    from sklearn.svm import SVC
+
+    real_fit = SVC.fit
+
+    def spy(self, X, y, *a, **k):
+        seen.append((self.kernel, self.class_weight, self.C))
+        return real_fit(self, X, y, *a, **k)
+
+    with mock.patch.object(SVC, "fit", spy):
+        _, params, _ = E._baseline("Linear SVM", config, Xtr, ytr, Xval, yval, rate, 0)
+        E._baseline("Linear SVM (balanced)", config, Xtr, ytr, Xval, yval, rate, 0)
+    assert seen[:2] == [("linear", None, 0.1), ("linear", None, 1.0)]
+    assert seen[2:] == [("linear", "balanced", 0.1), ("linear", "balanced", 1.0)]
+    assert params["C"] in (0.1, 1.0)
+    fn, params, val = E._baseline("AdaBoost", config, Xtr[:600], ytr[:600], Xval, yval, rate, 0)
+    assert params["max_depth"] == 1 and params["learning_rate"] in (0.5, 1.0) and 0.5 < val <= 1
+    _, params, _ = E._baseline("AdaBoost (depth by validation)", config, Xtr[:600], ytr[:600], Xval, yval, rate, 0)
+    assert params["max_depth"] in (1, 2) and params["learning_rate"] == 1.0
+
+
+def test_khhm_grid_is_widened_past_an_edge_and_the_final_fit_certified():
+    data = E.synthetic_2d(0.2, 600, 0)
+    (Xtr, ytr), (Xval, yval) = data["train"], data["val"]
+    config = dict(delta_grid=(0.5, 0.9), lam_grid=(0.1,), widen=("delta",), refits=4, certify=True,
+                  backend="clarabel")
+    fit, params, val, verdicts, grid = E.fit_khhm_grid(Xtr, ytr, Xval, yval, 2, config, E.auc)
+    deltas = sorted({r["delta"] for r in grid["results"]})
+    assert params["delta"] not in (deltas[0], deltas[-1]) or grid["edges"] or deltas[-1] >= 0.99 \
+        or deltas[0] <= 0.01
+    assert {r["lam"] for r in grid["results"]} == {0.1}             # lam not widened
+    assert sum(verdicts.values()) == len(fit.subproblems) and fit.settings["certify"]
+    assert fit.settings["max_rounds"] == 2 and fit.settings["accept"] == "always"
+
+
+def test_structure_iteration_counts_to_the_true_groups():
+    from types import SimpleNamespace
+
+    from certiprog.formulations.hinge_minimax_paper.lhm import structure_iteration
+
+    truth = np.r_[np.zeros(10, int), np.ones(10, int)]
+    wrong = np.tile([0, 1], 10)
+    fit = SimpleNamespace(assignments=[wrong, np.where(np.arange(20) < 9, 1, 0), 1 - truth])
+    assert structure_iteration(fit, truth) == 2               # 19 of 20 agree (labels swapped): 0.95
+    assert structure_iteration(fit, truth, agreement=0.99) == 3
+    assert structure_iteration(SimpleNamespace(assignments=[wrong]), truth) is None

@@ -7,8 +7,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certiprog.errors import CertiprogError, InputError
-from certiprog.formulations.hinge_minimax_paper.khhm import (background_moments, fit_khhm, hinge_losses, inside,
-                                                             region_scores)
+from certiprog.formulations.hinge_minimax_paper.khhm import (
+    background_moments,
+    fit_khhm,
+    hinge_losses,
+    inside,
+    region_scores,
+)
 from certiprog.formulations.hinge_minimax_paper.programs import background_risk, hinge_minimax, worst_case_fp
 
 
@@ -42,7 +47,7 @@ def test_greedy_steps_are_eq8_on_the_conditional_moments():
 def test_history_matches_a_direct_recomputation_and_is_certified():
     Xp, Xn = two_clusters(1)
     fit = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=0.0, backend="clarabel")
-    last = fit.history[-1]
+    last = fit.history[fit.best_round]   # the returned model's round
     Wa, ba = fit.W[fit.active], fit.b[fit.active]
     assert last.hinge == pytest.approx(hinge_losses(Xp, Wa, ba).sum(), abs=1e-9)
     assert last.hinge_mean == pytest.approx(last.hinge / len(Xp))
@@ -113,7 +118,8 @@ def test_no_negative_left_makes_the_remaining_planes_inactive():
     fit = fit_khhm(Xp, Xn, K=3, delta=0.02, lam=0.1, backend="clarabel")  # gamma = 7: the plane is 3.5 sd away
     assert fit.active[0] and not fit.active[1:].any()
     # eq. (8) runs only for plane 0 (greedy and its refit); planes 1, 2 have no negative to be trained against
-    assert [(s.stage, s.hyperplane) for s in fit.subproblems if s.program == "eq8"] == [("greedy", 0), ("refit", 0)]
+    assert [(s.stage, s.hyperplane) for s in fit.subproblems if s.program == "eq8"] == \
+        [("greedy", 0)] + [("refit", 0)] * fit.rounds and fit.rounds == 10
     assert fit.history[-1].background_rate == 0.0
     assert np.allclose(region_scores(Xp, fit.W, fit.b, fit.active), Xp @ fit.W[0] + fit.b[0])
 
@@ -283,3 +289,137 @@ def test_lhm_with_the_structured_solver():
     assert any(s.solver == "structured" for s in fit.subproblems)
     assert all(s.solver != "structured" for s in fit.subproblems if s.program == "thm1")
     assert np.allclose(fit.W, ref.W, atol=1e-3) and fit.risk == pytest.approx(ref.risk, rel=1e-5)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Issue 24: the refinement runs, the best round is kept, infeasible planes are reported, the enclosing start
+# ------------------------------------------------------------------------------------------------------------------
+def around_the_mean(seed=0, n_pos=60, n_neg=600, sd=0.4):
+    """Positives N(0, sd^2 I) inside negatives N(0, I): every region holding the background mean has worst-case
+    risk 1, so Alg. 1's greedy start cannot begin."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n_pos, 2)) * sd, rng.normal(size=(n_neg, 2))
+
+
+def test_a_fixed_number_of_rounds_runs_by_default():
+    Xp, Xn = two_clusters(5)
+    fit = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, max_rounds=4, backend="clarabel", certify=False)
+    assert fit.rounds == 4 and [h.round for h in fit.history] == [0, 1, 2, 3, 4]
+    assert fit.stop_reason == "max_rounds"
+    refits = [s for s in fit.subproblems if s.program == "eq8" and s.stage == "refit"]
+    assert all(len(h.accepted) == 3 for h in fit.history[1:]) and {s.round for s in refits} == {1, 2, 3, 4}
+
+
+def test_eps_rule_is_on_thm1_worst_case_probability_and_can_fire_or_run():
+    Xp, Xn = two_clusters(6)
+    # a fall of more than 1 is impossible: the printed rule stops after the first round
+    fit = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=1.0, max_rounds=6, backend="clarabel", certify=False)
+    assert fit.rounds == 1 and "worst-case background risk P fell by" in fit.stop_reason
+    P = [h.worst_case_background for h in fit.history]
+    assert P[0] - P[1] <= 1.0
+    # with the rule off (eps None) the same fit runs every round; the rule with eps = 0 stops exactly where P first
+    # stops falling
+    full = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, max_rounds=6, accept="always", keep="last", backend="clarabel",
+                    certify=False)
+    P = [h.worst_case_background for h in full.history]
+    first = next((t for t in range(1, len(P)) if P[t - 1] - P[t] <= 0.0), None)
+    ruled = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, eps=0.0, max_rounds=6, accept="always", keep="last",
+                     backend="clarabel", certify=False)
+    assert ruled.rounds == (6 if first is None else first)
+
+
+def test_keep_best_returns_the_round_with_the_smallest_tracked_risk():
+    Xp, Xn = two_clusters(2)
+    best = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, max_rounds=5, accept="always", backend="clarabel",
+                    certify=False)
+    last = fit_khhm(Xp, Xn, K=3, delta=0.3, lam=0.1, max_rounds=5, accept="always", keep="last", backend="clarabel",
+                    certify=False)
+    risks = [h.risk for h in best.history]
+    assert [h.risk for h in last.history] == pytest.approx(risks)     # the same run, another round returned
+    assert last.best_round == 5 and best.risk == min(risks) and best.history[best.best_round].risk == min(risks)
+    assert max(risks) > min(risks)                                    # the printed rule moves the risk (000-L2b)
+    # the returned planes are that round's: their hinge and background rate recomputed
+    h = best.history[best.best_round]
+    Wa, ba = best.W[best.active], best.b[best.active]
+    assert h.hinge == pytest.approx(hinge_losses(Xp, Wa, ba).sum(), abs=1e-9)
+    assert h.background_rate == pytest.approx(np.mean(inside(Xn, best.W, best.b, best.active)))
+
+
+def test_k1_runs_no_round():
+    Xp, Xn = two_clusters(0)
+    fit = fit_khhm(Xp, Xn, K=1, delta=0.3, lam=0.1, max_rounds=25, backend="clarabel", certify=False)
+    assert fit.rounds == 0 and fit.stop_reason.startswith("K = 1")
+    assert sum(s.program == "eq8" for s in fit.subproblems) == 1
+
+
+def test_greedy_start_that_cannot_begin_is_refused_or_replaced_by_the_enclosing_box():
+    from sklearn.metrics import roc_auc_score
+
+    from certiprog.formulations.hinge_minimax_paper.khhm import InfeasiblePlaneWarning
+
+    Xp, Xn = around_the_mean(0)
+    with pytest.raises(InputError, match="greedy start cannot begin"):
+        fit_khhm(Xp, Xn, K=4, delta=0.5, start="greedy", certify=False)
+    with pytest.raises(InputError, match="bias=True"):
+        fit_khhm(Xp, Xn, K=4, delta=0.5, bias=False, certify=False)
+    with pytest.warns(InfeasiblePlaneWarning, match="greedy start cannot begin"):
+        fit = fit_khhm(Xp, Xn, K=4, delta=0.5, max_rounds=2, certify=False)
+    assert fit.start == "enclosing" and fit.active.all() and np.abs(fit.W).sum() > 0
+    # every greedy plane was trivial, and is reported
+    assert [(e["stage"], e["hyperplane"]) for e in fit.events[:4]] == [("greedy", k) for k in range(4)]
+    # a meaningful classifier: near the Bayes AUC 1/(1 + 0.16) = 0.862 of -|x|^2, far from the accept-all 0.5
+    Tp, Tn = around_the_mean(1, 400, 4000)
+    y = np.r_[np.ones(400), np.zeros(4000)]
+    assert roc_auc_score(y, fit.decision(np.vstack([Tp, Tn]))) > 0.8
+    # the box holds the background mean: Thm 1's risk is 1, as for any region there
+    assert fit.worst_case_background == 1.0
+
+
+def test_enclosing_polytope_holds_every_positive_along_the_concentrated_directions():
+    from scipy.linalg import eigh
+
+    from certiprog.formulations.hinge_minimax_paper.khhm import enclosing_polytope
+
+    rng = np.random.default_rng(3)
+    Xp = rng.normal(size=(50, 3)) * [0.2, 1.0, 0.5]
+    Z = rng.normal(size=(400, 3))
+    mu, S = background_moments(Z)
+    W, b, active = enclosing_polytope(Xp, S, 7)
+    assert active.tolist() == [True] * 6 + [False] and np.all(W[6] == 0) and b[6] == 1
+    scores = Xp @ W[:6].T + b[:6]
+    assert np.allclose(scores.min(axis=0), 1.0) and np.allclose(np.median(scores, axis=0), 2.0)
+    # one positive: a box of one background sd around it, not a point
+    W1, b1, _ = enclosing_polytope(Xp[:1], S, 2)
+    assert np.allclose(Xp[:1] @ W1.T + b1, 1.0) and np.all(np.sqrt(np.einsum("kd,de,ke->k", W1, S, W1)) == 1.0)
+    # faces in +-pairs along the generalised eigenvectors, the most concentrated (smallest ratio) first
+    vals, V = eigh(np.cov(Xp, rowvar=False, bias=True), S)
+    for j in range(3):
+        for sign, row in ((1, 2 * j), (-1, 2 * j + 1)):
+            u = W[row] / np.linalg.norm(W[row])
+            assert abs(abs(u @ V[:, j]) / np.linalg.norm(V[:, j]) - 1) < 1e-9 and sign * (u @ V[:, j]) > 0
+    assert vals[0] < vals[1] < vals[2]
+
+
+def test_a_later_greedy_plane_with_only_the_trivial_optimum_is_reported():
+    """Positives at (3, 0); a far cluster of negatives (plane 1 cuts it) and a ring of negatives around the
+    positives: the negatives inside plane 1 are the ring, centred on the positives, so plane 2 has only w = 0."""
+    from certiprog.formulations.hinge_minimax_paper.khhm import InfeasiblePlaneWarning
+
+    rng = np.random.default_rng(7)
+    Xp = rng.normal(size=(40, 2)) * 0.3 + [3.0, 0.0]
+    angle = rng.uniform(0, 2 * np.pi, 40)
+    ring = np.column_stack([np.cos(angle), np.sin(angle)]) * 1.5 + [3.0, 0.0]
+    Xn = np.vstack([rng.normal(size=(400, 2)) * 0.7 + [-6.0, 0.0], ring])
+    with pytest.warns(InfeasiblePlaneWarning, match="greedy hyperplane"):
+        fit = fit_khhm(Xp, Xn, K=2, delta=0.3, lam=0.1, max_rounds=1, backend="clarabel", certify=False)
+    assert fit.start == "greedy" and fit.active.tolist() == [True, False]
+    assert fit.events[0]["stage"] == "greedy" and fit.events[0]["hyperplane"] == 1
+    assert fit.events[0]["n_background"] == 40   # exactly the ring
+
+
+@pytest.mark.parametrize("kw, match", [(dict(keep="first"), "keep"), (dict(start="box"), "start"),
+                                       (dict(eps=-1.0), "eps")])
+def test_bad_new_settings(kw, match):
+    Xp, Xn = two_clusters(0)
+    with pytest.raises(InputError, match=match):
+        fit_khhm(Xp, Xn, **kw)
