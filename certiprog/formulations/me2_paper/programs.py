@@ -439,6 +439,8 @@ def warm_alpha(problem, M, R) -> np.ndarray:
     """A dual starting point from an ellipsoid (M, R) near the optimum: alpha_i = 1/n for the negatives strictly
     inside it (they want the upper bound, `local_solver`'s gradient q_i - R < 0), 0 for the others."""
     M = validate.matrix(M, "warm-start M", min_rows=problem.d, cols=problem.d)
+    if M.shape[0] != problem.d:
+        raise InputError(f"warm-start M must be {problem.d} x {problem.d}; got {M.shape}")
     q = squared_distances(problem.Y, M)
     return np.where(q < validate.scalar(R, "warm-start R"), 1.0 / problem.n, 0.0)
 

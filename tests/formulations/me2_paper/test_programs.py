@@ -320,3 +320,7 @@ def test_warm_started_fit_is_certified_and_equal_within_its_bounds():
         me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="generic", warm_start=[None] * 6)
     with pytest.raises(InputError, match="warm-start M"):
         me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated", warm_start=[(np.eye(3), 1.0)] + [None] * 5)
+    with pytest.raises(InputError, match="warm-start M"):
+        me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated", warm_start=[(np.ones((5, 4)), 1.0)] + [None] * 5)
+    with pytest.raises(InputError, match="warm-start R"):
+        me2_fit(Xp, Xn, 0.8, 1e-3, 4.0, method="dedicated", warm_start=[(np.eye(4), np.nan)] + [None] * 5)
