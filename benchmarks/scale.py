@@ -59,6 +59,36 @@ Clarabel: 000 20,000 x 300 structured (certified rel. gap 1.0e-5) 2.7 s vs 117 s
 The MPM's interval is rigorous and 5e-12 wide; the Model path (Clarabel) is certified, CVXPY's value inside it. At
 m = 1,000 the 400 pivots are 40 % of the points, so the fixed cost dominates SVC's 28 ms; from m ~ 3,000 on the fit
 grows like m (factorisation O(m r^2)) while SVC grows faster.
+
+Conditioning sweep (issue 23; ``--sweep``, ``--sweep --quick`` is tests/formulations/hinge_minimax_paper/
+test_solver_sweep.py): certiprog (build + ``model.solve(solver="structured")`` + ``check``) against CVXPY + Clarabel
+(build + solve), one process per measurement, BLAS pinned to one thread for both. Measured 2026-11-27 11:40-12:08 UTC,
+commit cda3abe, 2 cores shared with other agents at load average 18-21 (absolute times ~2-4x an idle machine's; both
+paths equally exposed), every interval certified by check() unless noted, CVXPY's value inside every interval:
+
+    000 eq. (8)         m x d          certiprog (method, steps)       CVXPY+Clarabel  ratio  rel. width  peak RSS
+    mnist (bias)        4,869 x 784    28.3 s  (Newton 18)             30.2 s          1.1x   5.8e-09     274 MB
+    letter (bias)       9,940 x 16     0.58 s  (Newton 16)             1.56 s          2.7x   2.2e-08      47 MB
+    kappa=1             20,000 x 300   22.3 s  (gradient 107 + N 21)   3.7 min         9.9x   6.7e-09     640 MB
+    adult (bias)        11,687 x 108   3.59 s  (Newton 24)             41.9 s         11.7x   4.9e-08     286 MB
+    kappa=1e6           20,000 x 300   16.4 s  (Newton 15)             3.2 min        11.7x   3.3e-08     638 MB
+    kappa=1e2           20,000 x 300   16.5 s  (Newton 20)             3.3 min        12.2x   3.2e-09     640 MB
+    kappa=1e4           20,000 x 300   16.1 s  (Newton 16)             3.4 min        12.6x   4.0e-08     637 MB
+    kappa=1e6           200,000 x 300  2.3 min (Newton 22)             not run         -      1.6e-08    5882 MB
+
+    004 eq. (3) MPM     m x d          certiprog (Newton steps)        CVXPY+Clarabel  ratio  rel. width  peak RSS
+    letter              20,000 x 16    0.10 s  (4)                     0.03 s          0.3x   1.4e-12      15 MB
+    adult               48,842 x 108   0.39 s  (12)                    0.21 s          0.5x   accurate only (lower end -inf)
+    mnist               10,000 x 784   6.25 s  (12)                    7.39 s          1.2x   accurate only (lower end -inf)
+    kappa=1e2 / 1e4 / 1e6 / 1  20,000 x 300  0.84 / 0.65 / 0.75 / 0.60 s (12 / 5 / 3 / 3)  1.85-2.02 s  2.2-3.4x  <= 5.8e-09
+
+The goal (>= 5x on every row) is met on the synthetic conditioning rows and Adult of 000 (the first-order solver
+alone took 300 s on the kappa ~1e5 instance of the issue: 0.47x), not on Letter (d = 16: the whole solve is 0.6 s,
+half of it certiprog's generic check) nor MNIST (18 s of the 28 s are the generic check repairing the structured
+point: the pnorm epigraph column filled with fl(||L'w||) sits on the cone's boundary, so duality.upper_bound solves a
+Clarabel margin problem on the 785-dimensional cone; raising that column by 1e-12 relative proves the point in 0.11 s).
+004's MPM is a d-variable problem for CVXPY too (no m), so certiprog's model overhead dominates there. 200,000 x 300
+at kappa 1e6 fits in 8 GB (5.9 GB peak: X, its compiled conic matrix and the certificate's copies).
 """
 from __future__ import annotations
 
