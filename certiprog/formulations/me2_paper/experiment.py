@@ -55,7 +55,7 @@ FIG3_DATASET = "yeast6"
 # positive rates of Fig. 3: the caption's negative rates 97.6, 98.3, 98.8 and 99.2 % (the text only says the
 # methods fail "while reaching a 98.75 % rate of negative examples"); Yeast6 as it is has 35 / 1484 = 2.36 %
 FIG3_RATES = (0.0236, 0.017, 0.012, 0.008)
-# quick (95 s of CPU measured, docs/experiments/002.md): every data set and method, 2 repetitions, the whole
+# quick (104 s wall measured, docs/experiments/002.md): every data set and method, 2 repetitions, the whole
 # lam path (consecutive lam differ by 10, so the warm starts along the grid work) at both ends of the paper's mu range
 # (the full runs choose mu = 0.75 for most local models)
 QUICK = dict(reps=2, fig3_runs=2, fig3_rates=(0.0236, 0.012, 0.008), mu_grid=(0.75, 10.0),
@@ -100,8 +100,9 @@ def add_arguments(parser) -> None:
                              "abalone20 abalone19)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions per data set (10; --quick: 2)")
     parser.add_argument("--quick", action="store_true",
-                        help="2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs: 95 s "
-                             "of CPU in all, measured with --jobs 1 (docs/experiments/002.md)")
+                        help="2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs; "
+                             "measured on 2 shared cores (load 8): 104 s wall with --jobs 1, 92 s with --jobs 2 "
+                             "(docs/experiments/002.md)")
     parser.add_argument("--methods", nargs="+", default=None, help=f"methods (default all: {' '.join(METHODS)})")
     parser.add_argument("--rule", default="rank", choices=("rank", "batch", "ellipsoid"),
                         help="ME2 decision rule: rank (batch independent, default), batch (the paper's literal "
