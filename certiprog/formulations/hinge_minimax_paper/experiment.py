@@ -86,7 +86,7 @@ REFITS = 25
 QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"), t2_K=(1, 2), t2_reps=1,
              delta_grid=(0.5, 0.9), lam_grid=(0.1,), C_grid=(0.1, 10.0), gamma_grid=(0.1,), ada_depths=(1,),
              ada_rates=(1.0,), refits=10, widen=(),
-             f78_n_pos=200, f78_n_neg=1000, certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
+             f78_n_pos=200, f78_n_neg=1000, f78_methods=("LHM", "LHM (single-linkage start)"), certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
              t4_epochs=10, tr_n_source=2000, tr_source_epochs=1, tr_pos_sizes=(50,), tr_class_sizes=(20,),
              tr_problems=1, tr_n_neg=500, tr_epochs=5, tr_cnn_epochs=5, tr_finetune_epochs=2)
 
@@ -128,6 +128,7 @@ class Config:
     f78_delta: float = 0.3
     f78_lam: float = 0.1
     f78_max_iter: int = 10
+    f78_methods: tuple = ("LHM", "LHM (k-means start)", "LHM (whitened k-means start)", "LHM (single-linkage start)")
     t4_letters: tuple = LETTERS[:10]
     t4_C: tuple = (2, 3, 4, 5)
     t4_K: tuple = (2, 3, 4, 5)
@@ -302,6 +303,9 @@ def validate_config(cfg: Config) -> None:
         raise InputError(f"Table 4 letters must be among A..Z, got {bad or 'none'}")
     if not 0 < cfg.t4_delta < 1 or not cfg.t4_lam > 0:
         raise InputError(f"t4_delta must be in (0, 1) and t4_lam > 0, got {cfg.t4_delta}, {cfg.t4_lam}")
+    bad = [m for m in cfg.f78_methods if m not in FIG78_LHM]
+    if bad:
+        raise InputError(f"f78_methods must be among {list(FIG78_LHM)}, got {bad}")
     bad = [a for a in cfg.t2_accepts if a not in KHHM_ACCEPTS]
     if bad:
         raise InputError(f"t2_accepts must be among {KHHM_ACCEPTS}, got {bad}")
@@ -589,7 +593,7 @@ def tasks(cfg: Config) -> list:
         conf = dict(common, n_pos=cfg.f78_n_pos, n_neg=cfg.f78_n_neg, C=cfg.f78_C, K=cfg.f78_K,
                     f78_delta=cfg.f78_delta, f78_lam=cfg.f78_lam, max_iter=cfg.f78_max_iter)
         out.append(Task("fig78 union of LDAs", fig78_lda_task, conf, VERSION))
-        for method in FIG78_LHM:
+        for method in cfg.f78_methods:
             out.append(Task(f"fig78 {method}", fig78_lhm_task, dict(conf, method=method), VERSION))
     if "table4" in cfg.parts:
         load_letter(cfg.data_root)
