@@ -680,9 +680,11 @@ def table1_task(config: dict) -> dict:
 
 def fig5_task(config: dict) -> dict:
     """Fig. 5: the tuned KHHM's greedy steps (hyperplanes after step t = 1..K) and the final classifier."""
+    import warnings
+
     from threadpoolctl import threadpool_limits
 
-    from .khhm import fit_khhm
+    from .khhm import InfeasiblePlaneWarning, fit_khhm
 
     data = synthetic_2d(config["fraction"], config["n"], _seed(config["seed"], config["rep"], config["fraction"]))
     (Xtr, ytr), (Xval, yval) = data["train"], data["val"]
@@ -690,8 +692,10 @@ def fig5_task(config: dict) -> dict:
         fit, params, val, _, grid = fit_khhm_grid(Xtr, ytr, Xval, yval, config["K"], config, auc)
         steps = []
         for t in range(1, config["K"] + 1):  # the greedy phase is deterministic: K = t, no rounds = its first t steps
-            g = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=t, delta=params["delta"], lam=params["lam"],
-                         **dict(_khhm_settings(config, t), max_rounds=0, certify=bool(config.get("certify", True))))
+            with warnings.catch_warnings():  # a trivial greedy plane is in g.events (and in the summary of the fit)
+                warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+                g = fit_khhm(Xtr[ytr > 0], Xtr[ytr <= 0], K=t, delta=params["delta"], lam=params["lam"],
+                             **dict(_khhm_settings(config, t), max_rounds=0, certify=bool(config.get("certify", True))))
             steps.append(dict(W=g.W, b=g.b, active=g.active.astype(int)))
     return dict(params=params, auc_val=val, W=fit.W, b=fit.b, active=fit.active.astype(int),
                 steps_W=np.stack([s["W"][-1] for s in steps]), steps_b=np.array([s["b"][-1] for s in steps]),
@@ -816,10 +820,14 @@ def table4_task(config: dict, data_root=None) -> dict:
             W, b, _ = union_of_ldas(pos, Xtr, size, seed)
             score = (Xte @ W.T + b).max(axis=1)
         elif method == "KHHM":
-            from .khhm import fit_khhm
+            import warnings
 
-            fit = fit_khhm(pos, Xtr, K=size, delta=config["delta"], lam=config["lam"],
-                           certify=bool(config.get("certify", True)), **_khhm_settings(config, size))
+            from .khhm import InfeasiblePlaneWarning, fit_khhm
+
+            with warnings.catch_warnings():  # trivial planes are in the fit's events (summary: infeasible_planes)
+                warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+                fit = fit_khhm(pos, Xtr, K=size, delta=config["delta"], lam=config["lam"],
+                               certify=bool(config.get("certify", True)), **_khhm_settings(config, size))
             score = fit.decision(Xte)
             out.update(_khhm_summary(fit))
         elif method == "LHM":
