@@ -152,6 +152,17 @@ def _soc_norm_hi(V: np.ndarray) -> np.ndarray:
     return np.nextafter(np.sqrt(s), np.inf) * (1 + 4 * _U)
 
 
+def _exactly_in_cone(cone: Cone, v: np.ndarray) -> bool:
+    """Whether the exact floating-point vector v lies in the cone, decided without rounding (nonneg: v >= 0; SOC:
+    a nonnegative head with an exactly zero body); False where that needs arithmetic (then `_in_cone` decides)."""
+    if cone.kind == "nonneg":
+        return bool(np.all(v >= 0))
+    if cone.kind == "soc":
+        V = np.asarray(v, float).reshape(cone.count, cone.dim)
+        return bool(np.all(V[:, 0] >= 0) and np.all(V[:, 1:] == 0))
+    return False
+
+
 def _in_cone(cone: Cone, s: Ball) -> bool:
     """Proves that every point of the ball vector s lies in the cone (zero cones: see `_verify_point`)."""
     if cone.kind == "zero":
@@ -1725,8 +1736,16 @@ def _verify_point(problem, x, eq_rows, basic, lift: _Lift | None = None) -> floa
     if lift is not None:
         lift.apply(problem, X)
     S = Ball(problem.b) - matvec(A, X)
+    # a row touching only exactly-zero entries of x has slack exactly b (products with exact zeros carry no
+    # rounding): such a block is judged on b itself, e.g. an SOC at its apex (0, 0), which no enclosure proves
+    exact = np.zeros(problem.m, bool)
+    zero_x = (X.mid == 0) & (X.rad == 0)
+    if zero_x.any():
+        exact = (abs(A) @ (~zero_x).astype(float)) == 0
     for blk in problem.blocks:
         if blk.cone.kind == "zero":  # satisfied exactly by the exact solution inside the enclosure
+            continue
+        if exact[blk.start:blk.stop].all() and _exactly_in_cone(blk.cone, problem.b[blk.start:blk.stop]):
             continue
         if not _in_cone(blk.cone, S[blk.start:blk.stop]):
             return None
@@ -1813,6 +1832,20 @@ def upper_bound(problem, x, repair: bool = True, eps: float | None = None) -> tu
             info["repair"] = 0.0
             info["lifted"] = True
             return U, "", info
+        # core entries at rounding level set to exactly 0, then lifted: a feasible set with no interior around a
+        # point such as w = 0 (000 eq. (8) with the background too close: only w = 0 is feasible, and the
+        # solver's w ~ 1e-10 with its norm column on the cone's apex is proved by no margin problem)
+        core = lift.core_cols
+        tiny = core[np.abs(x[core]) <= 1e-7 * max(1.0, float(np.max(np.abs(x[core]), initial=0.0)))]
+        if tiny.size and np.any(x[tiny] != 0):
+            xs = x.copy()
+            xs[tiny] = 0.0
+            U = _verify_point(problem, xs, rows, basic, lift)
+            if U is not None:
+                info["repair"] = 0.0
+                info["lifted"] = True
+                info["snapped_to_zero"] = int(tiny.size)
+                return U, "", info
     if not repair:
         return np.inf, "the primal point could not be proved feasible (repair disabled)", info
     core = lift.core_problem(problem) if lift.useful else None

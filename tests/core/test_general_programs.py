@@ -409,3 +409,17 @@ def test_a_free_variable_held_only_by_an_inactive_bound_is_certified(sense):
     assert sol.status == "optimal" and sol.verdict == "certified"
     lo, hi = sol.certification.interval
     assert lo <= (3.0 if sense == "minimize" else -3.0) <= hi
+
+
+def test_a_feasible_set_with_no_interior_around_zero_is_certified():
+    """Only x = 0 is feasible (an SOC at its apex: ||x|| <= -a'x with a in the interior of the dual cone direction),
+    so no margin problem finds a strictly feasible point; the solver's x ~ 1e-10 snapped to exactly 0 is proved
+    with exact slacks (no enclosure can prove 0 >= 0)."""
+    x, t = Variable(3, name="x"), Variable(5, name="t")
+    a = np.array([0.3, -0.2, 0.1])  # ||x|| <= -a'x forces x = 0 (||a|| < 1)
+    A = np.arange(15.0).reshape(5, 3) / 10
+    m = Model(minimize(t.sum()), [norm2(x) <= -(a @ x), t >= 1 - A @ x, t >= 0])
+    sol = m.solve()
+    assert sol.status == "optimal" and sol.verdict == "certified"
+    assert abs(sol.objective - 5.0) <= 1e-6
+    assert sol.certification.interval.lower <= 5.0 <= sol.certification.interval.upper

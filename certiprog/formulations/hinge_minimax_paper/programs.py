@@ -119,6 +119,16 @@ class HingeMinimaxData:
                     info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
                               structured_status=fit.status, **fit.info))
 
+    def structured_auto(self, problem) -> bool:
+        """certiprog's automatic choice tries `structured_solve` first whenever it covers the model (``lam > 0``,
+        ``squared_reg``) and the data are not tiny (m d >= 2,000): its Newton / gradient solver is then faster than
+        Clarabel at every conditioning (measured, bias on, lam = 1, delta = 0.1: 2,000 x 16 0.06 s vs 0.23 s;
+        5,000 x 50 0.55 s vs 5.3 s; 20,000 x 16 0.75 s vs 4.6 s; 200 x 5 both 0.04 s). The certificate still
+        decides, and the generic solvers follow when it does not confirm the answer."""
+        from .solver import covers
+
+        return covers(self.bias, self.squared_reg, self.lam) is None and self.X.size >= 2_000
+
     def derive(self, sol) -> HingeMinimaxSolution:
         X, mu, Sigma = self.X, self.mu, self.Sigma
         wv = np.asarray(sol.value("w"), float).reshape(-1)
