@@ -41,13 +41,15 @@ from certiprog.errors import CertiprogError, InputError
 from .khhm import ACCEPT, KEEP, STARTS, InfeasiblePlaneWarning, fit_khhm, region_scores, verdict_counts
 from .lhm import fit_lhm, stop_threshold
 
-__all__ = ["AUTO_DELTA_GRID", "AUTO_LAM_GRID", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
+__all__ = ["AUTO_DELTA_GRID", "AUTO_INITS", "AUTO_LAM_GRID", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
            "select_on_grid"]
 
 #: the internal validation's starting grids (``delta="auto"`` / ``lam="auto"``); `select_on_grid` widens an axis
 #: whose choice sits at an end of its grid
 AUTO_DELTA_GRID = (0.1, 0.3, 0.5, 0.7, 0.9)
 AUTO_LAM_GRID = (0.1,)
+#: the LHM starts ``init="auto"`` compares on the internal validation part
+AUTO_INITS = ("kmeans", "single-linkage")
 #: per parameter: (next value below, next value above, lowest, highest) -- how a grid is widened past an end, and
 #: where widening stops (delta: halve the distance to 0 or to 1, within [0.01, 0.99]; lam: decades within
 #: [1e-4, 100])
@@ -356,15 +358,21 @@ class LHMClassifier(_HingeMinimax):
     ----------
     C : int >= 1 — components. K : int >= 1 — hyperplanes per component.
     delta, lam : numbers, or "auto" (default): chosen by internal validation as in `KHHMClassifier`.
-    init : "kmeans" (default, the paper's experiments), "random", or an array of initial component labels (one per
-        training positive, in order).
+    init : "auto" (default: the start among `AUTO_INITS` -- k-means and single linkage -- with the better internal
+        validation AUC, ``init_``; with numbers for both delta and lam there is no validation part and k-means,
+        the paper's, is used; on Sec. 5.2.1's geometry, two long bars, k-means and a random start stall in a
+        symmetric fixed point while single linkage, which splits the positives at their widest gaps, finds the bars;
+        on overlapping clusters single linkage cuts off outliers and k-means does better. Eq. (20)'s risk cannot
+        choose: its union bound prefers one band over both bars, 0.30 vs 0.41, on a seeded toy), "kmeans" (the
+        paper's experiments), "single-linkage", "kmeans-whitened", "random", or an array of initial component labels
+        (one per training positive, in order); see `lhm.initial_assignment`.
     lam_assign : eq. (25)'s lambda. hinge_scale : "mean" (default) or "sum" (eq. (22) as printed; see `lhm`).
     T : stop when eq. (20)'s risk falls by less than T (-inf: never; only a fixed point or max_iter stop it).
         max_iter : model steps at most. random_state : k-means / random initialisation / validation split seed.
     The other parameters are `KHHMClassifier`'s and apply to every component.
     """
 
-    def __init__(self, C=2, K=2, delta="auto", lam="auto", init="kmeans", lam_assign=1.0, hinge_scale="mean",
+    def __init__(self, C=2, K=2, delta="auto", lam="auto", init="auto", lam_assign=1.0, hinge_scale="mean",
                  T=1e-6, max_iter=10, random_state=None, bias=True, squared_reg=True, eps=None, max_rounds=10,
                  accept="always", keep="best", start="auto", backend=None, solver=None, certify=True, cov_ridge=0.0,
                  standardize=True, pos_label=None, validation_fraction=0.3):
@@ -402,14 +410,26 @@ class LHMClassifier(_HingeMinimax):
                         max_iter=self.max_iter, random_state=self.random_state, **common)
         if isinstance(self.init, str):
             grid_args = dict(lhm_args, certify=False)  # the grid's fits: KKT verdicts; the final fit as asked
-            params = self._choose(P, N, lambda p, n, delta, lam: fit_lhm(p, n, delta=delta, lam=lam, init=self.init,
-                                                                         **grid_args))
+            starts = AUTO_INITS if self.init == "auto" else (self.init,)
+            chosen = []
+            for start in starts:
+                params = self._choose(P, N, lambda p, n, delta, lam: fit_lhm(p, n, delta=delta, lam=lam, init=start,
+                                                                             **grid_args))
+                if len(starts) > 1 and self.validation_ is None:  # delta, lam fixed: no validation part
+                    chosen = [(-np.inf, "kmeans", params, None)]          # the paper's start (init_ says so)
+                    break
+                value = -np.inf if self.validation_ is None else self.validation_["value"]
+                chosen.append((value, start, params, self.validation_))
+            value, self.init_, params, self.validation_ = max(chosen, key=lambda c: c[0])
+            if len(starts) > 1 and self.validation_ is not None:
+                self.validation_ = dict(self.validation_, init={c[1]: c[0] for c in chosen})
         else:  # given labels name the training positives in order: validate on a split of nothing but the given
             if isinstance(self.delta, str) or isinstance(self.lam, str):
                 raise InputError("LHMClassifier: a given initial assignment (init=array) labels every training "
                                  "positive, so delta and lam cannot be chosen on a held-out part; pass numbers")
             params = self._choose(P, N, None)
-        fit = fit_lhm(P, N, init=self.init, **params, **lhm_args)
+            self.init_ = "given"
+        fit = fit_lhm(P, N, init=self.init if self.init_ == "given" else self.init_, **params, **lhm_args)
         C, K, d = fit.W.shape
         W, b = self._raw(fit.W.reshape(C * K, d), fit.b.reshape(C * K))
         W, b = W.reshape(C, K, d), b.reshape(C, K)

@@ -290,7 +290,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
             progress: bool = False, **options) -> LHMFit:
     """Alg. 2 (module docstring) for positives ``X_pos`` against negatives ``X_neg``: C components of K hyperplanes.
 
-    ``init``: "kmeans" | "random" | labels (m,); ``lam_assign``: eq. (25)'s lambda; ``hinge_scale``: "mean" | "sum"
+    ``init``: "kmeans" | "kmeans-whitened" | "single-linkage" | "random" | labels (m,); ``lam_assign``: eq. (25)'s lambda; ``hinge_scale``: "mean" | "sum"
     (the hinge part of eq. (20), module docstring); ``T``: stop when the risk falls
     by less than T; ``max_iter``: model steps at most. The rest are Alg. 1's (`khhm.fit_khhm`) and go to every
     component. Raises InputError for bad input (C < 1, fewer positives than components, singular background

@@ -253,3 +253,5 @@ def test_lhm_defaults_on_sec_521_geometry_beat_one_polytope():
     a_lhm, a_khhm = (roc_auc_score(yt, e.decision_function(Xt)) for e in (lhm, khhm))
     assert a_lhm > 0.93 and a_lhm > a_khhm, (a_lhm, a_khhm)
     assert lhm.validation_ is not None and lhm.alive_.all()
+    # init="auto" compared k-means and single linkage on the validation part; single linkage finds the bars
+    assert lhm.init_ == "single-linkage" and set(lhm.validation_["init"]) == {"kmeans", "single-linkage"}

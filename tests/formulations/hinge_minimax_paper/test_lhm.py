@@ -226,3 +226,4 @@ def test_single_linkage_start_finds_the_bars_that_kmeans_cuts_across():
     assert auc(yt, fit.decision(Xt)) > 0.99
     with pytest.raises(InputError, match="init"):
         initial_assignment(P, 2, "spectral", 0)
+
