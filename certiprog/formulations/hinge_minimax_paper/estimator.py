@@ -196,6 +196,11 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
                     raise InputError(f"{name} must be a number or 'auto' (chosen by internal validation); got {v!r}")
                 auto[name] = grid
         fixed = {n: getattr(self, n) for n in ("delta", "lam") if n not in auto}
+        if "delta" in fixed:  # a number: checked here (complex, NaN, ...) before any grid arithmetic
+            fixed["delta"] = validate.scalar(fixed["delta"], "delta", low=0.0, high=1.0, low_open=True,
+                                             high_open=True)
+        if "lam" in fixed:
+            fixed["lam"] = validate.scalar(fixed["lam"], "lam", low=0.0)
         self.validation_ = None
         if not auto:
             self.delta_, self.lam_ = fixed["delta"], fixed["lam"]
