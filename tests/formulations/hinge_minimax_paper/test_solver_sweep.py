@@ -26,7 +26,9 @@ def test_quick_conditioning_sweep_is_certified_and_holds_clarabels_value(capsys)
         for r in mine:
             ours, ref = r["ours"], r["ref"]
             assert r["inside"], r
-            assert math.isfinite(r["ratio"]) and ref["status"] == "optimal"
+            # the reference's own status: CVXPY + Clarabel once said optimal_inaccurate on a row inside the full
+            # suite (not alone); its value must still lie inside certiprog's rigorous interval (r["inside"])
+            assert math.isfinite(r["ratio"]) and ref["status"] in ("optimal", "optimal_inaccurate")
             if prog == "000" or r["row"].startswith("kappa"):
                 assert ours["verdict"] == "certified", r
                 assert mod.rel_width(ours["lower"], ours["upper"]) <= 1e-5
