@@ -39,15 +39,24 @@ from certiprog import validation as validate
 from certiprog.errors import CertiprogError, InputError
 
 from .khhm import ACCEPT, KEEP, STARTS, InfeasiblePlaneWarning, fit_khhm, region_scores, verdict_counts
-from .lhm import fit_lhm, stop_threshold
+from .lhm import INITS, fit_lhm, stop_threshold
 
-__all__ = ["AUTO_DELTA_GRID", "AUTO_INITS", "AUTO_LAM_GRID", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
+__all__ = ["AUTO_DELTA_GRID", "AUTO_INITS", "AUTO_LAM_GRID", "UNVALIDATED", "UnvalidatedWarning", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
            "select_on_grid"]
 
 #: the internal validation's starting grids (``delta="auto"`` / ``lam="auto"``); `select_on_grid` widens an axis
 #: whose choice sits at an end of its grid
 AUTO_DELTA_GRID = (0.1, 0.3, 0.5, 0.7, 0.9)
 AUTO_LAM_GRID = (0.1,)
+#: what "auto" falls back to where the internal validation cannot run (too few points per class, or no grid point
+#: fits on the split): the middle of `AUTO_DELTA_GRID` and `AUTO_LAM_GRID`
+UNVALIDATED = {"delta": 0.5, "lam": 0.1}
+
+
+class UnvalidatedWarning(UserWarning):
+    """delta / lam were "auto" but the internal validation could not run; `UNVALIDATED` was used."""
+
+
 #: the LHM starts ``init="auto"`` compares on the internal validation part
 AUTO_INITS = ("kmeans", "single-linkage")
 #: per parameter: (next value below, next value above, lowest, highest) -- how a grid is widened past an end, and
@@ -212,9 +221,9 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
         for A in (P, N):
             n_val = int(round(frac * len(A)))
             if n_val < 2 or len(A) - n_val < 2:
-                raise InputError(f"{type(self).__name__}: delta/lam='auto' holds out {frac:g} of each class for "
-                                 f"validation, but a class has {len(A)} training point(s) (at least 2 per part "
-                                 "are needed); pass numbers for delta and lam")
+                return self._unvalidated(fixed, f"delta/lam='auto' holds out {frac:g} of each class for validation, "
+                                                f"but a class has {len(A)} training point(s) (at least 2 per part "
+                                                "are needed)")
             idx = rng.permutation(len(A))
             parts.append((A[idx[n_val:]], A[idx[:n_val]]))
         (P_fit, P_val), (N_fit, N_val) = parts
@@ -237,12 +246,24 @@ class _HingeMinimax(ClassifierMixin, BaseEstimator):
             _, choice = select_on_grid(evaluate, dict(auto, **{n: (v,) for n, v in fixed.items()}),
                                        {n: WIDEN[n] for n in auto})
         except InputError:
-            if errors:
-                raise errors[0] from None
-            raise
+            return self._unvalidated(fixed, "no grid point could be fitted on the validation split (first error: "
+                                            f"{errors[0] if errors else 'none'})")
         self.validation_ = choice.to_dict()
         self.delta_, self.lam_ = choice.params["delta"], choice.params["lam"]
         return dict(delta=self.delta_, lam=self.lam_)
+
+    def _unvalidated(self, fixed: dict, why: str) -> dict:
+        """Where internal validation cannot run: `UNVALIDATED` for the "auto" parameters, an `UnvalidatedWarning`
+        naming why, ``validation_ = {"skipped": why}``; the final fit on all points then runs (and raises if the
+        data themselves cannot be fitted)."""
+        import warnings
+
+        params = dict(UNVALIDATED, **fixed)
+        warnings.warn(f"{type(self).__name__}: {why}; using delta = {params['delta']:g}, lam = {params['lam']:g}. "
+                      "Pass numbers for delta and lam to choose them yourself", UnvalidatedWarning, stacklevel=3)
+        self.validation_ = {"skipped": why}
+        self.delta_, self.lam_ = params["delta"], params["lam"]
+        return params
 
     def _record(self, fit) -> None:
         self.subproblems_ = [s.to_dict() for s in fit.subproblems]
@@ -413,6 +434,9 @@ class LHMClassifier(_HingeMinimax):
         common = self._common()
         lhm_args = dict(C=self.C, K=self.K, lam_assign=self.lam_assign, hinge_scale=self.hinge_scale, T=self.T,
                         max_iter=self.max_iter, random_state=self.random_state, **common)
+        if isinstance(self.init, str) and self.init != "auto" and self.init not in INITS:
+            raise InputError(f"init must be 'auto', one of {INITS} or an array of component labels; got "
+                             f"{self.init!r}")
         if isinstance(self.init, str):
             grid_args = dict(lhm_args, certify=False)  # the grid's fits: KKT verdicts; the final fit as asked
             starts = AUTO_INITS if self.init == "auto" else (self.init,)
@@ -420,13 +444,13 @@ class LHMClassifier(_HingeMinimax):
             for start in starts:
                 params = self._choose(P, N, lambda p, n, delta, lam: fit_lhm(p, n, delta=delta, lam=lam, init=start,
                                                                              **grid_args))
-                if len(starts) > 1 and self.validation_ is None:  # delta, lam fixed: no validation part
+                if len(starts) > 1 and (self.validation_ is None or "skipped" in self.validation_):  # no validation
                     chosen = [(-np.inf, "kmeans", params, None)]          # the paper's start (init_ says so)
                     break
-                value = -np.inf if self.validation_ is None else self.validation_["value"]
+                value = self.validation_.get("value", -np.inf) if self.validation_ else -np.inf
                 chosen.append((value, start, params, self.validation_))
             value, self.init_, params, self.validation_ = max(chosen, key=lambda c: c[0])
-            if len(starts) > 1 and self.validation_ is not None:
+            if len(starts) > 1 and self.validation_ is not None and "skipped" not in self.validation_:
                 self.validation_ = dict(self.validation_, init={c[1]: c[0] for c in chosen})
         else:  # given labels name the training positives in order: validate on a split of nothing but the given
             if isinstance(self.delta, str) or isinstance(self.lam, str):

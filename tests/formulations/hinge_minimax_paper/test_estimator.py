@@ -214,8 +214,11 @@ def test_fixed_parameters_are_one_argument_away():
     assert len({r["lam"] for r in half.validation_["results"]}) >= 2   # lam alone was chosen (and widened)
     with pytest.raises(InputError, match="auto"):
         KHHMClassifier(delta="best", certify=False).fit(X, y)
-    with pytest.raises(InputError, match="validation"):
-        KHHMClassifier(certify=False).fit(*two_clusters(4, n_pos=3, n_neg=40))
+    from certiprog.formulations.hinge_minimax_paper.estimator import UnvalidatedWarning
+
+    with pytest.warns(UnvalidatedWarning, match="validation"):   # 3 positives: no validation part; the middle
+        few = KHHMClassifier(certify=False, max_rounds=1).fit(*two_clusters(4, n_pos=3, n_neg=40))
+    assert (few.delta_, few.lam_) == (0.5, 0.1) and "skipped" in few.validation_
 
 
 def test_positives_around_the_background_mean_warn_and_give_a_meaningful_box():
