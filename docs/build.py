@@ -28,6 +28,16 @@ def build(out=None, *, jobs: str = "1") -> int:
               file=sys.stderr)
         return 2
     out = Path(out) if out else DEFAULT_OUT
+    # the generated sources (API pages, notebook copies, module tables, figure fragments) are written before
+    # Sphinx starts, so that its discovery and autosummary's stub generation see them on a clean checkout (written
+    # only at builder-inited, a fresh clone's API pages were found but their stubs were never generated)
+    sys.path.insert(0, str(DOCS / "_ext"))
+    import certiprog_site
+
+    certiprog_site.write_api_pages()
+    certiprog_site.copy_notebooks()
+    certiprog_site.write_module_tables()
+    certiprog_site.write_figure_fragments()
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-j", jobs, "-b", "html", str(DOCS), str(out)]
     start = time.perf_counter()
     code = subprocess.call(cmd)
