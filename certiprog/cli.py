@@ -1,4 +1,4 @@
-"""Command line: ``certiprog demo``, ``certiprog audit [paper]``, ``certiprog reproduce NAME`` and ``certiprog docs``."""
+"""Command line: ``certiprog demo``, ``certiprog audit [paper]``, ``certiprog reproduce NAME``, ``certiprog docs``."""
 from __future__ import annotations
 
 import argparse
@@ -19,9 +19,7 @@ def main(argv=None) -> int:
     dcs.add_argument("--out", default=None, help="HTML folder (default: docs/_build/html of the checkout)")
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
-    from certiprog.experiments import experiments, load
-
-    from certiprog.experiments import runner
+    from certiprog.experiments import experiments, load, runner
 
     for name, exp in experiments().items():
         p = rep_sub.add_parser(name, help=exp.help)
@@ -63,9 +61,11 @@ def main(argv=None) -> int:
 
         script = Path(__file__).resolve().parents[1] / "docs" / "build.py"
         if not script.is_file():
-            print(f"certiprog docs: {script} not found; build the site from a checkout (pip install -e .)", file=sys.stderr)
+            print(f"certiprog docs: {script} not found; build the site from a checkout (pip install -e .)",
+                  file=sys.stderr)
             return 2
-        return runpy.run_path(str(script))["build"](args.out)
+        build = runpy.run_path(str(script))["build"]
+        return build(args.out)
     if args.command == "demo":
         from certiprog.demo import report
 

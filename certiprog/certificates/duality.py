@@ -69,7 +69,8 @@ large (``_EQ_DENSE_MAX`` entries, ``_EQ_DENSE_FLOPS``), corrected by a minimum-n
 from a proved lower bound of lambda_min(A_E A_E') (`_SparseEqualities`: sparse, no matrix of the problem's
 size); then the other blocks are checked for cone
 membership over the whole enclosure (nonneg: lower ends >= 0; SOC: s_0^2 >= ||s_1||^2; PSD: interval
-Cholesky; power cones via logarithms; exponential cone: y, z > 0 and log y + x/y <= log z, in arb). If the solver's point fails, it is moved toward a strictly feasible
+Cholesky; power cones via logarithms; exponential cone: y, z > 0 and log y + x/y <= log z, in arb). If the
+solver's point fails, it is moved toward a strictly feasible
 point found by a small Clarabel margin problem (``max t s.t. s - t e in K``), ``x_l = (1 - l) x^ + l x_c``
 for growing l.
 
@@ -82,10 +83,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import InputError
 from ..conic.cones import Cone, project
-from .rigorous import U as _U
+from ..errors import InputError
 from .rigorous import Ball, gamma, matvec, quad, solve
+from .rigorous import U as _U
 
 _INFL = 1e-9  # relative widening of derived bounds
 _NONSYMMETRIC = ("exp", "pow", "pownd")  # their rows may carry a dual correction that keeps w in K* (proved)
@@ -324,11 +325,13 @@ class PsdCertificate:
 
     @property
     def mu(self) -> float:
-        """The shift proved to make P PSD (``P + mu I >= 0``): 0 when P is proved PD or PSD, inf when nothing is proved."""
+        """The shift proved to make P PSD (``P + mu I >= 0``): 0 when P is proved PD or PSD, inf when nothing is
+        proved."""
         return max(0.0, -self.lam) if self.kind in ("pd", "shift", "diagonal", "zero") else np.inf
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
-        """An approximate solution of ``P_SS u = rhs`` with the proof's factorisation (its error is bounded separately)."""
+        """An approximate solution of ``P_SS u = rhs`` with the proof's factorisation (its error is bounded
+        separately)."""
         return self.solver(rhs)
 
 

@@ -142,7 +142,8 @@ class Certificate:
         return self.verdict.startswith("certified")
 
     def summary(self) -> str:
-        """A readable report: the verdict, the solver's status, objectives, the interval and every constraint's measures."""
+        """A readable report: the verdict, the solver's status, objectives, the interval and every constraint's
+        measures."""
         out = [f"verdict: {self.verdict} ({self.kind}; tol {self.tol:g} / {self.tol_inaccurate:g}; "
                f"worst {self.worst} = {self.max_rel:.3g})",
                f"solver said: {self.solver_status} ({self.backend}/{self.solver})"

@@ -13,8 +13,17 @@ A paper imports only the core's public API; the core finds papers through entry 
 from .error_clumping_paper import error_clumping, neighbourhood_matrix
 from .hinge_minimax_paper import background_risk, hinge_minimax
 from .hp_mpm_paper import hp_mpm, kernel_hp_mpm, kernel_mpm, mpm, solve_hp_mpm
-from .mcp_paper import (LqEllipsoidManifold, ParametricManifold, PointCloudManifold, mcp, mcp_bracket, mcp_model,
-                  mcp_simple, mcp_slack, random_lq_ellipsoids)
+from .mcp_paper import (
+                  LqEllipsoidManifold,
+                  ParametricManifold,
+                  PointCloudManifold,
+                  mcp,
+                  mcp_bracket,
+                  mcp_model,
+                  mcp_simple,
+                  mcp_slack,
+                  random_lq_ellipsoids,
+)
 from .me2_paper import me2_dual, me2_primal
 
 __all__ = ["background_risk", "error_clumping", "hinge_minimax", "mcp", "mcp_bracket", "me2_dual", "me2_primal",

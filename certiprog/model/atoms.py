@@ -18,7 +18,13 @@ import scipy.sparse.linalg as spla
 from ..errors import DCPError, InputError, NonConvexError, ShapeError
 from . import coef as cf
 from .expression import (
-    Expression, Parameter, as_constant_array, as_expression, numeric_array, real_scalar, hstack,
+    Expression,
+    Parameter,
+    as_constant_array,
+    as_expression,
+    hstack,
+    numeric_array,
+    real_scalar,
 )
 
 
@@ -407,7 +413,6 @@ class QuadForm(Atom):
 
     def epigraph(self, t):
         from .constraints import SOC
-
         from .expression import matmul
 
         n = self.args[0].size

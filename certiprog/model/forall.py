@@ -54,7 +54,8 @@ class ForAll(Constraint):
             cons = [self.fn(p) for p in P]
             out = Inequality(hstack([c.lhs.flatten() for c in cons]), hstack([c.rhs.flatten() for c in cons]))
             return out
-        raise ShapeError(f"ForAll: fn returned a constraint of size {con.s.size} for {k} points; it must be scalar per point")
+        raise ShapeError(f"ForAll: fn returned a constraint of size {con.s.size} for {k} points; it must be scalar "
+                         "per point")
 
     @property
     def variables(self):

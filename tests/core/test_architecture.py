@@ -207,3 +207,13 @@ def test_no_new_import_cycle_anywhere(graph):
     cycles = {frozenset(c) for c in strongly_connected(pruned)}
     assert not cycles - KNOWN_CYCLES, f"new import cycles: {[sorted(c) for c in cycles - KNOWN_CYCLES]}"
     assert not KNOWN_CYCLES - cycles, f"gone: delete from KNOWN_CYCLES: {[sorted(c) for c in KNOWN_CYCLES - cycles]}"
+
+
+def test_ci_lints_the_package_with_ruff():
+    """The lint habit (issue 22): ruff is configured in pyproject and .ci/run runs it on certiprog/."""
+    import tomllib
+
+    meta = tomllib.loads((ROOT.parent / "pyproject.toml").read_text())
+    assert meta["tool"]["ruff"]["line-length"] == 120
+    assert "ruff check certiprog" in (ROOT.parent / ".ci" / "run").read_text()
+    assert any(d.startswith("ruff") for d in meta["project"]["optional-dependencies"]["dev"])

@@ -11,8 +11,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from certiprog.certificates.bounds import (SYMBOLS, Assumption, Bound, delta_in_01, moment_coverage, register,
-                                           scaled_rademacher, symbols)
+from certiprog.certificates.bounds import (
+    SYMBOLS,
+    Assumption,
+    Bound,
+    delta_in_01,
+    moment_coverage,
+    register,
+    scaled_rademacher,
+    symbols,
+)
 
 m, delta = SYMBOLS["m"], SYMBOLS["delta"]
 C, alpha, alpha_hat, dmu = (SYMBOLS[k] for k in ("C", "alpha", "alpha_hat", "dmu"))

@@ -30,7 +30,6 @@ not follow the condition number. The iterates are only candidates: `solver` cert
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np

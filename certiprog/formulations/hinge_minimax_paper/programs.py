@@ -28,9 +28,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sps
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize, norm2, sum_squares
-from certiprog import validation as validate
 
 __all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "BackgroundRisksData", "BackgroundRisksSolution",
            "HingeMinimaxData", "HingeMinimaxSolution", "PD_RTOL", "background_risk", "background_risks",

@@ -81,7 +81,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
-from certiprog.certificates.rigorous import U, Ball, gamma as gamma_k, matvec
+from certiprog.certificates.rigorous import Ball, U, matvec
+from certiprog.certificates.rigorous import gamma as gamma_k
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import DescentResult
 

@@ -12,8 +12,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from certiprog.certificates.bounds import (SYMBOLS, Bound, delta_in_01, moment_coverage, register, scaled_rademacher,
-                                           symbols, two_point)
+from certiprog.certificates.bounds import (
+    SYMBOLS,
+    Bound,
+    delta_in_01,
+    moment_coverage,
+    register,
+    scaled_rademacher,
+    symbols,
+    two_point,
+)
 
 m, delta = SYMBOLS["m"], SYMBOLS["delta"]
 R, kappa = SYMBOLS["R"], SYMBOLS["kappa"]

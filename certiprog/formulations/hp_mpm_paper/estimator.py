@@ -40,8 +40,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from certiprog.errors import BackendError, InputError
 from certiprog import validation as validate
+from certiprog.errors import BackendError, InputError
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
 from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors

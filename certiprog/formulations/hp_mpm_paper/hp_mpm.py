@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certiprog.errors import BackendError, CertiprogError, InputError
-from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
 from certiprog import validation as validate
+from certiprog.errors import BackendError, CertiprogError, InputError
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
+from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
 
 __all__ = ["HPMPMProblem", "HPMPMResult", "HPMPMStep", "MethodComparison", "UNCERTAINTY_FORMS", "algorithm1",
            "hp_mpm", "hp_mpm_problem", "nu_max", "solve_hp_mpm", "uncertainty_terms"]

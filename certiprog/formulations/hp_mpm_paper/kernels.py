@@ -64,11 +64,11 @@ import numpy as np
 from scipy.linalg import qr, solve_triangular
 from scipy.spatial.distance import cdist
 
-from certiprog.errors import InputError
-from certiprog.model import Model
 from certiprog import validation as validate
+from certiprog.errors import InputError
 from certiprog.formulations.hp_mpm_paper.hp_mpm import HPMPMProblem, HPMPMResult
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, _class, mpm_from_moments
+from certiprog.model import Model
 
 __all__ = ["KernelMoments", "PivotedCholesky", "gram", "kernel_class_moments", "kernel_diagonal", "kernel_hp_mpm",
            "kernel_hp_mpm_problem", "kernel_mpm", "kernel_parts", "linear_kernel", "make_kernel", "pivoted_cholesky",

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
-from certiprog import validation as validate
 
 __all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "mpm", "mpm_from_moments",
            "mpm_moments", "psd_triangular_factor", "worst_case_errors"]

@@ -23,8 +23,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from certiprog.errors import InputError, ModelError
 from certiprog import validation as validate
+from certiprog.errors import InputError, ModelError
 from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, _q_value, as_manifolds
 from certiprog.formulations.mcp_paper.programs import _geometry, mcp_simple, mcp_slack
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Record
 from certiprog.model.index_sets import IndexSet, LqEllipsoid, PointCloud, lq_ball_minimizer_rows, sample_lq_ball
-from certiprog import validation as validate
 
 __all__ = ["LqEllipsoidGeometry", "LqEllipsoidManifold", "ManifoldBatch", "ParametricManifold", "PointCloudManifold",
            "as_manifolds", "lq_ellipsoid_geometry", "random_lq_ellipsoids"]

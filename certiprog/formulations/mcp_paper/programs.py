@@ -41,11 +41,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certiprog.errors import InputError, ModelError
-from certiprog.model import ForAll, Model, Record, Variable, minimize, sum_squares
 from certiprog import validation as validate
-from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, ManifoldBatch, as_manifolds, lq_operator_bound
+from certiprog.errors import InputError, ModelError
+from certiprog.formulations.mcp_paper.manifolds import (
+    LqEllipsoidManifold,
+    ManifoldBatch,
+    as_manifolds,
+    lq_operator_bound,
+)
 from certiprog.formulations.mcp_paper.manifolds import _q_value as _q
+from certiprog.model import ForAll, Model, Record, Variable, minimize, sum_squares
 
 __all__ = ["MCPCertificate", "MCPData", "MCPResult", "MCPSolution", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
            "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack", "master_backend", "exact_backend"]

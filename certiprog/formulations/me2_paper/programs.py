@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from certiprog.errors import BackendError, InputError
-from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
 from certiprog import validation as validate
+from certiprog.errors import BackendError, InputError
 from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL, LOCAL_METHODS
+from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
 
 __all__ = ["FIT_METHODS", "LOCAL_METHODS", "ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid",
            "me2_dual", "me2_fit",
