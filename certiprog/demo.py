@@ -192,30 +192,27 @@ def format_skipped(skipped: list[dict], n_programs: int) -> str:
     return "\n".join(lines)
 
 
-def explain_failures(rows: list[dict]) -> str:
-    """One paragraph per failing row: program, backend, status, the certificate's verdict and the reason."""
-    bad = [r for r in rows if failing(r)]
-    if not bad:
+def _explain(rows: list[dict], title: str) -> str:
+    """``title`` with the number of ``rows``, then one line each: program, backend, status, verdict and reason."""
+    if not rows:
         return ""
-    lines = [f"{len(bad)} failing row(s):"]
-    for r in bad:
+    lines = [f"{len(rows)} {title}:"]
+    for r in rows:
         solver = f"/{r['solver']}" if r.get("solver") else ""
         lines.append(f"  {r['program']} on {r['backend']}{solver}: status {r['status']}, certificate "
                      f"{r['verdict']}: {r.get('reason') or 'no reason given'}")
     return "\n".join(lines)
+
+
+def explain_failures(rows: list[dict]) -> str:
+    """One line per failing row: program, backend, status, the certificate's verdict and the reason."""
+    return _explain([r for r in rows if failing(r)], "failing row(s)")
 
 
 def explain_uncertified(rows: list[dict]) -> str:
     """One line per row that has an answer but is not certified (accurate, inaccurate): why nothing was proved."""
     weak = [r for r in rows if not failing(r) and not str(r["verdict"]).startswith("certified")]
-    if not weak:
-        return ""
-    lines = [f"{len(weak)} row(s) answered but not certified:"]
-    for r in weak:
-        solver = f"/{r['solver']}" if r.get("solver") else ""
-        lines.append(f"  {r['program']} on {r['backend']}{solver}: status {r['status']}, certificate "
-                     f"{r['verdict']}: {r.get('reason') or 'no reason given'}")
-    return "\n".join(lines)
+    return _explain(weak, "row(s) answered but not certified")
 
 
 def report(backends: list[str] | None = None) -> tuple[str, int]:
