@@ -151,7 +151,7 @@ def _data(rng, d=3, n1=25, n0=35):
 @claim("004-T1", P, "Sec. 2, Thm 1 (Marshall-Olkin; Bertsimas-Popescu)", "for closed convex S: sup_{x ~ (x_bar, Sigma)} "
        "P(x in S) = 1/(1+d^2), d^2 = inf_{x in S} (x - x_bar)^T Sigma^{-1} (x - x_bar)", kind="theorem")
 def _t1():
-    from certiprog.formulations.hinge_minimax_paper.programs import background_risk
+    from certiprog.programs.marshall_olkin import background_risk
 
     rng = np.random.default_rng(41)
     n = 0
@@ -186,7 +186,7 @@ def _t1():
 @claim("004-E1", P, "eq. (1)", "d^2 = inf_{w^T x >= b} (x - x_bar)^T Sigma^{-1} (x - x_bar) = (b - w^T x_bar)^2/(w^T Sigma w) "
        "if w^T x_bar < b, else 0", kind="closed_form")
 def _e1():
-    from certiprog.formulations.hinge_minimax_paper.programs import background_risk
+    from certiprog.programs.marshall_olkin import background_risk
 
     rng = np.random.default_rng(42)
     worst = 0.0
