@@ -2,6 +2,7 @@
 bound xi' Theta xi >= (1 - lambda_max(B)) ||xi||^2, the sharp ranges, bad input, and eq. (1) under each reading
 solved by the structured certified solver against an independent CVXPY model. All seeded."""
 import numpy as np
+from helpers import clumping_data  # the shared data maker (tests/helpers.py)
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -46,14 +47,6 @@ def exact_W(A, name):
         Di, Dj = np.meshgrid(d, d, indexing="ij")
         f = {"symmetric": 1 / np.sqrt(Di * Dj), "max": 1 / np.maximum(Di, Dj), "row": 0.5 * (1 / Di + 1 / Dj)}[name]
     return np.where(A > 0, f, 0.0)
-
-
-def clumping_data(seed=0, m=60):
-    rng = np.random.default_rng(seed)
-    X = np.c_[rng.standard_normal((m, 2)), np.ones(m)]
-    y = np.sign(X[:, 0] + 0.8 * rng.standard_normal(m))
-    y[y == 0] = 1.0
-    return X, y
 
 
 GRAPHS = [("random 0.1", lambda rng: random_graph(rng, 40, 0.1)), ("random 0.5", lambda rng: random_graph(rng, 30, 0.5)),

@@ -6,6 +6,7 @@ import sys
 import time
 
 import numpy as np
+from helpers import clumping_data  # the shared data maker (tests/helpers.py)
 import pytest
 import scipy.sparse as sp
 
@@ -19,15 +20,6 @@ BACKENDS = ["clarabel", "cvxpy"]
 
 def rel(a, b):
     return abs(a - b) / max(1.0, abs(b))
-
-
-def clumping_data(seed=0, m=60):
-    """As in the reference tests: 2 gaussian features plus a constant (no bias in eq. (1))."""
-    rng = np.random.default_rng(seed)
-    X = np.c_[rng.standard_normal((m, 2)), np.ones(m)]
-    y = np.sign(X[:, 0] + 0.8 * rng.standard_normal(m))
-    y[y == 0] = 1.0
-    return X, y
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
