@@ -40,7 +40,7 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
     """Solve an assembled ConicProblem: on the named solver, or on the first one certiprog chooses whose answer
     the certificate confirms (see the module docstring); ``first``: a (label, solve) candidate tried before them."""
     from ..errors import BackendError
-    from .fallback import MAX_ANSWERS, first_confirmed, verdict
+    from .fallback import MAX_ANSWERS, first_confirmed, refined, verdict
     from .registry import backend_of_solver, check_solver, why_none
 
     if backend is None and solver is not None:
@@ -69,39 +69,7 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
     if first is not None:
         candidates.insert(0, first)
     sol = first_confirmed(problem, candidates, skip=lambda exc: True, max_answers=MAX_ANSWERS)
-    return _refined(problem, sol, options)
-
-
-def _refined(problem, sol: Solution, options: dict) -> Solution:
-    """A weak answer whose interval is finite but too wide: the same solver once more with its declared tighter
-    tolerances (`SolverCapabilities.refine`), kept when the certificate then certifies it; else ``sol`` as it was,
-    with the extra attempt recorded."""
-    from ..errors import BackendError
-    from .fallback import _chosen, _is_master, _unprovable, assess, is_strong
-
-    v = str(sol.info.get("verdict", ""))
-    if sol.x is None or is_strong(v) or _is_master(problem) or _unprovable(sol) or sol.certification is None:
-        return sol
-    try:
-        caps = get_backend(sol.backend).capabilities_of(sol.solver)
-    except BackendError:  # the structured solver: no backend of that name
-        return sol
-    extra = caps.refine if caps is not None else None
-    if not extra or any(k in options for k in extra):  # the caller set these tolerances: respect them
-        return sol
-    attempts = list(sol.info.get("fallback", {}).get("attempts", []))
-    label = f"{sol.backend}/{sol.solver} (tighter: {extra})"
-    try:
-        sol2 = _run(sol.backend, sol.solver, problem, {**options, **extra})
-    except BackendError as exc:
-        sol.info["fallback"]["attempts"] = attempts + [{"solver": label, "error": str(exc)}]
-        return sol
-    ok, v2, why = assess(problem, sol2)
-    attempts.append({"solver": label, "status": str(sol2.status), "verdict": why})
-    if ok and is_strong(v2):
-        return _chosen(sol2, v2, label, attempts)
-    sol.info["fallback"]["attempts"] = attempts
-    return sol
+    return refined(problem, sol, options, _run)
 
 
 def _run(backend: str, solver: str, problem, options: dict) -> Solution:

@@ -173,3 +173,34 @@ def _chosen(sol, v: str, label: str, attempts: list, note: str | None = None, ma
     if not master:  # a cutting-plane master's status is the driver's to judge (module doc)
         honest_status(sol)
     return sol
+
+
+def refined(problem, sol, options: dict, run: Callable):
+    """A weak answer whose interval is finite but too wide: the same solver once more with its declared tighter
+    tolerances (`SolverCapabilities.refine`), through ``run(backend, solver, problem, options)``; kept when the
+    certificate then certifies it, else ``sol`` as it was, with the extra attempt recorded."""
+    from .registry import get_backend
+
+    v = str(sol.info.get("verdict", ""))
+    if sol.x is None or is_strong(v) or _is_master(problem) or _unprovable(sol) or sol.certification is None:
+        return sol
+    try:
+        caps = get_backend(sol.backend).capabilities_of(sol.solver)
+    except BackendError:  # the structured solver: no backend of that name
+        return sol
+    extra = caps.refine if caps is not None else None
+    if not extra or any(k in options for k in extra):  # the caller set these tolerances: respect them
+        return sol
+    attempts = list(sol.info.get("fallback", {}).get("attempts", []))
+    label = f"{sol.backend}/{sol.solver} (tighter: {extra})"
+    try:
+        sol2 = run(sol.backend, sol.solver, problem, {**options, **extra})
+    except BackendError as exc:
+        sol.info["fallback"]["attempts"] = attempts + [{"solver": label, "error": str(exc)}]
+        return sol
+    ok, v2, why = assess(problem, sol2)
+    attempts.append({"solver": label, "status": str(sol2.status), "verdict": why})
+    if ok and is_strong(v2):
+        return _chosen(sol2, v2, label, attempts)
+    sol.info["fallback"]["attempts"] = attempts
+    return sol
