@@ -121,6 +121,23 @@ ESTIMATORS_004 = ("MPMClassifier", "HPMPMClassifier")
 
 
 # --------------------------------------------------------------------------- instances
+
+def timed_certiprog(build, solve_kwargs: dict) -> tuple:
+    """(model, sol, fields): build the model, ``model.solve(**solve_kwargs)``, ``check`` it, each timed; ``fields``
+    holds build / solve / certify / seconds, the interval's ends, the verdict and the objective."""
+    from certiprog.certificates import check
+
+    t0 = time.perf_counter()
+    model = build()
+    t1 = time.perf_counter()
+    sol = model.solve(**solve_kwargs)
+    t2 = time.perf_counter()
+    cert = check(model, sol)
+    t3 = time.perf_counter()
+    lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
+    return model, sol, dict(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo),
+                            upper=float(hi), verdict=cert.verdict, objective=float(sol.objective))
+
 def instance(program: str, m: int, d: int, quick: bool) -> dict:
     """The seeded data of one program at size (m, d) (MNIST for 003 unless ``quick``)."""
     import numpy as np
@@ -295,10 +312,9 @@ def measure(job: dict) -> dict:
     """One measurement: the certiprog path (build, solve, certify) or a reference path; times and peak RSS."""
     import resource
 
-    from certiprog.certificates import check
-
     import cvxpy  # noqa: F401  (imported before the baseline)
     import sklearn.svm  # noqa: F401
+
 
     if job["path"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
@@ -306,16 +322,8 @@ def measure(job: dict) -> dict:
     data = instance(program, m, d, job["quick"])
     out = dict(program=program, m=m, d=d, path=job["path"])
     if job["path"] == "certiprog":
-        t0 = time.perf_counter()
-        model = build_model(program, data)
-        t1 = time.perf_counter()
-        sol = model.solve(backend="clarabel")
-        t2 = time.perf_counter()
-        cert = check(model, sol)
-        t3 = time.perf_counter()
-        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
-        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
-                   verdict=cert.verdict, objective=float(sol.objective), status=str(sol.status))
+        _, sol, fields = timed_certiprog(lambda: build_model(program, data), dict(backend="clarabel"))
+        out.update(fields, status=str(sol.status))
     elif job["path"] == "cvxpy":
         b, s, v = cvxpy_solve(program, data)
         out.update(build=b, solve=s, seconds=b + s, objective=v)
@@ -447,11 +455,9 @@ def _measure_004(job: dict, out: dict) -> dict:
     """004 eq. (3), the linear MPM: certiprog (`hp_mpm_paper.mpm.mpm` build (moments and their factors),
     ``model.solve(solver="structured")``: its Newton solver, check) or CVXPY + Clarabel (moments, eigen roots,
     ``min ||F1 w|| + ||F0 w|| s.t. (mu1 - mu0)'w = 1``)."""
+    import cvxpy as cp
     import numpy as np
 
-    from certiprog.certificates import check
-
-    import cvxpy as cp
 
     data = sweep_instance_004(job["row"], job["quick"])
     X1, X0 = data["X1"], data["X0"]
@@ -459,17 +465,8 @@ def _measure_004(job: dict, out: dict) -> dict:
     if job["path"] == "certiprog":
         from certiprog.formulations.hp_mpm_paper.mpm import mpm
 
-        t0 = time.perf_counter()
-        model = mpm(X1, X0)
-        t1 = time.perf_counter()
-        sol = model.solve(solver="structured")
-        t2 = time.perf_counter()
-        cert = check(model, sol)
-        t3 = time.perf_counter()
-        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
-        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
-                   verdict=cert.verdict, objective=float(sol.objective), method="Newton (004 solver)",
-                   steps=str(sol.iterations))
+        _, sol, fields = timed_certiprog(lambda: mpm(X1, X0), dict(solver="structured"))
+        out.update(fields, method="Newton (004 solver)", steps=str(sol.iterations))
         return out
     t0 = time.perf_counter()
 
@@ -493,11 +490,9 @@ def sweep_measure(job: dict) -> dict:
     Clarabel (build, solve), with peak RSS."""
     import resource
 
+    import cvxpy as cp
     import numpy as np
 
-    from certiprog.certificates import check
-
-    import cvxpy as cp
 
     if job["path"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
@@ -511,17 +506,10 @@ def sweep_measure(job: dict) -> dict:
     if job["path"] == "certiprog":
         from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 
-        t0 = time.perf_counter()
-        model = hinge_minimax(X, mu, S, lam, delta, bias=bias)
-        t1 = time.perf_counter()
-        sol = model.solve(solver="structured")
-        t2 = time.perf_counter()
-        cert = check(model, sol)
-        t3 = time.perf_counter()
-        lo, hi = cert.interval if cert.interval is not None else (-math.inf, math.inf)
+        _, sol, fields = timed_certiprog(lambda: hinge_minimax(X, mu, S, lam, delta, bias=bias),
+                                         dict(solver="structured"))
         runs = sol.info.get("runs", [])
-        out.update(build=t1 - t0, solve=t2 - t1, certify=t3 - t2, seconds=t3 - t0, lower=float(lo), upper=float(hi),
-                   verdict=cert.verdict, objective=float(sol.objective), method=sol.info.get("method"),
+        out.update(fields, method=sol.info.get("method"),
                    steps="+".join(f"{r['method'][0]}{r['iterations']}" for r in runs),
                    kappa=sol.info.get("choice", {}).get("kappa", math.nan))
     else:
