@@ -152,11 +152,19 @@ class Task:
 # ----------------------------------------------------------------------------------------------------------------
 # Results: JSON with arrays in a .npz beside
 # ----------------------------------------------------------------------------------------------------------------
-def encode(obj, arrays: dict, where: str = "result"):
-    """JSON values of ``obj``; numpy arrays are moved to ``arrays`` and replaced by ``{"__ndarray__": name}``."""
+def encode(obj, arrays: dict | None, where: str = "result"):
+    """JSON values of ``obj``; numpy arrays are moved to ``arrays`` and replaced by ``{"__ndarray__": name}``.
+
+    ``arrays=None`` is the plain-JSON reading every experiment's ``results.json`` goes through
+    (`certiprog.experiments.kit.write_json`): arrays become nested lists, NaN becomes None and +-inf the strings
+    ``"inf"`` / ``"-inf"`` (strict JSON has neither), and number keys become strings. Anything else that is not a
+    JSON value is an InputError naming where it is."""
+    plain = arrays is None
     if isinstance(obj, dict):
         if _ARRAY in obj:
             raise InputError(f"{where}: the key {_ARRAY!r} is reserved for arrays")
+        if plain:
+            obj = {(str(k) if isinstance(k, (int, float, np.generic)) else k): v for k, v in obj.items()}
         bad = [k for k in obj if not isinstance(k, str)]
         if bad:
             raise InputError(f"{where}: keys must be strings, got {bad[0]!r}")
@@ -166,11 +174,15 @@ def encode(obj, arrays: dict, where: str = "result"):
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in "biufc":
             raise InputError(f"{where}: only numeric or boolean arrays can be stored (no pickle), got {obj.dtype}")
+        if plain:
+            return encode(obj.tolist(), arrays, where)
         name = f"a{len(arrays)}"
         arrays[name] = obj
         return {_ARRAY: name}
     if isinstance(obj, np.generic):
         obj = obj.item()
+    if plain and isinstance(obj, float) and not np.isfinite(obj):
+        return None if np.isnan(obj) else ("inf" if obj > 0 else "-inf")
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
     raise InputError(f"{where}: a task returned {type(obj).__name__}; results must be JSON values or numpy arrays")
