@@ -1,0 +1,40 @@
+"""The zero cone {0} (equality rows, s = 0); its dual is the whole space."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._balls import lower, upper
+from .base import Cone
+
+
+class ZeroCone(Cone):
+    """``count`` copies of {0} in R^dim (compiled models use one copy of all equality rows)."""
+
+    __slots__ = ()
+    kind = "zero"
+    dual_description = "R^dim (every point)"
+
+    def __new__(cls, dim: int, count: int = 1):
+        return cls._create(dim, count, None)
+
+    def _project(self, P):
+        return np.zeros_like(P)
+
+    def _project_dual(self, P):
+        return P.copy()
+
+    def _unit(self):
+        """The zero cone has no interior: its only point, 0, is returned (its relative interior)."""
+        return np.zeros(self.dim)
+
+    def _dual_unit(self):
+        return np.zeros(self.dim)
+
+    def _contains(self, M, R):
+        return np.all(lower(M, R) >= 0) and np.all(upper(M, R) <= 0)
+
+    def contains_exactly(self, v) -> bool:
+        return bool(np.all(self._parts(v, "v") == 0))
+
+    def _dual_contains(self, M, R):
+        return True
