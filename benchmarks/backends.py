@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import BackendError
 from certiprog.formulations import error_clumping, hinge_minimax, mcp, me2_dual, mpm
 from certiprog.formulations.error_clumping_paper.programs import neighbourhood_graph

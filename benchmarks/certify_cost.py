@@ -75,8 +75,8 @@ def measure_fit(case: str, reps: int) -> str:
 
     import scale
 
-    import certiprog.certificates as C
-    import certiprog.certificates.kkt as K
+    import certiprog.certify as C
+    import certiprog.certify.kkt as K
     import certiprog.solvers.structured as S
     from certiprog.estimators import HPMPMClassifier, MPMClassifier
 
@@ -121,7 +121,7 @@ def measure_fit(case: str, reps: int) -> str:
 
 
 def measure(case: str, reps: int) -> str:
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     if case.split(":")[0] in FITS:
         return measure_fit(case, reps)

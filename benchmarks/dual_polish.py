@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from _measuring import best_of  # noqa: E402
 
 import certiprog.model as cm  # noqa: E402
-from certiprog.certificates.recovery import recover  # noqa: E402
+from certiprog.certify.recovery import recover  # noqa: E402
 from certiprog.model import SOC, Model, Variable, minimize  # noqa: E402
 from certiprog.solvers import available_solvers  # noqa: E402
 

@@ -26,7 +26,7 @@ import tracemalloc
 import numpy as np
 
 import certiprog as c
-from certiprog.certificates import check
+from certiprog.certify import check
 
 from _measuring import traced_heap_mb
 

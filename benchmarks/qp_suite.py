@@ -208,7 +208,7 @@ def measure(job: dict) -> dict:
     n, m = prob["q"].size, prob["C"].shape[0]
     out = dict(name=prob["name"], n=n, m=m, nnz=int(prob["P"].nnz + prob["C"].nnz), note=prob["note"],
                generated=prob["generated"])
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     if job.get("warm", True):  # one-off costs of a session (imports, the licence probes of the solver choice) paid
         warm = generated_qp(30, seed=0)  # first, on a small problem, by both paths: the timings are per problem

@@ -125,7 +125,7 @@ ESTIMATORS_004 = ("MPMClassifier", "HPMPMClassifier")
 def timed_certiprog(build, solve_kwargs: dict) -> tuple:
     """(model, sol, fields): build the model, ``model.solve(**solve_kwargs)``, ``check`` it, each timed; ``fields``
     holds build / solve / certify / seconds, the interval's ends, the verdict and the objective."""
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     t0 = time.perf_counter()
     model = build()

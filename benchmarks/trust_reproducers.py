@@ -33,7 +33,7 @@ def _pima():
 
 
 def scaled_background_risk():
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.formulations import background_risk
 
     _, _, _, _, mu, S = _pima()
@@ -47,7 +47,7 @@ def scaled_background_risk():
 
 
 def scaled_w_osqp():
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.formulations import background_risk
 
     _, _, _, _, mu, S = _pima()
@@ -61,7 +61,7 @@ def scaled_w_osqp():
 
 
 def scaled_mcp_infeasible():
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.demo import _ellipsoids
     from certiprog.formulations import mcp
 
@@ -94,7 +94,7 @@ def equality_dual_sign():
 
 
 def lower_end_finite(label):
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.demo import demo_instances
 
     m = dict(demo_instances())[label]

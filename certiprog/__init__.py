@@ -1,5 +1,5 @@
 """certiprog: write a paper's convex program once, solve it on any backend, certify the answer."""
-from .certificates import Certificate, check  # the headline feature, one import away: certiprog.check(model, sol)
+from .certify import Certificate, check  # the headline feature, one import away: certiprog.check(model, sol)
 from .errors import (
     BackendError,
     CertiprogError,

@@ -42,17 +42,17 @@ def main(argv=None) -> int:
         try:
             if runner.is_task_experiment(module):
                 done = runner.reproduce(module, args, args.experiment)
-                paths, rep = done.paths, done.report
+                paths, run_report = done.paths, done.report
             else:
-                paths, rep = module.run(args), None
+                paths, run_report = module.run(args), None
         except CertiprogError as exc:
             print(f"certiprog reproduce {args.experiment}: {exc}", file=sys.stderr)
             return 2
         print(next(iter(paths.values())).read_text())
-        if rep is not None:
+        if run_report is not None:
             merged = f"merged {done.merged['copied']} result(s); " if done.merged else ""
-            print(f"tasks: {merged}{len(rep.computed)} computed, {len(rep.reused)} reused from {done.store.folder} "
-                  f"({rep.executor}, {rep.wall_time_s:.1f} s)")
+            print(f"tasks: {merged}{len(run_report.computed)} computed, {len(run_report.reused)} reused from "
+                  f"{done.store.folder} ({run_report.executor}, {run_report.wall_time_s:.1f} s)")
         print("wrote " + ", ".join(str(p) for p in paths.values()))
         return 0
     if args.command == "docs":  # the site's sources live in the checkout's docs/, beside this package
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
         print(text, file=sys.stderr if code == 2 else sys.stdout)
         return code
     if args.command == "audit":
-        from certiprog.certificates.audit import audit, table, write_reports
+        from certiprog.audit.report import audit, table, write_reports
         from certiprog.errors import CertiprogError
 
         try:

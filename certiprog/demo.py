@@ -144,7 +144,7 @@ def run_demo(backends: list[str] | None = None) -> list[dict]:
     """Solve each demo instance on each backend that takes it (default: every registered backend that is
     installed and licensed here); one row per (program, backend) with status, certificate and, for a failing
     row, ``reason``. Backends left out are listed by `skipped_backends`."""
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.errors import BackendError
 
     rows = []

@@ -1,15 +1,67 @@
-"""Certificates: check a Solution against the conic data, never trusting the solver's status.
+"""Deprecated: the certificates now live in two packages, `certiprog.certify` and `certiprog.audit`.
 
-`check(model_or_problem, solution)` -> `Certificate` (scale-free KKT measures, rigorous optimality interval, and a
-verdict: ``certified`` only when the interval proves the objective, ``accurate`` for residuals alone, then
-``inaccurate`` / ``failed``); `optimality_interval` (rigorous bounds, `duality`); `psd_certificate` (P proved PD,
-PSD up to a shift, or indefinite); `recover_duals` (duals from a primal point, `recovery`); ball arithmetic with
-proved rounding bounds in `rigorous`.
+``certiprog.certificates`` held two unrelated ideas (issue 22): the numerical certification of an answer (KKT
+measures, the rigorous optimality interval, dual recovery, the verdict), now `certiprog.certify`, and the paper
+audit (claims registry, symbolic checks, bounds, the audit report), now `certiprog.audit`. Every old import path
+keeps working: ``certiprog.certificates.check`` is `certiprog.certify.check`; ``certiprog.certificates.kkt`` *is*
+the module `certiprog.certify.kkt` (the same object, so attributes set on it are seen), likewise ``rigorous``,
+``recovery``, ``polish``, ``verdict``, and ``registry``, ``claimkit``, ``symbolic``, ``bounds``, ``audit`` (now
+`certiprog.audit.report`); ``certiprog.certificates.duality``, split into modules of one idea each, re-exports its
+public names. Importing these from outside certiprog emits a `DeprecationWarning` naming the new path.
 """
-from .duality import OptimalityInterval, PsdCertificate, optimality_interval, psd_certificate, variable_box
-from .kkt import DEFAULT_TOL, DEFAULT_TOL_INACCURATE, BlockReport, Certificate, check, kkt_measures
-from .recovery import recover_duals
-from .verdict import Interval, Verdict
+from __future__ import annotations
+
+import sys
+import warnings
+
+from ..certify import (
+    DEFAULT_TOL,
+    DEFAULT_TOL_INACCURATE,
+    BlockReport,
+    Certificate,
+    Interval,
+    OptimalityInterval,
+    PsdCertificate,
+    Verdict,
+    check,
+    kkt_measures,
+    optimality_interval,
+    psd_certificate,
+    recover_duals,
+    variable_box,
+)
+
+#: old module path -> the module it now is
+MOVED = {
+    "kkt": "certiprog.certify.kkt",
+    "rigorous": "certiprog.certify.rigorous",
+    "recovery": "certiprog.certify.recovery",
+    "polish": "certiprog.certify.polish",
+    "verdict": "certiprog.certify.verdict",
+    "duality": "certiprog.certify",
+    "registry": "certiprog.audit.registry",
+    "claimkit": "certiprog.audit.claimkit",
+    "symbolic": "certiprog.audit.symbolic",
+    "bounds": "certiprog.audit.bounds",
+    "audit": "certiprog.audit.report",
+}
+
+
+def warn_moved(old: str, new: str) -> None:
+    """A `DeprecationWarning` that ``old`` is now ``new``, attributed to the line that imported it; silent when
+    that line is inside certiprog itself (a leftover import there is the architecture test's business)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_globals.get("__name__", "").startswith("certiprog.certificates")):
+        frame, level = frame.f_back, level + 1
+    caller = "" if frame is None else frame.f_globals.get("__name__", "")
+    if caller == "certiprog" or caller.startswith("certiprog."):
+        return
+    warnings.warn(f"{old} is deprecated: import {new} instead (issue 22 split certiprog.certificates into "
+                  f"certiprog.certify and certiprog.audit)", DeprecationWarning, stacklevel=level + 1)
+
+
+warn_moved("certiprog.certificates", "certiprog.certify (certification) or certiprog.audit (paper audit)")
 
 __all__ = ["BlockReport", "Certificate", "DEFAULT_TOL", "DEFAULT_TOL_INACCURATE", "Interval", "OptimalityInterval",
            "PsdCertificate", "Verdict", "check", "kkt_measures", "optimality_interval", "psd_certificate",

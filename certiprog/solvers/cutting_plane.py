@@ -38,7 +38,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificates.kkt import relative_violation
+from ..certify.kkt import relative_violation
 from ..errors import ModelError
 from .solution import Status
 

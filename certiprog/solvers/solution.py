@@ -86,7 +86,7 @@ class Solution:
     def verdict(self):
         """The certificate's `certiprog.certificates.Verdict` on this answer (a string enum: 'certified',
         'accurate', ...); None when it was never checked."""
-        from ..certificates.verdict import Verdict
+        from ..certify.verdict import Verdict
 
         word = self.certification.verdict if self.certification is not None else self.info.get("verdict")
         return None if word is None else Verdict(word)
@@ -137,7 +137,7 @@ class Solution:
 
     def _recover_duals(self) -> None:
         """Fill missing duals (solvers such as SCIP return none) from the primal point, once, and say so."""
-        from ..certificates.recovery import recover, recovery_note
+        from ..certify.recovery import recover, recovery_note
 
         rec = recover(self.problem, self.x)
         self.z = rec.z

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certiprog import BackendError, Model, Variable, minimize, norm2, quad_form, sum_squares
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.solvers import available_backends, get_backend, registry, solve_conic
 from certiprog.solvers.registry import Backend
 

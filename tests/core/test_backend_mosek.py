@@ -10,7 +10,7 @@ from certiprog import (
     SOC, BackendError, ForAll, InputError, Model, OracleSet, PowerCone3D, Variable, maximize, minimize, norm2,
     quad_form, sum_squares, vstack,
 )
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.model.cones import smat, svec
 from certiprog.solvers import get_backend, registered_backends, solve_conic
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from certiprog import BackendError, ForAll, Model, ModelError, PointCloud, Variable, minimize, sum_squares
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.solvers import available_solvers
 from certiprog.solvers.backends import cvxpy_backend, licences, options
 from certiprog.solvers.backends.cvxpy_backend import solve_cvxpy

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 pytest.importorskip("piqp")
 
 from certiprog import BackendError, Model, Variable, minimize, norm2, sum_squares  # noqa: E402
-from certiprog.certificates import check  # noqa: E402
+from certiprog.certify import check  # noqa: E402
 from certiprog.formulations import error_clumping, me2_dual  # noqa: E402
 from certiprog.formulations.mcp_paper.manifolds import random_lq_ellipsoids  # noqa: E402
 from certiprog.formulations.mcp_paper.programs import exact_backend, master_backend, mcp_simple, mcp_slack  # noqa: E402

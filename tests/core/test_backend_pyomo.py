@@ -19,7 +19,7 @@ from certiprog import (  # noqa: E402
     BackendError, InputError, Model, Parameter, PowerCone3D, Variable, minimize, norm2, pnorm, quad_form,
     sum_squares,
 )
-from certiprog.certificates import check  # noqa: E402
+from certiprog.certify import check  # noqa: E402
 from helpers import rand_spd  # noqa: E402
 from certiprog.formulations import (  # noqa: E402
     background_risk, error_clumping, hinge_minimax, mcp, me2_dual, me2_primal, mpm,

@@ -9,11 +9,11 @@ import sympy as sp
 from scipy import stats
 
 from certiprog import InputError
-from certiprog.certificates.audit import audit, load, table, write_reports
-from certiprog.certificates.bounds import (EXAMPLE_VALUES, SYMBOLS, Assumption, Bound, binomial_coverage,
+from certiprog.audit.report import audit, load, table, write_reports
+from certiprog.audit.bounds import (EXAMPLE_VALUES, SYMBOLS, Assumption, Bound, binomial_coverage,
                                            delta_in_01, get_bound, list_bounds, moment_coverage, register,
                                            symbols, two_point)
-from certiprog.certificates.registry import ID_PATTERN, REGISTRY, claim, unregister, verified
+from certiprog.audit.registry import ID_PATTERN, REGISTRY, claim, unregister, verified
 
 LEVEL = 1e-3
 N_TRIALS = 4000

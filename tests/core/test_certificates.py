@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certiprog import PSD, InputError, Model, Variable, maximize, minimize, norm2, sum_squares
-from certiprog.certificates import Certificate, check, optimality_interval, recover_duals
+from certiprog.certify import Certificate, check, optimality_interval, recover_duals
 
 SCS_OPTS = dict(eps_abs=1e-10, eps_rel=1e-10, max_iters=200_000)
 BACKENDS = [("clarabel", None, {}), ("cvxpy", "CLARABEL", {}), ("cvxpy", "SCS", SCS_OPTS)]
@@ -228,7 +228,7 @@ def test_certificate_output_and_errors():
 def test_cutting_plane_certificate_reports_oracle_violation():
     """Issue 3 item 4: a cutting-plane solution's certificate reports the worst violation over the whole set."""
     from certiprog import ForAll, LqEllipsoid, Model, Variable, minimize, sum_squares
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     rng = np.random.default_rng(4)
     w = Variable(5, "w")
@@ -255,7 +255,7 @@ def test_solution_dual_recovers_missing_duals_on_demand():
     import numpy as np
 
     from certiprog import Model, Variable, minimize, sum_squares
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     x = Variable(3, "x")
     m = Model(minimize(sum_squares(x - np.array([2.0, -1.0, 0.5]))))
@@ -271,7 +271,7 @@ def test_solution_dual_recovers_missing_duals_on_demand():
 def test_the_upper_end_repair_uses_the_registered_margin_solver_and_degrades_without_one(monkeypatch):
     """The certificates take the margin QP's solver as a registered function (no backend import): without one
     the repair finds no interior point and the upper end says so instead of failing."""
-    import certiprog.certificates.duality as D
+    import certiprog.certify.duality as D
     from certiprog import Model, Variable, minimize
 
     x = Variable(2, name="x")

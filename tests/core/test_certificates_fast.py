@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certiprog.certificates import check, optimality_interval
-from certiprog.certificates import duality as D
+from certiprog.certify import check, optimality_interval
+from certiprog.certify import duality as D
 from certiprog.model import Model, Variable, minimize, norm2
 
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certiprog.certificates import check, duality, psd_certificate
+from certiprog.certify import check, duality, psd_certificate
 from certiprog.formulations.error_clumping_paper.programs import error_clumping
 from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 
@@ -189,7 +189,7 @@ def test_fit_exponent_recovers_a_power_law():
 def test_matvec_rows_keep_their_own_error_bound(n, seed):
     from fractions import Fraction
 
-    from certiprog.certificates.rigorous import U, matvec
+    from certiprog.certify.rigorous import U, matvec
 
     rng = np.random.default_rng(seed)
     dense = rng.normal(size=n)

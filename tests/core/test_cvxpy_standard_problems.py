@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import certiprog.model as cm
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import BackendError
 from certiprog.model import PSD, SOC, Model, Parameter, Variable, maximize, minimize
 from certiprog.solvers import available_backends, available_solvers, get_backend

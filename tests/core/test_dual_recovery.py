@@ -19,9 +19,9 @@ from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
 import certiprog.model as cm
-from certiprog.certificates import check
-from certiprog.certificates.polish import EXACT_RESIDUAL, kkt_residual, polish_duals
-from certiprog.certificates.recovery import recover
+from certiprog.certify import check
+from certiprog.certify.polish import EXACT_RESIDUAL, kkt_residual, polish_duals
+from certiprog.certify.recovery import recover
 from certiprog.errors import InputError
 from certiprog.model import SOC, Model, Variable, minimize
 from certiprog.model.cones import distance_to_cone

@@ -18,7 +18,7 @@ import certiprog
 from certiprog import (
     DCPError, InputError, ModelError, Model, Parameter, SOC, Variable, exp, maximize, minimize, norm2, quad_form,
 )
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import BackendError, OptionError
 
 pytestmark = pytest.mark.random

@@ -4,8 +4,8 @@ import dataclasses
 
 import numpy as np
 
-from certiprog.certificates import check
-from certiprog.certificates import kkt as K
+from certiprog.certify import check
+from certiprog.certify import kkt as K
 from certiprog.model import Model, Variable, minimize, norm2
 
 

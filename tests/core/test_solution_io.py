@@ -10,7 +10,7 @@ from certiprog import (
     ForAll, InputError, LqEllipsoid, Model, ModelError, OracleSet, Parameter, Solution, Status, Variable, minimize,
     norm2, sum_squares,
 )
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError, SavedFileError
 from certiprog.solvers.backends.common import STATUS
 from certiprog.solvers.solution import load_solution_data

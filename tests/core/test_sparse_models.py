@@ -16,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 
 from certiprog import InputError, Model, Parameter, Variable, hstack, minimize, quad_form, vstack
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import ShapeError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,7 +181,7 @@ _LIMITED = textwrap.dedent("""
     sys.path.insert(0, sys.argv[3])
     import numpy as np
     import qp_suite
-    from certiprog.certificates import check
+    from certiprog.certify import check
     n = int(sys.argv[1])
     prob = qp_suite.generated_qp(n, seed=7, eq_frac=0.1, ineq_frac=0.5, per_row=16)
     nnz = int(prob["P"].nnz + prob["C"].nnz)
@@ -249,8 +249,8 @@ def test_the_sparse_equality_correction_encloses_an_exact_solution():
     from its centre, computed here in rational arithmetic (an independent, exact computation)."""
     from fractions import Fraction
 
-    import certiprog.certificates.duality as D
-    from certiprog.certificates.rigorous import Ball
+    import certiprog.certify.duality as D
+    from certiprog.certify.rigorous import Ball
 
     model, rng = _equality_model(5)
     prob = model.compile().assemble()
@@ -291,8 +291,8 @@ def _solve_exact(G, r):
 
 
 def test_the_sparse_equality_correction_proves_nothing_for_redundant_rows():
-    import certiprog.certificates.duality as D
-    from certiprog.certificates.rigorous import Ball
+    import certiprog.certify.duality as D
+    from certiprog.certify.rigorous import Ball
 
     model, rng = _equality_model(6, duplicate_row=True)
     prob = model.compile().assemble()
@@ -302,7 +302,7 @@ def test_the_sparse_equality_correction_proves_nothing_for_redundant_rows():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_sparse_and_the_dense_equality_paths_give_the_same_certified_interval(seed, monkeypatch):
-    import certiprog.certificates.duality as D
+    import certiprog.certify.duality as D
 
     prob = _qp_suite().generated_qp(300, seed=seed)
     intervals = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError
 from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 from certiprog.model import Model, Variable, hinge, minimize, norm1, norm2, norm_inf, sum_squares

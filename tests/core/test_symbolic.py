@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import sympy
 
-from certiprog.certificates.symbolic import (kkt_conditions, lagrange_dual, lagrangian, to_sympy, verify_identity)
+from certiprog.audit.symbolic import (kkt_conditions, lagrange_dual, lagrangian, to_sympy, verify_identity)
 from certiprog.errors import ModelError
 from certiprog.formulations.me2_paper.programs import me2_primal
 from certiprog.model import SOC, Model, Variable, maximize, minimize, norm1, sum_squares

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from certiprog.certificates import check
-from certiprog.certificates.duality import variable_box
-from certiprog.certificates.symbolic import kkt_conditions
+from certiprog.certify import check
+from certiprog.certify.duality import variable_box
+from certiprog.audit.symbolic import kkt_conditions
 from certiprog.errors import CertiprogError, InputError, ShapeError
 from certiprog.model import (
     SOC, Model, Variable, concatenate, hstack, maximize, minimize, pos, stack, sum_squares, vstack,

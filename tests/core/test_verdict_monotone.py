@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certiprog.certificates.kkt import Certificate, _decide
+from certiprog.certify.kkt import Certificate, _decide
 
 TOL = 1e-8
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import certiprog as cp
-from certiprog.certificates import Interval, Verdict
+from certiprog.certify import Interval, Verdict
 
 
 def test_every_verdict_word_splits_into_strength_and_kind():

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from certiprog import Model, Variable, minimize
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError
 from certiprog.formulations.hinge_minimax_paper import background_risk
 
@@ -162,7 +162,7 @@ def test_degenerate_lp_is_certified_and_a_wrong_answer_is_not(zero):
 def test_degenerate_measures_are_scale_invariant(kq, kb):
     """Objective x 2^kq and right-hand side x 2^kb (exact in floating point) with the point scaled alike
     (x x 2^kb, z x 2^kq): every relative measure is unchanged, so no absolute unit hides in the new scales."""
-    from certiprog.certificates.kkt import kkt_measures
+    from certiprog.certify.kkt import kkt_measures
 
     A, b, q, _, _ = _degenerate_lp(3)
     sol = _model(A, b, q, 0.0).solve(backend="clarabel")

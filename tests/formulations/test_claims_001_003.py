@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from certiprog.certificates.audit import STATUSES, audit
+from certiprog.audit.report import STATUSES, audit
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -34,7 +34,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from certiprog.certificates.bounds import Assumption, Bound, register
+from certiprog.audit.bounds import Assumption, Bound, register
 from certiprog.errors import InputError
 
 __all__ = ["T1B", "T1B_MCDIARMID", "thm1_on_predictor"]

@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from certiprog import validation as validate
-from certiprog.certificates.rigorous import Ball, U, gamma
+from certiprog.certify.rigorous import Ball, U, gamma
 from certiprog.errors import InputError
 
 __all__ = ["NORMALISATIONS", "ALWAYS_PSD", "Normalised", "normalise", "check_normalisation"]

@@ -50,7 +50,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from certiprog import validation as validate
-from certiprog.certificates.rigorous import Ball, U, gamma
+from certiprog.certify.rigorous import Ball, U, gamma
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import accelerated_gradient, variable_metric_descent
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from certiprog.certificates.bounds import (
+from certiprog.audit.bounds import (
     SYMBOLS,
     Assumption,
     Bound,

@@ -16,9 +16,9 @@ import sympy as sp
 from scipy.optimize import minimize as _sp_minimize
 from scipy.stats import norm as _normal
 
-from certiprog.certificates.claimkit import open_unit, random_spd
-from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
-from certiprog.certificates.symbolic import verify_identity
+from certiprog.audit.claimkit import open_unit, random_spd
+from certiprog.audit.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.audit.symbolic import verify_identity
 from certiprog.formulations.hinge_minimax_paper import bounds as BND
 
 P = "000"

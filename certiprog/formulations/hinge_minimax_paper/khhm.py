@@ -285,7 +285,7 @@ def check_background_covariance(Sigma: np.ndarray, what: str = "the negatives' c
 def _certify(model, sol, certify: bool):
     """(verdict, interval) of ``sol``: the rigorous check with ``certify``, else the solve path's KKT verdict."""
     if certify:
-        from certiprog.certificates import check
+        from certiprog.certify import check
 
         cert = check(model, sol)
         return cert.verdict, (None if cert.interval is None else (float(cert.interval[0]), float(cert.interval[1])))

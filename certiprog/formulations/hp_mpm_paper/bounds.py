@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from certiprog.certificates.bounds import (
+from certiprog.audit.bounds import (
     SYMBOLS,
     Bound,
     delta_in_01,

@@ -17,9 +17,9 @@ import sympy as sp
 from scipy.optimize import brentq, linprog
 from scipy.optimize import minimize as _sp_minimize
 
-from certiprog.certificates.claimkit import open_unit, random_spd
-from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
-from certiprog.certificates.symbolic import verify_identity
+from certiprog.audit.claimkit import open_unit, random_spd
+from certiprog.audit.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.audit.symbolic import verify_identity
 from certiprog.formulations.hp_mpm_paper import bounds as BND
 from certiprog.formulations.hp_mpm_paper.hp_mpm import nu_max as hp_nu_max
 from certiprog.formulations.hp_mpm_paper.hp_mpm import uncertainty_terms

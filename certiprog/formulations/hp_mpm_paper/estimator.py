@@ -298,7 +298,7 @@ class MPMClassifier(_MPMBase):
         if not sol.ok:
             raise BackendError(f"the MPM SOCP ended with status {sol.status!r} on {sol.backend}/{sol.solver}; "
                                "try another backend or solver")
-        from certiprog.certificates.kkt import check
+        from certiprog.certify.kkt import check
 
         d = model.derived(sol)
         t0 = time.perf_counter()

@@ -532,7 +532,7 @@ def _certify(sol, certify):
         return None
     if certify not in (True, "full", "kkt"):
         raise InputError(f"certify must be True, 'full', 'kkt' or False; got {certify!r}")
-    from certiprog.certificates.kkt import check
+    from certiprog.certify.kkt import check
 
     return check(sol.problem, sol, interval=certify != "kkt")
 

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from certiprog.certificates.rigorous import Ball, U, gamma, matvec
+from certiprog.certify.rigorous import Ball, U, gamma, matvec
 from certiprog.errors import InputError
 
 __all__ = ["MPMFit", "WStepFit", "gram_floor", "grams", "mpm_interval", "solve_mpm", "solve_w_step",

@@ -15,9 +15,9 @@ import numpy as np
 import scipy.sparse as sp
 import sympy
 
-from certiprog.certificates.claimkit import short
-from certiprog.certificates.registry import claim, not_checkable, not_checkable_rows, refuted, verified
-from certiprog.certificates.symbolic import verify_identity
+from certiprog.audit.claimkit import short
+from certiprog.audit.registry import claim, not_checkable, not_checkable_rows, refuted, verified
+from certiprog.audit.symbolic import verify_identity
 
 PAPER = "001"
 TOL = 1e-6  # interior-point tolerance slack

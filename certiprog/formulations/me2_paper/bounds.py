@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from certiprog.certificates.bounds import SYMBOLS, Assumption, Bound, delta_in_01, register, symbols
+from certiprog.audit.bounds import SYMBOLS, Assumption, Bound, delta_in_01, register, symbols
 
 n, delta = SYMBOLS["n"], SYMBOLS["delta"]
 

@@ -17,8 +17,8 @@ import math
 import numpy as np
 import sympy
 
-from certiprog.certificates.registry import claim, not_checkable_rows, refuted, verified
-from certiprog.certificates.symbolic import verify_identity
+from certiprog.audit.registry import claim, not_checkable_rows, refuted, verified
+from certiprog.audit.symbolic import verify_identity
 from certiprog.formulations.me2_paper import bounds as thm2_bound
 from certiprog.formulations.me2_paper.programs import ME2_INSTANCES, me2_instance
 from certiprog.formulations.me2_paper.programs import me2_objective as primal_obj  # Problem 2's objective

@@ -413,7 +413,7 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
         history.append(dict(index=j, status=str(sol.status), objective=float(sol.objective), backend=sol.backend,
                             solver=sol.solver, solve_time=sol.solve_time))
         if certify:
-            from certiprog.certificates import check
+            from certiprog.certify import check
 
             certificates.append(check(model, sol, interval=certify is True))
         else:

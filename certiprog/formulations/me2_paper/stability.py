@@ -89,7 +89,7 @@ def thm2_coverage(bound=None, n_trials: int = 200, seed: int = 0, *, n: int = 20
     deviation ``L(theta_S) - L_S(theta_S)`` (exact) against the bound; an exact binomial test of 'failure rate <=
     delta' (`certiprog.certificates.bounds.binomial_coverage`). ``bound``: the registered `Bound` (``002-C46``;
     None: the formula of `thm2_excess`). InputError if the bound is vacuous (>= B) at these values."""
-    from certiprog.certificates.bounds import binomial_coverage
+    from certiprog.audit.bounds import binomial_coverage
 
     t0 = time.perf_counter()
     law = exclusion_law(d, B, n_atoms, seed)

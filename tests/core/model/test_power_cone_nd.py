@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import certiprog as c
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError, DCPError, InputError, ShapeError
 from certiprog.model.cones import Cone, project
 from certiprog.solvers import available_backends

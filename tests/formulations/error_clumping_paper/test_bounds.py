@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from certiprog.certificates.bounds import get_bound, list_bounds
+from certiprog.audit.bounds import get_bound, list_bounds
 from certiprog.errors import InputError
 from certiprog.estimators import HolePunchingClassifier
 from certiprog.formulations.error_clumping_paper.bounds import T1B, T1B_MCDIARMID, thm1_on_predictor

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError
 from certiprog.formulations.error_clumping_paper.graph import radius_graph
 from certiprog.formulations.error_clumping_paper.programs import error_clumping

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 
 from certiprog import InputError
-from certiprog.certificates.bounds import SYMBOLS, get_bound, list_bounds
+from certiprog.audit.bounds import SYMBOLS, get_bound, list_bounds
 from certiprog.formulations.hinge_minimax_paper.bounds import (a_matrix, background_risk_k1, cube_law, delta1, delta2,
                                                                risk_gap, thm6_sample_size, u_list)
 

@@ -172,7 +172,7 @@ def test_bad_input():
 def test_stacked_thm1_equals_one_qp_per_region_with_certified_blocks():
     """`programs.background_risks` (eq. (25)'s n regions as one separable QP) against `background_risk` per region;
     the certified interval on the sum bounds every block."""
-    from certiprog.certificates import check
+    from certiprog.certify import check
     from certiprog.formulations.hinge_minimax_paper.programs import background_risks
 
     rng = np.random.default_rng(8)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import InputError
 from certiprog.formulations.hinge_minimax_paper import solver as hm_solver
 from certiprog.formulations.hinge_minimax_paper.newton import soc_scaling, soc_step

@@ -150,7 +150,7 @@ def test_bias_agrees_with_clarabel_in_w_and_b_and_through_the_model():
     lo, up = sol.info["interval"]
     assert lo - 1e-8 <= ref.objective <= up + 1e-8
     assert float(sol.value("b")) == pytest.approx(b_ref, rel=1e-3, abs=1e-3)
-    from certiprog.certificates import check
+    from certiprog.certify import check
 
     cert = check(model, sol)
     # Clarabel's objective is itself a floating-point estimate (~1e-8 relative): slack on both sides

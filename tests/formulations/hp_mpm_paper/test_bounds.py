@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from certiprog import InputError
-from certiprog.certificates.bounds import (SYMBOLS, binomial_coverage, get_bound, list_bounds, scaled_rademacher,
+from certiprog.audit.bounds import (SYMBOLS, binomial_coverage, get_bound, list_bounds, scaled_rademacher,
                                            two_point, uniform_ball, uniform_sphere)
 from certiprog.formulations.hinge_minimax_paper.programs import background_risk
 from certiprog.formulations.hp_mpm_paper.hp_mpm import UNCERTAINTY_FORMS, HPMPMProblem, uncertainty_terms

@@ -15,7 +15,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import check_estimator
 
-from certiprog.certificates.bounds import get_bound
+from certiprog.audit.bounds import get_bound
 from certiprog.errors import InputError
 from certiprog.estimators import HPMPMClassifier, MPMClassifier
 from certiprog.formulations.hp_mpm_paper.estimator import DEFAULT_MAX_RANK, NoMeaningfulSolutionWarning

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from certiprog.certificates import check
+from certiprog.certify import check
 from certiprog.errors import CertiprogError, InputError
 from certiprog.formulations.hp_mpm_paper.hp_mpm import HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import kernel_class_moments

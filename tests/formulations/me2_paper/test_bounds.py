@@ -2,7 +2,7 @@
 import pytest
 
 from certiprog import InputError
-from certiprog.certificates.bounds import get_bound
+from certiprog.audit.bounds import get_bound
 
 
 def test_002_thm2_k_squared():

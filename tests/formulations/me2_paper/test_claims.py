@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from certiprog.certificates.audit import REGISTRY, STATUSES, audit
+from certiprog.audit.report import REGISTRY, STATUSES, audit
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "derivations" / "002.md"
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from certiprog.certificates.bounds import get_bound
+from certiprog.audit.bounds import get_bound
 from certiprog.errors import InputError
 from certiprog.formulations.me2_paper.stability import exclusion_law, stability_check, thm2_coverage, thm2_excess
 

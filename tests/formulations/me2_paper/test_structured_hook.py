@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from certiprog.certificates.kkt import check
+from certiprog.certify.kkt import check
 from certiprog.formulations.me2_paper.programs import me2_dual, me2_instance, me2_primal
 
 BUILDERS = {"dual": me2_dual, "primal": me2_primal}
