@@ -31,15 +31,15 @@ Dask or Ray). `aggregate` assembles the ellipsoids of a scenario, predicts its t
 from __future__ import annotations
 
 import functools
-import json
 import time
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.kit import Experiment, option, output_folder, row, write_csv, write_json
 from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, number_list
 
@@ -62,117 +62,102 @@ QUICK = dict(reps=2, fig3_runs=2, fig3_rates=(0.0236, 0.012, 0.008), mu_grid=(0.
              lam_grid=PAPER_LAM, C_grid=(0.1, 1.0, 10.0), gamma_grid=(0.5, 2.0))
 
 
+def _lower(names) -> tuple:
+    return tuple(str(d).lower() for d in names)
+
+
 @dataclass
 class Config:
-    """Everything that defines a run (stored in results.json)."""
+    """Everything that defines a run (stored in results.json); the `option` fields are the command line."""
 
-    datasets: tuple = ()
-    reps: int = 10
+    datasets: tuple = option((), nargs="+", parse=_lower,
+                             help="Table 1 data sets (default: every available one: yeast3 wine abalone17 yeast6 "
+                                  "abalone20 abalone19)")
+    reps: int = option(10, help="repetitions per data set (10; --quick: 2)")
     test_size: float = 0.2
-    seed: int = 0
-    methods: tuple = METHODS
+    seed: int = option(0, help="base seed of the splits")
+    methods: tuple = option(METHODS, nargs="+", help=f"methods (default all: {' '.join(METHODS)})")
     mu_grid: tuple = PAPER_MU
     lam_grid: tuple = PAPER_LAM
     B: float = 4.0
     m: int = 3
-    rule: str = "rank"
-    rank_metric: str = "mahalanobis"
+    rule: str = option("rank", choices=("rank", "batch", "ellipsoid"),
+                       help="ME2 decision rule: rank (batch independent, default), batch (the paper's literal "
+                            "protocol), ellipsoid")
+    rank_metric: str = option("mahalanobis", choices=("mahalanobis", "euclidean"),
+                              help="distance of the rule's ranking (default mahalanobis)")
     prefer: str = "grid"
     C_grid: tuple = PAPER_C
     gamma_grid: tuple = PAPER_GAMMA
-    chunk: int = 8
-    fig3: bool = True
-    fig3_rates: tuple = FIG3_RATES
-    fig3_runs: int = 5
+    chunk: int = option(8, help="ME2 local models per task (default 8)")
+    fig3: bool = option(True, negate=True, help="skip Fig. 3")
+    fig3_rates: tuple = option(FIG3_RATES, parse=number_list,
+                               help="positive rates of Fig. 3, e.g. '0.0236,0.0125'")
+    fig3_runs: int = option(5, help="runs per rate in Fig. 3 (5; --quick: 2)")
     quick: bool = False
-    data_root: str | None = None
+    data_root: str | None = option(None, flag="--data", type=str,
+                                   help="data folder (default: $CERTIPROG_DATA or ../shared/data)")
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Command line
+# Command line and validation (the paper kit: options from Config, --quick from QUICK)
 # ----------------------------------------------------------------------------------------------------------------
+class ME2Experiment(Experiment):
+    """``certiprog reproduce me2``: Table 3 and Fig. 3 (see the module docstring)."""
+
+    name = "me2"
+    Config = Config
+    quick = QUICK
+    quick_help = ("2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs; measured on 2 "
+                  "shared cores (load 8): 104 s wall with --jobs 1, 92 s with --jobs 2 (docs/experiments/002.md)")
+
+    def complete(self, cfg: Config, args) -> Config:
+        """Every available data set when ``--datasets`` is not given."""
+        if not cfg.datasets:
+            from certiprog.datasets import available_me2_datasets
+
+            cfg = replace(cfg, datasets=available_me2_datasets(cfg.data_root))
+        return cfg
+
+    def check(self, cfg: Config) -> None:
+        """InputError for anything a run cannot use."""
+        from certiprog.datasets import DATASETS_002, MISSING_002
+
+        if not cfg.datasets and not cfg.fig3:
+            raise InputError("nothing to run: no data set found (set CERTIPROG_DATA or --data) and --no-fig3")
+        for name in cfg.datasets:
+            if name in MISSING_002:
+                raise InputError(f"data set {name!r}: {MISSING_002[name]}")
+            if name not in DATASETS_002:
+                raise InputError(f"unknown data set {name!r}; choose from {sorted(DATASETS_002)}")
+        bad = [m for m in cfg.methods if m not in METHODS]
+        if bad or not cfg.methods:
+            raise InputError(f"unknown method(s) {bad}; choose from {list(METHODS)}")
+        for key in ("reps", "fig3_runs", "chunk"):
+            v = getattr(cfg, key)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError(f"--{key.replace('_', '-')} must be a positive integer, got {v!r}")
+        if not 0 < cfg.test_size < 1:
+            raise InputError(f"test_size must be in (0, 1), got {cfg.test_size}")
+        for r in cfg.fig3_rates:
+            if not 0 < r < 0.5:
+                raise InputError(f"Fig. 3 rates are positive rates in (0, 0.5), got {r}")
+        for key in ("mu_grid", "lam_grid", "C_grid", "gamma_grid"):
+            positive_grid(getattr(cfg, key), key)
+
+    def tasks(self, cfg: Config) -> list:
+        return tasks(cfg)
+
+    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
+        return aggregate(cfg, results, out, meta)
 
 
-def add_arguments(parser) -> None:
-    """The options of ``certiprog reproduce me2``."""
-    parser.add_argument("--datasets", nargs="+", default=None,
-                        help="Table 1 data sets (default: every available one: yeast3 wine abalone17 yeast6 "
-                             "abalone20 abalone19)")
-    parser.add_argument("--reps", type=int, default=None, help="repetitions per data set (10; --quick: 2)")
-    parser.add_argument("--quick", action="store_true",
-                        help="2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs; "
-                             "measured on 2 shared cores (load 8): 104 s wall with --jobs 1, 92 s with --jobs 2 "
-                             "(docs/experiments/002.md)")
-    parser.add_argument("--methods", nargs="+", default=None, help=f"methods (default all: {' '.join(METHODS)})")
-    parser.add_argument("--rule", default="rank", choices=("rank", "batch", "ellipsoid"),
-                        help="ME2 decision rule: rank (batch independent, default), batch (the paper's literal "
-                             "protocol), ellipsoid")
-    parser.add_argument("--rank-metric", default="mahalanobis", choices=("mahalanobis", "euclidean"),
-                        help="distance of the rule's ranking (default mahalanobis)")
-    parser.add_argument("--no-fig3", action="store_true", help="skip Fig. 3")
-    parser.add_argument("--fig3-runs", type=int, default=None, help="runs per rate in Fig. 3 (5; --quick: 2)")
-    parser.add_argument("--fig3-rates", default=None, help="positive rates of Fig. 3, e.g. '0.0236,0.0125'")
-    parser.add_argument("--chunk", type=int, default=8, help="ME2 local models per task (default 8)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed of the splits")
-    parser.add_argument("--data", default=None, help="data folder (default: $CERTIPROG_DATA or ../shared/data)")
-
-
-def config_from_args(args) -> Config:
-    """A validated `Config` from parsed arguments (``--quick`` fills what was not given)."""
-    from certiprog.datasets import available_me2_datasets
-
-    quick = bool(getattr(args, "quick", False))
-    q = QUICK if quick else {}
-    names = tuple(d.lower() for d in args.datasets) if args.datasets else available_me2_datasets(args.data)
-    cfg = Config(datasets=names, reps=args.reps if args.reps is not None else q.get("reps", 10),
-                 seed=args.seed, methods=tuple(args.methods) if args.methods else METHODS,
-                 rule=args.rule, rank_metric=args.rank_metric, chunk=args.chunk, fig3=not args.no_fig3,
-                 fig3_runs=args.fig3_runs if args.fig3_runs is not None else q.get("fig3_runs", 5),
-                 fig3_rates=number_list(args.fig3_rates) if args.fig3_rates else q.get("fig3_rates", FIG3_RATES),
-                 quick=quick, data_root=args.data,
-                 **{k: q[k] for k in ("mu_grid", "lam_grid", "C_grid", "gamma_grid") if k in q})
-    validate_config(cfg)
-    return cfg
-
-
-def validate_config(cfg: Config) -> None:
-    """InputError for anything a run cannot use."""
-    from certiprog.datasets import DATASETS_002, MISSING_002
-
-    if not cfg.datasets and not cfg.fig3:
-        raise InputError("nothing to run: no data set found (set CERTIPROG_DATA or --data) and --no-fig3")
-    for name in cfg.datasets:
-        if name in MISSING_002:
-            raise InputError(f"data set {name!r}: {MISSING_002[name]}")
-        if name not in DATASETS_002:
-            raise InputError(f"unknown data set {name!r}; choose from {sorted(DATASETS_002)}")
-    bad = [m for m in cfg.methods if m not in METHODS]
-    if bad or not cfg.methods:
-        raise InputError(f"unknown method(s) {bad}; choose from {list(METHODS)}")
-    for key in ("reps", "fig3_runs", "chunk"):
-        v = getattr(cfg, key)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(f"--{key.replace('_', '-')} must be a positive integer, got {v!r}")
-    if not 0 < cfg.test_size < 1:
-        raise InputError(f"test_size must be in (0, 1), got {cfg.test_size}")
-    for r in cfg.fig3_rates:
-        if not 0 < r < 0.5:
-            raise InputError(f"Fig. 3 rates are positive rates in (0, 0.5), got {r}")
-    for key in ("mu_grid", "lam_grid", "C_grid", "gamma_grid"):
-        positive_grid(getattr(cfg, key), key)
-
-
-def run(args) -> dict:
-    """``certiprog reproduce me2`` through the shared runner; ``{name: path}``, the table first."""
-    import sys
-
-    from certiprog.experiments.runner import reproduce
-
-    return reproduce(sys.modules[__name__], args, "me2").paths
-
-
-def default_out(cfg: Config) -> str:
-    return "results/me2-quick" if cfg.quick else "results/me2"
+EXPERIMENT = ME2Experiment()
+add_arguments = EXPERIMENT.add_arguments
+config_from_args = EXPERIMENT.config_from_args
+validate_config = EXPERIMENT.validate
+default_out = EXPERIMENT.default_out
+run = EXPERIMENT.run
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -444,7 +429,7 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
     for name in cfg.datasets:
         info = DATASETS_002[name]
         out += [f"## {info.paper_name}" + (f" ({info.note})" if info.note else ""), "",
-                "| method | " + " | ".join(names.values()) + " |", "|---|---|---|---|"]
+                row("method", *names.values()), "|---|---|---|---|"]
         for method in cfg.methods:
             vals = []
             for s in names:
@@ -453,7 +438,7 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
                 if r["paper_mean"] is not None:
                     txt += f" [{r['paper_mean']:.2g} ({r['paper_std']:.2g})]"
                 vals.append(txt)
-            out.append(f"| {method} | " + " | ".join(vals) + " |")
+            out.append(row(method, *vals))
         me2 = [r for r in records if r["part"] == "table3" and r["dataset"] == name and r["method"] == "ME2"]
         if me2:
             out.append("")
@@ -468,11 +453,10 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
         rates = sorted({r["rate"] for r in fig}, reverse=True)
         cellf = {(r["rate"], r["method"]): r for r in fig}
         out += [f"## Fig. 3: mean F-measure on Yeast6 as the positive rate falls ({cfg.fig3_runs} runs per rate)", "",
-                "| method | " + " | ".join(f"{100 * r:.2f} %" for r in rates) + " |",
-                "|---|" + "---|" * len(rates)]
+                row("method", *(f"{100 * r:.2f} %" for r in rates)), "|---|" + "---|" * len(rates)]
         for method in cfg.methods:
-            out.append(f"| {method} | " + " | ".join(
-                f"{cellf[(r, method)]['f1_mean']:.2f}" if (r, method) in cellf else "" for r in rates) + " |")
+            out.append(row(method, *(f"{cellf[(r, method)]['f1_mean']:.2f}" if (r, method) in cellf else ""
+                                     for r in rates)))
         out.append("")
     out += ["## Not run", ""] + [f"- {v}" for v in MISSING_002.values()]
     out += ["", "Notes: DT is scikit-learn's CART, not C5.0; SVMs are libsvm as in e1071. ME2's rule 'rank' is the "
@@ -483,31 +467,19 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
 
 def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
     """Table 3 (table.md, table.csv), Fig. 3 (fig3.png, fig3.csv) and results.json under ``out``."""
-    import csv
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out)
     records = collect(cfg, results)
     rows = summarise(cfg, records)
     fig = fig3_rows(cfg, records)
     paths = {n: out / n for n in ("table.md", "table.csv", "fig3.csv", "fig3.png", "results.json")}
     paths["table.md"].write_text(format_table(cfg, rows, records, meta))
-    with open(paths["table.csv"], "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["dataset", "method", "score", "n", "mean", "std", "paper_mean",
-                                           "paper_std"])
-        w.writeheader()
-        w.writerows(rows)
-        for name in PAPER_DATASETS:  # the paper's numbers of the sets we do not have
-            if name not in cfg.datasets and name == "abalone":
-                for method in cfg.methods:
-                    for score in ("precision", "recall", "f1"):
-                        p = paper_value(method, name, score)
-                        w.writerow(dict(dataset=name, method=method, score=score, n=0, paper_mean=p[0],
-                                        paper_std=p[1]))
-    with open(paths["fig3.csv"], "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["rate", "method", "n", "f1_mean", "f1_std"])
-        w.writeheader()
-        w.writerows(fig)
+    paper_only = [dict(dataset=name, method=method, score=score, n=0, paper_mean=p[0], paper_std=p[1])
+                  for name in PAPER_DATASETS if name not in cfg.datasets and name == "abalone"  # sets we do not have
+                  for method in cfg.methods for score in ("precision", "recall", "f1")
+                  for p in [paper_value(method, name, score)]]
+    write_csv(paths["table.csv"], rows + paper_only,
+              ["dataset", "method", "score", "n", "mean", "std", "paper_mean", "paper_std"])
+    write_csv(paths["fig3.csv"], fig, ["rate", "method", "n", "f1_mean", "f1_std"])
     if fig:
         from .plots import plot_fig3
 
@@ -517,6 +489,5 @@ def aggregate(cfg: Config, results: list, out, meta: dict) -> dict:
         plt.close(f)
     else:
         del paths["fig3.png"]
-    paths["results.json"].write_text(json.dumps(dict(config=asdict(cfg), meta=meta, records=records), indent=1,
-                                                default=float))
+    write_json(paths["results.json"], dict(config=asdict(cfg), meta=meta, records=records))
     return paths
