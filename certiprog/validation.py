@@ -87,7 +87,7 @@ def scalar(x, name: str, *, low: float | None = None, high: float | None = None,
     """A finite real float in the stated interval (open ends where asked)."""
     if isinstance(x, (bool, np.bool_, str, bytes)) or not isinstance(x, (numbers.Real, np.ndarray, np.generic)):
         raise InputError(f"{name} must be a real number; got {_given(x)}")
-    if np.iscomplexobj(x):
+    if np.iscomplexobj(np.asarray(x)):
         raise InputError(f"{name} must be a real number; got the complex {_given(x)}")
     try:
         v = float(x)
@@ -115,7 +115,8 @@ def positive(x, name: str) -> float:
 
 def integer(x, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """An integer (a Python or numpy int, or a float with an integral value) in [low, high]."""
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.generic)) or np.iscomplexobj(x):
+    if (isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.generic))
+            or np.iscomplexobj(np.asarray(x))):
         raise InputError(f"{name} must be an integer; got {_given(x)}")
     v = float(x)
     if not np.isfinite(v) or v != int(v):

@@ -69,7 +69,7 @@ def letter_split(y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> tupl
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InputError(f"{name} must be a positive integer; got {v!r}")
     rng = np.random.default_rng(seed)
-    parts = ([], [], [])
+    parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
     for c in np.unique(y):
         rows = np.flatnonzero(y == c)
         if rows.size <= n_train + n_val:
@@ -79,7 +79,8 @@ def letter_split(y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> tupl
         parts[0].append(rows[:n_train])
         parts[1].append(rows[n_train:n_train + n_val])
         parts[2].append(rows[n_train + n_val:])
-    return tuple(np.sort(np.concatenate(p)) for p in parts)
+    train, val, test = (np.sort(np.concatenate(p)) for p in parts)
+    return train, val, test
 
 
 def standardised_split(X, y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> dict:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -253,7 +254,7 @@ class DatasetInfo:
     name: str
     paper_name: str
     file: str
-    loader: object = field(repr=False)
+    loader: Callable[..., tuple[np.ndarray, np.ndarray]] = field(repr=False)
     class1: str
     paper_rows: int
     paper_features: int

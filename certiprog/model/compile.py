@@ -91,7 +91,7 @@ class Structure:
                 if v.id not in known:
                     known.add(v.id)
                     self.aux_vars.append(v)
-        self.columns = {}
+        self.columns: dict[str, tuple[Variable, int, int]] = {}  # name -> (variable, first, end column)
         col = 0
         for v in self.user_vars + self.aux_vars:
             name = v.name if v.name not in self.columns else f"{v.name}#{v.id}"
@@ -146,6 +146,7 @@ class Structure:
                 self.aux_defs[u.id] = F
                 self._add_block("_objective/sum_squares", Cone("zero", F.size), (u - F).flatten(), False)
                 F = u.flatten() if u.ndim else u
+            assert w is not None  # quad is found only where w is set (1.0 on the elementwise row path)
             self.quad.append(QuadTerm(w, F.flatten(), Q))
         return aff
 

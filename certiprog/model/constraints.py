@@ -180,7 +180,9 @@ def svec_matrix(n: int) -> sp.csr_matrix:
     for j in range(n):
         for i in range(j + 1):
             if i == j:
-                rows.append(k), cols.append(i * n + i), vals.append(1.0)
+                rows.append(k)
+                cols.append(i * n + i)
+                vals.append(1.0)
             else:
                 rows += [k, k]
                 cols += [i * n + j, j * n + i]

@@ -813,9 +813,9 @@ def concatenate(exprs, axis=0) -> Expression:
     if len(others) != 1:
         raise ShapeError(f"concatenate along axis {axis}: the other sides must agree; got shapes "
                          f"{[e.shape for e in exprs]}")
-    shape = list(exprs[0].shape)
-    shape[axis] = sum(e.shape[axis] for e in exprs)
-    shape = _shape(tuple(shape))
+    sides = list(exprs[0].shape)
+    sides[axis] = sum(e.shape[axis] for e in exprs)
+    shape = _shape(tuple(sides))
     starts = np.cumsum([0] + [e.size for e in exprs])
     joined = _join_flat(exprs, int(starts[-1]))
     if axis == 0:  # C order: the pieces' entries are already in place

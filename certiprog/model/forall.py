@@ -31,7 +31,7 @@ class ForAll(Constraint):
         if not callable(fn):
             raise DCPError(f"ForAll's fn must be a function u -> inequality, e.g. lambda u: w @ u >= 1; got {fn!r}")
         self.index_set, self.fn = index_set, fn
-        self._basis_con = None  # the constraint at u = 0, e_1, ..., e_D (built on first use by the oracle)
+        self._basis_con: Inequality | None = None  # the constraint at u = 0, e_1, ..., e_D (built on first use)
         probe = self._probe = self.instantiate(index_set.initial_points())
         if not probe.s.is_affine:
             raise DCPError("ForAll: fn(u) must be affine in the variables (a linear inequality)")

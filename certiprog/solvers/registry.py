@@ -237,7 +237,9 @@ def choose(model_or_problem, backend: str | None = None) -> list[tuple[str, str]
 
     out, engines = [], set()
     for pair in sorted(pairs, key=key):  # stable: registry order breaks the remaining ties
-        engine = _REGISTRY[pair[0]].capabilities_of(pair[1]).engine
+        caps = _REGISTRY[pair[0]].capabilities_of(pair[1])
+        assert caps is not None  # available_solvers lists only solvers with declared capabilities
+        engine = caps.engine
         if engine not in engines:
             engines.add(engine)
             out.append(pair)

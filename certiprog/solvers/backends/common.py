@@ -63,7 +63,14 @@ def apply_options(target, options: dict, what: str):
 
 
 # ------------------------------------------------------------------------------------------- solver output
-_QUIET = {"depth": 0, "saved": None}
+class _QuietState:
+    """What `quiet` shares between threads: how many quiet solves are running, stdout's saved descriptor."""
+
+    depth: int = 0
+    saved: int | None = None
+
+
+_QUIET = _QuietState()
 _QUIET_LOCK = threading.Lock()
 
 
@@ -85,7 +92,7 @@ def quiet_output(enabled: bool = True):
         yield
         return
     with _QUIET_LOCK:
-        if _QUIET["depth"] == 0:
+        if _QUIET.depth == 0:
             try:
                 sys.stdout.flush()
             except (AttributeError, ValueError, OSError):
@@ -99,18 +106,18 @@ def quiet_output(enabled: bool = True):
                 null = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(null, 1)
                 os.close(null)
-            _QUIET["saved"] = saved
-        _QUIET["depth"] += 1
+            _QUIET.saved = saved
+        _QUIET.depth += 1
     try:
         yield
     finally:
         with _QUIET_LOCK:
-            _QUIET["depth"] -= 1
-            if _QUIET["depth"] == 0 and _QUIET["saved"] is not None:
+            _QUIET.depth -= 1
+            if _QUIET.depth == 0 and _QUIET.saved is not None:
                 _flush_c_stdio()
-                os.dup2(_QUIET["saved"], 1)
-                os.close(_QUIET["saved"])
-                _QUIET["saved"] = None
+                os.dup2(_QUIET.saved, 1)
+                os.close(_QUIET.saved)
+                _QUIET.saved = None
 
 
 def wants_output(options: dict) -> bool:

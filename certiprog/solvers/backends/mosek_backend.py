@@ -38,6 +38,15 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ...conic.cones import (
+    ExponentialCone,
+    NonnegCone,
+    PowerCone,
+    PowerConeND,
+    PsdCone,
+    SecondOrderCone,
+    ZeroCone,
+)
 from ...errors import BackendError, InputError, OptionError
 from ..registry import Backend, SolverCapabilities, register
 from .common import make_solution
@@ -47,7 +56,6 @@ log = logging.getLogger(__name__)
 
 #: file formats `export` writes, and whether each can hold a quadratic objective (else it is made conic)
 FORMATS = {".ptf": False, ".cbf": False, ".task": True, ".jtask": True}
-_CONIC = ("soc", "psd", "pow", "exp", "pownd")
 
 
 @dataclass
@@ -105,39 +113,40 @@ def quadratic_factor(P) -> sp.csr_matrix:
     return sp.csr_matrix((R.data, (R.row, cols[R.col])), shape=(R.shape[0], n))
 
 
+#: certiprog's cone class -> (the order of one copy's rows in MOSEK's cone, or None for the same order; a function
+#: appending MOSEK's domain for one copy). Zero and nonneg rows are MOSEK's linear rows (`fill_task`)
+MOSEK_CONES = {
+    SecondOrderCone: (None, lambda task, c: task.appendquadraticconedomain(c.dim)),
+    PsdCone: (lambda c: svec_permutation(c.side), lambda task, c: task.appendsvecpsdconedomain(c.dim)),
+    PowerCone: (None, lambda task, c: task.appendprimalpowerconedomain(3, [float(c.alpha), 1.0 - float(c.alpha)])),
+    # MOSEK's primal exponential cone is (z, y, x): z >= y exp(x / y)
+    ExponentialCone: (lambda c: np.array([2, 1, 0]), lambda task, c: task.appendprimalexpconedomain()),
+    # x_1^a_1 ... x_n^a_n >= |z|: MOSEK's primal power cone with n weights, one z
+    PowerConeND: (None, lambda task, c: task.appendprimalpowerconedomain(c.dim, [float(t) for t in c.alpha])),
+}
+_LINEAR = (ZeroCone, NonnegCone)
+
+
 def _conic_rows(problem) -> tuple[np.ndarray, list]:
-    """Our rows of the soc/psd/pow cones in AFE order, and one (kind, dim, alpha) per ACC."""
+    """Our rows of the soc/psd/pow/exp cones in AFE order, and one single-copy cone per ACC."""
     rows, accs = [], []
     for blk in problem.blocks:
         c = blk.cone
-        if c.kind not in _CONIC:
+        if isinstance(c, _LINEAR):
             continue
         starts = blk.start + c.dim * np.arange(c.count)
-        if c.kind == "psd":
-            inner = svec_permutation(c.side)
-        elif c.kind == "exp":  # MOSEK's primal exponential cone is (z, y, x): z >= y exp(x / y)
-            inner = np.array([2, 1, 0])
-        else:
-            inner = np.arange(c.dim)
+        order = MOSEK_CONES[type(c)][0]
+        inner = np.arange(c.dim) if order is None else order(c)
         rows.append((starts[:, None] + inner[None, :]).reshape(-1))
-        accs += [(c.kind, c.dim, c.alpha)] * c.count
+        accs += [c.with_count(1)] * c.count
     return (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)), accs
 
 
-def _domain(task, kind: str, dim: int, alpha):
-    if kind == "soc":
-        return task.appendquadraticconedomain(dim)
-    if kind == "psd":
-        return task.appendsvecpsdconedomain(dim)
-    if kind == "pow":
-        return task.appendprimalpowerconedomain(3, [float(alpha), 1.0 - float(alpha)])
-    if kind == "exp":
-        return task.appendprimalexpconedomain()
-    if kind == "pownd":  # x_1^a_1 ... x_n^a_n >= |z|: MOSEK's primal power cone with n weights, one z
-        return task.appendprimalpowerconedomain(dim, [float(a) for a in alpha])
-    if kind == "rquad":
-        return task.appendrquadraticconedomain(dim)
-    raise BackendError(f"mosek backend: unsupported cone {kind!r}")
+def _domain(task, acc):
+    """MOSEK's domain for one ACC: a single-copy cone, or ("rquad", dim) for the quadratic objective's epigraph."""
+    if isinstance(acc, tuple):
+        return task.appendrquadraticconedomain(acc[1])
+    return MOSEK_CONES[type(acc)][1](task, acc)
 
 
 def fill_task(task, problem, quadratic: str = "auto") -> TaskMap:
@@ -147,7 +156,7 @@ def fill_task(task, problem, quadratic: str = "auto") -> TaskMap:
 
     if quadratic not in ("auto", "cone", "qobj"):
         raise InputError(f"quadratic must be 'auto', 'cone' or 'qobj'; got {quadratic!r}")
-    unknown = {c.kind for c in problem.cones} - {"zero", "nonneg", *_CONIC}
+    unknown = {c.kind for c in problem.cones if not isinstance(c, (*_LINEAR, *MOSEK_CONES))}
     if unknown:
         raise BackendError(f"mosek backend: unsupported cone(s) {sorted(unknown)}")
     n = problem.n
@@ -189,24 +198,25 @@ def fill_task(task, problem, quadratic: str = "auto") -> TaskMap:
     g = problem.b[afe_rows].astype(float)
     n_acc = len(accs)
     if mode == "cone":  # rows (t, 1, R x) of the rotated cone 2 * t * 1 >= ||R x||^2, t = column n
+        assert R is not None  # the factor is computed in cone mode
         r = R.shape[0]
         t_row = sp.csr_matrix(([1.0], ([0], [n])), shape=(1, n + 1))
         F = sp.vstack([sp.hstack([F, sp.csr_matrix((F.shape[0], 1))]), t_row, sp.csr_matrix((1, n + 1)),
                        sp.hstack([R, sp.csr_matrix((r, 1))])], format="csr")
         g = np.concatenate([g, [0.0, 1.0], np.zeros(r)])
-        accs = accs + [("rquad", r + 2, None)]
+        accs = accs + [("rquad", r + 2)]
     if F.shape[0]:
         task.appendafes(F.shape[0])
         Fc = sp.coo_matrix(F)
         task.putafefentrylist(Fc.row.astype(np.int64), Fc.col.astype(np.int32), Fc.data.astype(float))
         task.putafegslice(0, F.shape[0], g)
-        domains: dict = {}  # one MOSEK domain per distinct (kind, dim, alpha), shared by its ACCs
+        domains: dict = {}  # one MOSEK domain per distinct cone (kind, dim, alpha), shared by its ACCs
         for a in accs:
             if a not in domains:
-                domains[a] = _domain(task, *a)
+                domains[a] = _domain(task, a)
         dom = np.array([domains[a] for a in accs], dtype=np.int64)
         task.appendaccsseq(dom, F.shape[0], 0, None)
-    return TaskMap(n=n, lin_rows=lin_rows, afe_rows=afe_rows, acc_dims=[a[1] for a in accs[:n_acc]],
+    return TaskMap(n=n, lin_rows=lin_rows, afe_rows=afe_rows, acc_dims=[a.dim for a in accs[:n_acc]],
                    quadratic=mode)
 
 
@@ -421,7 +431,7 @@ def solve_mosek(problem, solver=None, options=None):
                          iterations=int(iters), solve_time=elapsed, certificate=cert, info=info)
 
 
-CONES = frozenset({"zero", "nonneg", *_CONIC})
+CONES = frozenset(k.kind for k in (*_LINEAR, *MOSEK_CONES))
 register(Backend(
     name="mosek", solve=solve_mosek, cones=CONES, duals=True, warm_start=False, licence="MOSEK licence file",
     requires=("mosek",), solvers=lambda: ["mosek"], licence_check=_licence_problem,

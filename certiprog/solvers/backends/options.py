@@ -37,7 +37,7 @@ def check_value(what: str, name: str, value, current=None) -> None:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         if not math.isfinite(float(value)):
             raise OptionError(f"{what} option {name}={value!r} rejected: expected a finite number")
-        if _must_be_positive(name) and not value > 0:
+        if _must_be_positive(name) and not float(value) > 0:
             raise OptionError(f"{what} option {name}={value!r} rejected: must be positive")
     elif _must_be_positive(name) and current is None and isinstance(value, str):
         raise OptionError(f"{what} option {name}={value!r} rejected: expected a positive number")
@@ -64,6 +64,6 @@ def pop_time_limit(options: dict, what: str) -> float | None:
     t = options.pop("time_limit")
     if t is None:
         return None
-    if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(float(t)) or not t > 0:
+    if isinstance(t, bool) or not isinstance(t, numbers.Real) or not math.isfinite(float(t)) or not float(t) > 0:
         raise OptionError(f"{what}: time_limit={t!r} must be a positive finite number of seconds")
     return float(t)

@@ -27,10 +27,20 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from ...conic.cones import (
+    ExponentialCone,
+    NonnegCone,
+    PowerCone,
+    PowerConeND,
+    PsdCone,
+    SecondOrderCone,
+    ZeroCone,
+)
 from ...errors import BackendError, InputError, OptionError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
@@ -78,8 +88,9 @@ ENGINES = {"highs": "highs", "appsi_highs": "highs", "scip_direct": "scip", "gur
 
 def capabilities() -> dict:
     """`SolverCapabilities` of every solver in SOLVERS (for the registry's choice): no rays from any of them."""
-    extra = {"gurobi_direct": dict(licence=licences.gurobi, size_limit=licences.gurobi_size_limit),
-             "mosek_direct": dict(licence=licences.mosek)}
+    extra: dict[str, dict[str, Any]] = {
+        "gurobi_direct": dict(licence=licences.gurobi, size_limit=licences.gurobi_size_limit),
+        "mosek_direct": dict(licence=licences.mosek)}
     return {name: SolverCapabilities(ENGINES.get(name, name), cones=LINEAR | spec.cones, quadratic=spec.quadratic,
                                      quadratic_with_cones=spec.form != "kernel", duals=spec.duals, rays=False,
                                      **extra.get(name, {}))
@@ -184,6 +195,18 @@ def _component_name(name: str, taken: set, model) -> str:
     return out
 
 
+_LINEAR = (ZeroCone, NonnegCone)  # written as linear rows by every builder
+
+
+def _write_cone(builder, cone, y) -> list:
+    """One copy of ``cone`` on its entries y, by the builder's table; a BackendError for a cone it cannot write."""
+    write = builder.CONES.get(type(cone))
+    if write is None:
+        raise BackendError(f"the pyomo backend cannot write a {cone.kind!r} cone in this form; it writes "
+                           f"{sorted(k.kind for k in builder.CONES)}")
+    return write(builder, cone, y)
+
+
 class _Environ:
     """Builds with pyomo.environ (every solver but MOSEK's conic interface)."""
 
@@ -222,29 +245,41 @@ class _Environ:
         parent.add_component(name, c)
         return {i: c[i] for i in exprs}
 
-    def cone(self, cone, y) -> list:
-        """sum y_1:^2 - y_0^2 <= 0 or sqrt(sum y_1:^2) - y_0 <= 0, y_0 >= 0 (SOC);
-        y_0^a y_1^(1-a) -+ y_2 >= 0, y_0, y_1 >= 0 (power; n weights for pownd);
-        y_1 exp(y_0 / y_1) - y_2 <= 0 with y_1 >= 1e-300, y_2 >= 0 (exponential; the face y_1 = 0 is left out,
-        so a problem whose optimum needs it is solved on its closure's interior only)."""
-        if cone.kind == "exp":
-            y[1].setlb(1e-300)
-            y[2].setlb(0.0)
-            return [y[1] * self.pe.exp(y[0] / y[1]) - y[2] <= 0]
-        if cone.kind == "pownd":
-            for v in y[:-1]:
-                v.setlb(0.0)
-            g = 1
-            for v, a in zip(y[:-1], cone.alpha):
-                g = g * v ** a
-            return [g - y[-1] >= 0, g + y[-1] >= 0]
+    def _soc(self, cone, y) -> list:
+        """sum y_1:^2 - y_0^2 <= 0, or sqrt(sum y_1:^2) - y_0 <= 0 in the norm form; y_0 >= 0."""
         y[0].setlb(0.0)
-        if cone.kind == "soc":
-            squares = sum(v ** 2 for v in y[1:])
-            return [self.pe.sqrt(squares) - y[0] <= 0] if self.norm else [squares - y[0] ** 2 <= 0]
+        squares = sum(v ** 2 for v in y[1:])
+        return [self.pe.sqrt(squares) - y[0] <= 0] if self.norm else [squares - y[0] ** 2 <= 0]
+
+    def _pow(self, cone, y) -> list:
+        """y_0^a y_1^(1-a) -+ y_2 >= 0, y_0, y_1 >= 0."""
+        y[0].setlb(0.0)
         y[1].setlb(0.0)
         g = y[0] ** cone.alpha * y[1] ** (1 - cone.alpha)
         return [g - y[2] >= 0, g + y[2] >= 0]
+
+    def _exp(self, cone, y) -> list:
+        """y_1 exp(y_0 / y_1) - y_2 <= 0 with y_1 >= 1e-300, y_2 >= 0 (the face y_1 = 0 is left out, so a problem
+        whose optimum needs it is solved on its closure's interior only)."""
+        y[1].setlb(1e-300)
+        y[2].setlb(0.0)
+        return [y[1] * self.pe.exp(y[0] / y[1]) - y[2] <= 0]
+
+    def _pownd(self, cone, y) -> list:
+        """prod y_i^a_i -+ y_n >= 0, y_i >= 0 (i < n)."""
+        for v in y[:-1]:
+            v.setlb(0.0)
+        g = 1
+        for v, a in zip(y[:-1], cone.alpha):
+            g = g * v ** a
+        return [g - y[-1] >= 0, g + y[-1] >= 0]
+
+    #: certiprog's cone class -> the method writing one copy of it on its entries y
+    CONES = {SecondOrderCone: _soc, PowerCone: _pow, ExponentialCone: _exp, PowerConeND: _pownd}
+
+    def cone(self, cone, y) -> list:
+        """The constraints of one copy of ``cone`` on its entries y (`CONES`)."""
+        return _write_cone(self, cone, y)
 
     def objective(self, expr):
         self.model.objective = self.pe.Objective(expr=expr, sense=self.pe.minimize)
@@ -290,12 +325,20 @@ class _Kernel:
         setattr(parent, name, c)
         return dict(c.items())
 
-    def cone(self, cone, y) -> list:
+    def _soc(self, cone, y) -> list:
         y[0].lb = 0.0
-        if cone.kind == "soc":
-            return [self.pmo.conic.quadratic(r=y[0], x=list(y[1:]))]
-        y[1].lb = 0.0
+        return [self.pmo.conic.quadratic(r=y[0], x=list(y[1:]))]
+
+    def _pow(self, cone, y) -> list:
+        y[0].lb = y[1].lb = 0.0
         return [self.pmo.conic.primal_power(r1=y[0], r2=y[1], x=[y[2]], alpha=float(cone.alpha))]
+
+    #: certiprog's cone class -> the method writing one copy of it as pyomo.kernel's conic constraint
+    CONES = {SecondOrderCone: _soc, PowerCone: _pow}
+
+    def cone(self, cone, y) -> list:
+        """The constraints of one copy of ``cone`` on its entries y (`CONES`)."""
+        return _write_cone(self, cone, y)
 
     def objective(self, expr):
         self.model.objective = self.pmo.objective(expr)
@@ -350,7 +393,7 @@ def build_pyomo_model(problem, form: str = "quadratic") -> PyomoTranslation:
     for owner, blks in owners.items():
         cname = _component_name(owner, taken, m)
         names[owner] = cname
-        conic = {id(b): b for b in blks if b.cone.kind in ("soc", "pow", "exp", "pownd") and b.cone.dim > 1}
+        conic = {id(b): b for b in blks if not isinstance(b.cone, _LINEAR) and b.cone.dim > 1}
         parent = bld.block(m, cname, owner) if conic else m
         y = iter(bld.var_block(parent, "y", sum(b.cone.rows for b in conic.values()), doc=f"cone entries of {owner}")
                  if conic else ())
@@ -369,7 +412,7 @@ def build_pyomo_model(problem, form: str = "quadratic") -> PyomoTranslation:
                     if row_nnz[i] == 0:  # nothing for a solver: its feasibility is checked on b at solve time
                         empty.append(i)
                         continue
-                    rows[off + k], exprs[off + k] = i, bld.linear(row_body(i), bp[i], b.cone.kind == "zero")
+                    rows[off + k], exprs[off + k] = i, bld.linear(row_body(i), bp[i], isinstance(b.cone, ZeroCone))
             off += b.cone.rows
         cons = bld.constraints(parent, "rows" if conic else cname, exprs, doc=owner)
         for k, i in rows.items():
@@ -421,8 +464,9 @@ def translation_for(problem, form: str = "quadratic") -> tuple[PyomoTranslation,
 
 # --------------------------------------------------------------------------- solving
 def _refuse_unsupported(problem, solver: str, spec: SolverSpec) -> None:
-    kinds = {c.kind for c in problem.cones if not (c.kind == "soc" and c.dim == 1)} - {"zero", "nonneg"}
-    if "psd" in kinds:
+    kinds = {c.kind for c in problem.cones if not isinstance(c, _LINEAR)
+             and not (isinstance(c, SecondOrderCone) and c.dim == 1)}  # an soc of dim 1 is t >= 0: a linear row
+    if PsdCone.kind in kinds:
         raise BackendError("the pyomo backend has no PSD cone (no Pyomo solver interface here takes semidefinite "
                            "constraints): use backend='clarabel' or backend='cvxpy'")
     missing = kinds - spec.cones
