@@ -29,12 +29,14 @@ from .cone_constraints import ExpCone, PowConeND
 from .constraints import PSD, SOC, Constraint, Equality, Inequality, PowerCone3D
 from .expression import Expression, Parameter, Variable, as_expression, concatenate, hstack, matmul, stack, vstack
 from .forall import ForAll
+from .formulation import Formulation, StructuredFormulation
 from .index_sets import IndexSet, LqEllipsoid, OracleSet, PointCloud
 from .model import Model, Objective, maximize, minimize
 from .results import Record
 
 __all__ = [
-    "Cone", "Constraint", "Equality", "ExpCone", "Expression", "ForAll", "IndexSet", "Inequality", "LqEllipsoid",
+    "Cone", "Constraint", "Equality", "ExpCone", "Expression", "ForAll", "Formulation", "IndexSet", "Inequality",
+    "LqEllipsoid", "StructuredFormulation",
     "Model", "Objective", "OracleSet", "Parameter", "PointCloud", "PowConeND", "PowerCone3D", "PSD", "Record", "SOC",
     "Variable",
     "abs_", "as_expression", "concatenate", "hinge", "hstack", "matmul", "max_entries", "maximize", "minimize", "norm1",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..errors import DCPError, ModelError, ShapeError
 from .constraints import Constraint
 from .expression import Expression, Parameter, Variable, as_expression
+from .formulation import Formulation, check_formulation
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,13 @@ class Model:
 
     Constraints are kept by name (``model.constraints[name]``); unnamed ones
     get ``c0, c1, ...``. Changing a Parameter's value keeps the compiled
-    structure and only refills the numbers at the next solve.
+    structure and only refills the numbers at the next solve. ``data``: the
+    formulation's typed inputs (a `Formulation`: ``derive(solution)``, and
+    optionally its own solver), as a paper's builder attaches them.
     """
 
-    def __init__(self, objective: Objective | None = None, constraints=(), name: str = "model"):
+    def __init__(self, objective: Objective | None = None, constraints=(), name: str = "model", *,
+                 data: Formulation | None = None):
         if objective is not None and not isinstance(objective, Objective):
             raise ModelError("Model's objective must be minimize(expr) or maximize(expr); "
                              f"got {type(objective).__name__}")
@@ -76,8 +80,7 @@ class Model:
         self.name = name
         self.constraints: dict[str, Constraint] = {}
         self.objective = objective
-        #: the formulation's typed data (inputs, derived matrices) with ``derive(solution)``; None for a plain model
-        self.data = None
+        self.data = data
         self._version = 0
         self._compiled = None
         if isinstance(constraints, dict):
@@ -86,6 +89,16 @@ class Model:
         else:
             for c in constraints:
                 self.add(c)
+
+    @property
+    def data(self) -> Formulation | None:
+        """The formulation's typed data (inputs, derived matrices), a `Formulation` with ``derive(solution)`` and,
+        for a formulation with its own solver, ``structured_solve`` / ``structured_auto``; None for a plain model."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Formulation | None) -> None:
+        self._data = check_formulation(value)
 
     # ------------------------------------------------------------- building
     def add(self, constraint: Constraint, name: str | None = None) -> Constraint:
@@ -174,7 +187,7 @@ class Model:
     def derived(self, solution):
         """What the formulation derives from a solution (a paper's b*, bound, recovered matrix, ...), typed.
 
-        A builder attaches ``model.data``, a typed object whose ``derive(solution)`` returns a `Record` (see
+        A builder attaches ``model.data``, a `Formulation` whose ``derive(solution)`` returns a `Record` (see
         `certiprog.model.results`); None when the model has no such data or the solution has no primal point.
         """
         derive = getattr(self.data, "derive", None)
@@ -218,7 +231,7 @@ class Model:
     def solve(self, backend: str | None = None, solver: str | None = None, **options):
         """Solve and return a Solution: on ``backend`` / ``solver`` when named (see
         `certiprog.solvers.available_solvers(model=...)`), else on the solver certiprog chooses, moving on to the
-        next when the certificate cannot confirm an answer (`sol.info['fallback']`, `certiprog.solvers`).
+        next when the certificate cannot confirm an answer (``sol.attempts``, `certiprog.solvers`).
 
         ``forall='auto'|'exact'|'cutting_plane'`` picks how ForAll constraints are handled;
         cutting-plane options: ``cp_tol``, ``cp_max_iter``, ``progress``; every other option goes to the solver.

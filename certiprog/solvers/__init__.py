@@ -2,15 +2,15 @@
 
 Who chooses the solver decides how far the answer is trusted:
 
-* ``backend`` and ``solver`` both named: that solver's answer as it is, with ``sol.info['verdict']`` from the
-  certificate check (no fallback);
+* ``backend`` and ``solver`` both named: that solver's answer as it is, with ``sol.verdict`` from the
+  certificate check (no fallback: ``sol.attempts`` is empty);
 * ``backend`` named, ``solver=None``: certiprog chooses among that backend's solvers (`registry.choose`);
 * neither: certiprog chooses among every available solver.
 
 When certiprog chooses, an answer the certificate cannot confirm (infeasible or unbounded without a verified
 ray, a point whose KKT check fails, no answer at all) moves on to the next capable solver, and
-``sol.info['fallback']`` records every attempt (`certiprog.solvers.fallback`). With neither named, a model whose
-``model.data`` has its own structured solver and whose conic matrix has more than
+``sol.attempts`` records every attempt, typed (`Attempt`, `certiprog.solvers.fallback`). With neither named, a
+model whose ``model.data`` has its own structured solver and whose conic matrix has more than
 `structured.AUTO_MIN_NNZ` nonzeros (or whose ``model.data.structured_auto(problem)`` says so) tries that solver
 first (`structured.auto_candidate`).
 """
@@ -32,7 +32,8 @@ from .registry import (
     needs,
     registered_backends,
 )
-from .solution import Solution, Status
+from .solution import Attempt, Feasibility, Solution, SolutionInfo, Status, Termination
+from .structured import StructuredAnswer
 
 
 def solve_conic(problem, backend: str | None = None, solver: str | None = None, *, first=None,
@@ -40,7 +41,7 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
     """Solve an assembled ConicProblem: on the named solver, or on the first one certiprog chooses whose answer
     the certificate confirms (see the module docstring); ``first``: a (label, solve) candidate tried before them."""
     from ..errors import BackendError
-    from .fallback import MAX_ANSWERS, first_confirmed, refined, verdict
+    from .fallback import MAX_ANSWERS, Candidate, first_confirmed, refined, verdict
     from .registry import backend_of_solver, check_solver, why_none
 
     if backend is None and solver is not None:
@@ -59,13 +60,14 @@ def solve_conic(problem, backend: str | None = None, solver: str | None = None, 
                                f"{choose(problem)}")
         with quiet_output(not wants_output(options)):
             sol = b.solve(problem, solver, options)
-        sol.info["verdict"] = verdict(problem, sol)
+        sol.verdict = verdict(problem, sol)
         return sol
     pairs = choose(problem, backend=backend)
     if not pairs:
         where = f"backend {backend!r}" if backend else "any available backend"
         raise BackendError(f"no solver of {where} takes this problem here: {why_none(problem, backend)}")
-    candidates = [(f"{name}/{s}", functools.partial(_run, name, s, problem, options)) for name, s in pairs]
+    candidates = [Candidate(f"{name}/{s}", functools.partial(_run, name, s, problem, options), name, s, dict(options))
+                  for name, s in pairs]
     if first is not None:
         candidates.insert(0, first)
     sol = first_confirmed(problem, candidates, skip=lambda exc: True, max_answers=MAX_ANSWERS)
@@ -112,6 +114,7 @@ def _store_values(model, sol: Solution) -> None:
         v.value = sol.value(name) if sol.x is not None and name in sol.problem.columns else None
 
 
-__all__ = ["ConicProblem", "Needs", "Solution", "SolverCapabilities", "Status", "available_backends",
+__all__ = ["Attempt", "ConicProblem", "Feasibility", "Needs", "Solution", "SolutionInfo", "SolverCapabilities",
+           "Status", "StructuredAnswer", "Termination", "available_backends",
            "available_solvers", "choose", "compile_model", "get_backend", "registered_backends", "solve_conic",
            "solve_model"]

@@ -10,43 +10,92 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
+import weakref
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
+from ..certify.verdict import Interval, Verdict
 from ..conic.cones import Cone, smat
 from ..errors import InputError, ModelError, SavedFileError
+from ..model.results import Record
+
+
+class Termination(str, Enum):
+    """Why the solver stopped: a string enum whose values are the words certiprog has always used
+    (``sol.status.termination == "optimal"`` keeps working; JSON writes the word). `Status` defines each."""
+
+    OPTIMAL = "optimal"
+    INACCURATE = "inaccurate"
+    UNCONFIRMED = "unconfirmed"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
+    ITERATION_LIMIT = "iteration_limit"
+    TIME_LIMIT = "time_limit"
+    NUMERICAL_ERROR = "numerical_error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Feasibility(str, Enum):
+    """What is known of the primal or of the dual side: a string enum of `Status`'s words."""
+
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    INFEASIBLE_INACCURATE = "infeasible_inaccurate"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _enum(kind, word, what: str):
+    try:
+        return kind(word)
+    except ValueError:
+        raise ModelError(f"unknown {what} {word!r}; one of {[k.value for k in kind]}") from None
 
 
 @dataclass(frozen=True)
 class Status:
     """Three parts: why the solver stopped, and what is known of the primal and of the dual.
 
-    termination: optimal | inaccurate | unconfirmed | infeasible | unbounded | infeasible_or_unbounded |
-    iteration_limit | time_limit | numerical_error. ``unconfirmed`` is certiprog's own word on its default path
-    (certiprog chose the solver): a point is returned that the certificate does not prove optimal (the solver may
-    have said 'optimal'; ``Solution.info['solver_termination']`` keeps its word, ``Solution.certification`` says why).
-    Where certiprog chooses, ``optimal`` means certified.
-    primal, dual: feasible | infeasible | infeasible_inaccurate (infeasibility detected to reduced accuracy) |
-    unknown.
+    termination (`Termination`): optimal | inaccurate | unconfirmed | infeasible | unbounded |
+    infeasible_or_unbounded | iteration_limit | time_limit | numerical_error. ``unconfirmed`` is certiprog's own word
+    on its default path (certiprog chose the solver): a point is returned that the certificate does not prove
+    optimal (the solver may have said 'optimal'; ``Solution.info['solver_termination']`` keeps its word,
+    ``Solution.certification`` says why). Where certiprog chooses, ``optimal`` means certified.
+    primal, dual (`Feasibility`): feasible | infeasible | infeasible_inaccurate (infeasibility detected to reduced
+    accuracy) | unknown. All three are string enums: they compare equal to (and serialise as) the words.
     """
 
-    termination: str
-    primal: str
-    dual: str
+    termination: Termination
+    primal: Feasibility
+    dual: Feasibility
+
+    def __post_init__(self):
+        object.__setattr__(self, "termination", _enum(Termination, self.termination, "termination"))
+        object.__setattr__(self, "primal", _enum(Feasibility, self.primal, "primal status"))
+        object.__setattr__(self, "dual", _enum(Feasibility, self.dual, "dual status"))
 
     def __eq__(self, other):
         if isinstance(other, str):
             return self.termination == other
+        if not isinstance(other, Status):
+            return NotImplemented
         return (self.termination, self.primal, self.dual) == (other.termination, other.primal, other.dual)
 
     def __hash__(self):
         return hash((self.termination, self.primal, self.dual))
 
     def __str__(self):
-        return self.termination
+        return self.termination.value
 
     @property
     def ok(self) -> bool:
@@ -54,12 +103,154 @@ class Status:
         return self.termination in ("optimal", "inaccurate", "unconfirmed")
 
 
+@dataclass(frozen=True, eq=False)
+class Attempt(Record):
+    """One candidate certiprog tried on its default path (`certiprog.solvers.fallback`), in the order tried.
+
+    ``label``: what the record calls it (``'clarabel/clarabel'``, ``'structured'``, ``'piqp/piqp (tighter:
+    {...})'``); ``backend``, ``solver``; ``options``: the solver options it ran with (the caller's, plus the
+    declared tighter tolerances of a re-solve); ``termination``: the solver's own word (None when it refused);
+    ``verdict``: the certificate's `Verdict` on its answer (None when it refused); ``time``: wall seconds of the
+    solve and the check; ``chosen``: whether this answer is the one returned; ``rejected``: why the certificate
+    does not back its answer, or why it was not chosen ('' for a chosen answer the certificate backs; why a chosen
+    answer is unconfirmed is ``Solution.fallback_note``); ``error``: the refusal (a BackendError's message) when
+    the candidate gave no answer."""
+
+    label: str
+    backend: str
+    solver: str
+    options: dict = field(default_factory=dict)
+    termination: Termination | None = None
+    verdict: Verdict | None = None
+    time: float = 0.0
+    chosen: bool = False
+    rejected: str = ""
+    error: str = ""
+
+    def __post_init__(self):
+        if self.termination is not None:
+            object.__setattr__(self, "termination", _enum(Termination, self.termination, "termination"))
+        if self.verdict is not None:
+            object.__setattr__(self, "verdict", _enum(Verdict, self.verdict, "verdict"))
+
+    @property
+    def refused(self) -> bool:
+        """True when the candidate gave no answer (``error`` says why)."""
+        return self.verdict is None
+
+    def legacy(self) -> dict:
+        """The entry the untyped ``info['fallback']['attempts']`` list used to hold (for the deprecated key)."""
+        if self.refused:
+            return {"solver": self.label, "error": self.error}
+        # the old record's 'verdict' was the reason when the certificate never ran (no point and no ray)
+        word = str(self.verdict)
+        reason = self.rejected if self.rejected and not self.rejected.startswith(word) else word
+        backed = self.verdict.startswith(("certified", "accurate", "inaccurate"))
+        return {"solver": self.label, "status": str(self.termination), "verdict": word if backed else reason}
+
+    def to_json(self) -> dict:
+        """Plain JSON data (`Solution.save`); `from_json` reads it back, validated."""
+        return {"label": self.label, "backend": self.backend, "solver": self.solver,
+                "options": _jsonable(self.options),
+                "termination": None if self.termination is None else self.termination.value,
+                "verdict": None if self.verdict is None else self.verdict.value, "time": float(self.time),
+                "chosen": bool(self.chosen), "rejected": self.rejected, "error": self.error}
+
+    @classmethod
+    def from_json(cls, d) -> "Attempt":
+        """An Attempt from `to_json`'s data; ValueError naming the fault for anything else."""
+        types = {"label": str, "backend": str, "solver": str, "options": dict, "termination": (str, type(None)),
+                 "verdict": (str, type(None)), "time": (int, float), "chosen": bool, "rejected": str, "error": str}
+        if not isinstance(d, dict) or set(d) != set(types):
+            raise ValueError(f"an attempt must have exactly the keys {sorted(types)}")
+        for key, kind in types.items():
+            if not isinstance(d[key], kind) or (kind is not bool and isinstance(d[key], bool)):
+                raise ValueError(f"attempt field {key!r} is a {type(d[key]).__name__}")
+        if not (np.isfinite(d["time"]) and d["time"] >= 0):
+            raise ValueError(f"attempt time must be finite and >= 0; got {d['time']!r}")
+        if (d["verdict"] is None) != (d["termination"] is None):
+            raise ValueError("an attempt has both a termination and a verdict (an answer) or neither (a refusal)")
+        try:
+            return cls(**d)
+        except ModelError as exc:
+            raise ValueError(str(exc)) from None
+
+
+class SolutionInfo(dict):
+    """``Solution.info``: the solver's own extra words (backend-specific, untyped: its raw status, the recovered
+    duals' note, ...). The results certiprog computes are typed fields of the Solution; the keys that used to
+    carry them still answer, from those fields, with a DeprecationWarning: ``'verdict'`` (`Solution.verdict`),
+    ``'fallback'`` (`Solution.attempts` and `Solution.fallback_note`), ``'interval'`` (`Solution.solver_interval`).
+    """
+
+    LEGACY = {"verdict": "sol.verdict", "fallback": "sol.attempts (and sol.fallback_note)",
+              "interval": "sol.solver_interval"}
+
+    def __init__(self, data=(), owner=None):
+        super().__init__(data)
+        self._owner = None if owner is None else weakref.ref(owner)
+
+    def _legacy(self, key):
+        owner = self._owner() if self._owner is not None else None
+        if owner is None:
+            return None
+        if key == "verdict":
+            return owner.verdict
+        if key == "interval":
+            return owner.solver_interval
+        if not owner.attempts:
+            return None
+        chosen = next((a.label for a in owner.attempts if a.chosen), None)
+        out = {"chosen": chosen, "attempts": [a.legacy() for a in owner.attempts]}
+        return {**out, "note": owner.fallback_note} if owner.fallback_note else out
+
+    @staticmethod
+    def _warn(key) -> None:
+        warnings.warn(f"sol.info[{key!r}] is deprecated: read {SolutionInfo.LEGACY[key]} (typed)", DeprecationWarning,
+                      stacklevel=3)
+
+    def __getitem__(self, key):
+        if key in self.LEGACY and not dict.__contains__(self, key):
+            value = self._legacy(key)
+            if value is not None:
+                self._warn(key)
+                return value
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        if key in self.LEGACY and not dict.__contains__(self, key):
+            value = self._legacy(key)
+            if value is not None:
+                self._warn(key)
+                return value
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        if key in self.LEGACY and not dict.__contains__(self, key):
+            return self._legacy(key) is not None
+        return super().__contains__(key)
+
+    def __setitem__(self, key, value):
+        if key in self.LEGACY:
+            warnings.warn(f"sol.info[{key!r}] is no longer certiprog's record (see {SolutionInfo.LEGACY[key]}); "
+                          "the value is kept as an untyped extra", DeprecationWarning, stacklevel=2)
+        super().__setitem__(key, value)
+
+    def __reduce__(self):  # copies hold the plain entries; the Solution re-binds its own (Solution.__setstate__)
+        return (SolutionInfo, (dict(self),))
+
+
 @dataclass
 class Solution:
     """A backend's answer in certiprog's conventions: values by variable name (`value`), duals by constraint name
     (`dual`, sign convention in the user guide), the `Status`, the ``backend`` and ``solver`` that produced it, and
     the certificate's ``verdict`` once checked. ``x``, ``z``, ``s`` are the stacked conic-form primal, dual and
-    slack; ``certificate`` an infeasibility or unboundedness ray. `save` / `load` write and read JSON + .npz."""
+    slack; ``certificate`` an infeasibility or unboundedness ray. `save` / `load` write and read JSON + .npz.
+
+    Typed results of the solve: ``verdict`` (`certiprog.certify.Verdict`), ``certification`` (the
+    `Certificate`), ``attempts`` (one `Attempt` per candidate certiprog's default path tried, empty when the solver
+    was named) with ``fallback_note`` (why the returned answer is unconfirmed, when it is), ``solver_interval``
+    (a structured solver's own rigorous `Interval`). ``info`` holds only the solver's untyped extra words."""
 
     status: Status
     objective: float
@@ -78,18 +269,46 @@ class Solution:
     cuts: dict = field(default_factory=dict)  # ForAll name -> list of cut points
     certificate: np.ndarray | None = None  # infeasibility / unboundedness ray when the solver gives one
     info: dict = field(default_factory=dict)
-    #: the `certiprog.certificates.Certificate` of this answer (the full check at solve time; None until checked):
+    #: the `certiprog.certify.Certificate` of this answer (the full check at solve time; None until checked):
     #: ``check(model, sol)`` with default arguments returns (a copy of) it while the data and the point are unchanged
     certification: object = field(default=None, repr=False, compare=False)
+    #: certiprog's default path: every candidate tried, in order (`Attempt`); empty when the solver was named
+    attempts: list = field(default_factory=list, repr=False, compare=False)
+    #: why the returned answer is not proved, when the default path returns an unconfirmed one ('' otherwise)
+    fallback_note: str = field(default="", repr=False, compare=False)
+    #: the structured solver's own rigorous interval on the optimum (`Interval`; None for a backend's answer)
+    solver_interval: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        self._verdict = None
+        if self.solver_interval is not None:
+            self.solver_interval = _interval(self.solver_interval)
+
+    def __setattr__(self, name, value):
+        if name == "info":
+            value = SolutionInfo(value if value is not None else {}, owner=self)
+        object.__setattr__(self, name, value)
+
+    def __setstate__(self, state):  # copy / deepcopy: the copy's info answers for the copy
+        self.__dict__.update(state)
+        self.info = dict(state.get("info") or {})
 
     @property
     def verdict(self):
-        """The certificate's `certiprog.certificates.Verdict` on this answer (a string enum: 'certified',
-        'accurate', ...); None when it was never checked."""
-        from ..certify.verdict import Verdict
-
-        word = self.certification.verdict if self.certification is not None else self.info.get("verdict")
+        """The certificate's `certiprog.certify.Verdict` on this answer (a string enum: 'certified',
+        'accurate', ...): the remembered `certification`'s, else the one recorded at solve time (a cutting-plane
+        master's cheap check, or 'failed' for an answer with neither point nor ray); None when never checked."""
+        word = self.certification.verdict if self.certification is not None else self._verdict
         return None if word is None else Verdict(word)
+
+    @verdict.setter
+    def verdict(self, word) -> None:
+        self._verdict = None if word is None else _enum(Verdict, word, "verdict")
+
+    @property
+    def chosen(self) -> Attempt | None:
+        """The `Attempt` whose answer this is, on certiprog's default path (None when the solver was named)."""
+        return next((a for a in self.attempts if a.chosen), None)
 
     # ------------------------------------------------------------ access
     def _name(self, obj) -> str:
@@ -149,7 +368,7 @@ class Solution:
     @property
     def duals_approximate(self) -> bool:
         """True when the duals were recovered (`duals_recovered`) but not proved a KKT dual to rounding: the values
-        `dual` returns are then approximate (``info['duals_recovered']`` says why; `certiprog.certificates.polish`)."""
+        `dual` returns are then approximate (``info['duals_recovered']`` says why; `certiprog.certify.polish`)."""
         return bool(self.duals_recovered and self.info.get("duals_approximate", False))
 
     @property
@@ -202,6 +421,9 @@ class Solution:
             "compile_time": float(self.compile_time), "solve_time": float(self.solve_time),
             "duals_recovered": bool(self.duals_recovered), "history": _jsonable(self.history),
             "info": _jsonable(self.info), "cuts": cut_keys, "not_saved": not_saved,
+            "verdict": None if self.verdict is None else self.verdict.value,
+            "attempts": [a.to_json() for a in self.attempts], "fallback_note": str(self.fallback_note),
+            "solver_interval": None if self.solver_interval is None else [float(e) for e in self.solver_interval],
             "arrays": {k: list(a.shape) for k, a in arrays.items()},
             "sha256": {k: _digest(a) for k, a in arrays.items()}, "problem": _layout(self.problem),
         }
@@ -219,7 +441,7 @@ class Solution:
         override a JSON field.
 
         ``problem`` (a Model, compiled and assembled with its current Parameter values, or the ConicProblem
-        itself) re-attaches what was solved, so that ``value``, ``dual`` and `certiprog.certificates.check`
+        itself) re-attaches what was solved, so that ``value``, ``dual`` and `certiprog.certify.check`
         work; it must have the saved layout (sizes, cones, variables, constraint rows) and the same data up to
         rounding (norms of A, b, P, q and r0), else an InputError says what differs. A cutting-plane
         solution was solved on a master problem with cuts: re-attach that ConicProblem (``sol.problem``).
@@ -234,20 +456,37 @@ class Solution:
             solver_version=meta["solver_version"], iterations=meta["iterations"], compile_time=meta["compile_time"],
             solve_time=meta["solve_time"], duals_recovered=meta["duals_recovered"], history=meta["history"],
             cuts={name: arrays[key] for name, key in meta["cuts"].items()}, certificate=arrays.get("certificate"),
-            info=meta["info"],
+            info=meta["info"], attempts=[Attempt.from_json(a) for a in meta["attempts"]],
+            fallback_note=meta["fallback_note"], solver_interval=meta["solver_interval"],
         )
+        sol.verdict = meta["verdict"]
         return sol
 
 
 # ---------------------------------------------------------------------------- file format
-FORMAT = "certiprog.solution/2"
+FORMAT = "certiprog.solution/3"
+#: earlier formats `load` still reads: /2 kept the verdict, the fallback record and a structured solver's interval
+#: in its untyped 'info' (moved to typed fields by `_upgrade`)
+OLD_FORMATS = ("certiprog.solution/2",)
 ARRAYS = ("x", "z", "s", "certificate")
 _KEYS = {"format": str, "status": dict, "objective": (int, float), "backend": str, "solver": str,
          "solver_version": str, "iterations": (int, type(None)), "compile_time": (int, float),
          "solve_time": (int, float), "duals_recovered": bool, "history": list, "info": dict, "cuts": dict,
-         "not_saved": list, "arrays": dict, "sha256": dict, "problem": dict}
+         "not_saved": list, "arrays": dict, "sha256": dict, "problem": dict, "verdict": (str, type(None)),
+         "attempts": list, "fallback_note": str, "solver_interval": (list, type(None))}
 _PROBLEM_KEYS = {"n", "m", "sense", "cones", "variables", "blocks", "fingerprint"}
 _FINGERPRINT = ("A", "b", "P", "q", "r0")
+
+
+def _interval(pair) -> Interval:
+    """``pair`` (lower, upper) as an `Interval` of floats; ModelError for anything else."""
+    if isinstance(pair, Interval):
+        return pair
+    try:
+        lo, hi = pair
+        return Interval(float(lo), float(hi))
+    except (TypeError, ValueError):
+        raise ModelError(f"an interval is a pair (lower, upper) of numbers; got {pair!r}") from None
 
 
 def _digest(arr: np.ndarray) -> str:
@@ -308,6 +547,8 @@ def _check_meta(meta, stem: str) -> None:
     """Every field of the JSON, by type and meaning; raises SavedFileError naming the first fault."""
     if not isinstance(meta, dict):
         raise _bad(stem, f"the JSON holds a {type(meta).__name__}, not an object")
+    if meta.get("format") in OLD_FORMATS:
+        _upgrade(meta, stem)
     if meta.get("format") != FORMAT:
         raise SavedFileError(f"{stem}.json is not a certiprog solution file of format {FORMAT!r} "
                              f"(format {meta.get('format')!r}); re-run the solve and save it again")
@@ -326,6 +567,19 @@ def _check_meta(meta, stem: str) -> None:
     sides = {s.primal for s in STATUS.values()} | {s.dual for s in STATUS.values()} | {"feasible"}
     if status["termination"] not in terms or status["primal"] not in sides or status["dual"] not in sides:
         raise _bad(stem, f"unknown status {status}")
+    if meta["verdict"] is not None and meta["verdict"] not in {v.value for v in Verdict}:
+        raise _bad(stem, f"unknown verdict {meta['verdict']!r}")
+    for i, a in enumerate(meta["attempts"]):
+        try:
+            Attempt.from_json(a)
+        except ValueError as exc:
+            raise _bad(stem, f"attempt {i}: {exc}") from None
+    if sum(bool(isinstance(a, dict) and a.get("chosen")) for a in meta["attempts"]) > 1:
+        raise _bad(stem, "more than one attempt is marked chosen")
+    iv = meta["solver_interval"]
+    if iv is not None and not (len(iv) == 2 and all(isinstance(e, (int, float)) and not isinstance(e, bool)
+                                                     for e in iv) and iv[0] <= iv[1]):
+        raise _bad(stem, f"'solver_interval' must be [lower, upper] with lower <= upper; got {iv!r}")
     if meta["iterations"] is not None and meta["iterations"] < 0:
         raise _bad(stem, "'iterations' is negative")
     for key in ("compile_time", "solve_time"):
@@ -389,6 +643,36 @@ def _check_meta(meta, stem: str) -> None:
         raise _bad(stem, f"bad 'not_saved' {meta['not_saved']!r}")
     if status["termination"] in ("optimal", "inaccurate", "unconfirmed") and "x" not in meta["arrays"]:
         raise _bad(stem, f"a {status['termination']} solution must hold its primal point x")
+
+
+def _upgrade(meta: dict, stem: str) -> None:
+    """A format-/2 file's untyped info['verdict'] / ['fallback'] / ['interval'] as the typed fields of /3."""
+    info = meta.get("info")
+    if not isinstance(info, dict):
+        return  # _check_meta reports it
+    verdict, fallback, interval = info.pop("verdict", None), info.pop("fallback", None), info.pop("interval", None)
+    meta["verdict"] = verdict if isinstance(verdict, str) and verdict in {v.value for v in Verdict} else None
+    meta["solver_interval"] = interval
+    meta["fallback_note"] = str(fallback.get("note", "")) if isinstance(fallback, dict) else ""
+    attempts = []
+    for a in fallback.get("attempts", []) if isinstance(fallback, dict) else []:
+        if not isinstance(a, dict) or not isinstance(a.get("solver"), str):
+            raise _bad(stem, f"bad fallback attempt {a!r}")
+        label = a["solver"]
+        backend, _, solver = label.partition(" ")[0].partition("/")
+        word = a.get("verdict")
+        known = isinstance(word, str) and word in {v.value for v in Verdict}
+        answered = "error" not in a
+        attempts.append({"label": label, "backend": backend, "solver": solver or backend, "options": {},
+                         "termination": str(a.get("status")) if answered else None,
+                         "verdict": (word if known else "failed") if answered else None, "time": 0.0,
+                         "chosen": label == fallback.get("chosen"), "rejected": "" if known or not answered
+                         else str(word), "error": str(a.get("error", ""))})
+    chosen = [i for i, a in enumerate(attempts) if a["chosen"]]
+    for i in chosen[:-1]:  # a label tried twice: the later answer is the one returned
+        attempts[i]["chosen"] = False
+    meta["attempts"] = attempts
+    meta["format"] = FORMAT
 
 
 def _read(stem: str) -> tuple[dict, dict]:

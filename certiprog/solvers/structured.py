@@ -1,18 +1,22 @@
 """``model.solve(solver="structured")``: hand a Model to its formulation's own structure-exploiting solver.
 
-A formulation opts in by giving its typed ``model.data`` a method ``structured_solve(**options) -> dict`` with
+A formulation opts in by giving its ``model.data`` (a `certiprog.model.StructuredFormulation`) a method
+``structured_solve(**options) -> StructuredAnswer`` (typed, validated on construction) with
 
 * ``values``: {variable name: array} for every variable of the model,
 * ``duals``: {constraint name: array} in certiprog's convention (`certiprog.solvers.solution`),
 * ``status``: 'optimal' (its own rigorous interval met the tolerance) or 'inaccurate' (a feasible point whose
-  certified interval is wider than asked),
-* optionally ``iterations`` and ``info`` (copied into ``sol.info``, e.g. the solver's rigorous interval).
+  certified interval is wider than asked); any other word of the solver's is kept in ``solver_status`` and read as
+  'inaccurate',
+* ``interval``: its own rigorous `Interval` on the optimum, when it proves one (``sol.solver_interval``),
+* optionally ``iterations`` and ``info`` (the solver's extra words, copied into ``sol.info``).
 
-The answer is mapped into the compiled problem's columns and rows and then checked by certiprog's certificate like
-any backend's (``sol.info['verdict']``). Why not a registered backend: a backend receives only the assembled conic
-data, and the registry offers every backend to every model its cones fit (`registry.available_solvers`, which the
-core tests and the demo enumerate), while this path exists only for models whose data carry their own solver.
-Example: paper 003's eq. (1) (`certiprog.formulations.error_clumping_paper.solver`).
+A plain dict with those keys (the interval under ``info['interval']``) is still read, with a DeprecationWarning,
+for one release. The answer is mapped into the compiled problem's columns and rows and then checked by certiprog's
+certificate like any backend's (``sol.verdict``). Why not a registered backend: a backend receives only the
+assembled conic data, and the registry offers every backend to every model its cones fit
+(`registry.available_solvers`, which the core tests and the demo enumerate), while this path exists only for models
+whose data carry their own solver. Example: paper 003's eq. (1) (`certiprog.formulations.error_clumping_paper.solver`).
 
 ``values`` need only name the model's own variables: the compiler's internal columns (the epigraph variable of each
 atom, ``_pnorm1``, ``_pos2``, ...; the ``_sq`` copies of a sum of squares) are filled by `fill_auxiliary`, each with
@@ -24,11 +28,15 @@ alone, the others fixed. Duals may name a constraint's own rows or an internal b
 from __future__ import annotations
 
 import time
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import BackendError, CertiprogError, ModelError
+from ..model.results import Record
 from .backends.common import make_solution
+from .solution import Interval, Termination, _interval
 
 STRUCTURED = "structured"
 # certiprog's own choice (model.solve() with no backend and no solver) tries the formulation's structured solver first
@@ -38,6 +46,66 @@ STRUCTURED = "structured"
 # 1.3 s on Clarabel (structured alone 0.1 s); 20,000 x 300 (6.1e6) model.solve() 4.6 s, structured chosen, verdict
 # accurate (Clarabel 26-83 s, issue 15 and benchmarks/scale.py).
 AUTO_MIN_NNZ = 10**6
+
+
+@dataclass(frozen=True, eq=False)
+class StructuredAnswer(Record):
+    """What a formulation's ``structured_solve`` returns (module docstring): ``values`` {variable: array},
+    ``duals`` {constraint or block owner: array}, ``status`` ('optimal' when its own interval met the tolerance,
+    else 'inaccurate'), ``interval`` (its rigorous `Interval`, or None), ``iterations``, ``solver_status`` (the
+    solver's own word when it is neither), ``info`` (its extra words: no verdict, fallback or interval)."""
+
+    values: dict
+    duals: dict = field(default_factory=dict)
+    status: Termination = Termination.INACCURATE
+    interval: Interval | None = None
+    iterations: int | None = None
+    solver_status: str = ""
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.values, dict) or not all(isinstance(k, str) for k in self.values):
+            raise BackendError(f"a structured answer's values must be a dict {{variable name: array}}; got "
+                               f"{type(self.values).__name__}")
+        if not isinstance(self.duals, dict) or not all(isinstance(k, str) for k in self.duals):
+            raise BackendError(f"a structured answer's duals must be a dict {{constraint name: array}}; got "
+                               f"{type(self.duals).__name__}")
+        word = str(getattr(self.status, "value", self.status))
+        status = Termination(word) if word in ("optimal", "inaccurate") else Termination.INACCURATE
+        object.__setattr__(self, "status", status)
+        if word != status.value and not self.solver_status:
+            object.__setattr__(self, "solver_status", word)
+        if self.interval is not None:
+            try:
+                object.__setattr__(self, "interval", _interval(self.interval))
+            except ModelError as exc:
+                raise BackendError(f"a structured answer's interval: {exc}") from None
+        if self.iterations is not None:
+            object.__setattr__(self, "iterations", int(self.iterations))
+        if not isinstance(self.info, dict) or set(self.info) & {"verdict", "fallback", "interval"}:
+            raise BackendError("a structured answer's info holds the solver's extra words only (a dict without "
+                               "'verdict', 'fallback' or 'interval': the interval is StructuredAnswer.interval)")
+
+    @classmethod
+    def from_dict(cls, out: dict) -> "StructuredAnswer":
+        """The answer of a hook that still returns the old dict (its interval under ``info['interval']``)."""
+        if not isinstance(out, dict) or "values" not in out:
+            raise BackendError(f"structured_solve must return a StructuredAnswer; got {type(out).__name__}")
+        info = dict(out.get("info", {}))
+        interval = info.pop("interval", None)
+        for key in ("verdict", "fallback"):
+            info.pop(key, None)
+        return cls(out["values"], dict(out.get("duals", {})), out.get("status", "inaccurate"), interval,
+                   out.get("iterations"), info=info)
+
+
+def answer_of(out) -> StructuredAnswer:
+    """``structured_solve``'s return value as a `StructuredAnswer` (a dict: converted, with a DeprecationWarning)."""
+    if isinstance(out, StructuredAnswer):
+        return out
+    warnings.warn("structured_solve returning a dict is deprecated: return certiprog.solvers.StructuredAnswer "
+                  "(the interval as its 'interval' field)", DeprecationWarning, stacklevel=3)
+    return StructuredAnswer.from_dict(out)
 
 
 def auto_candidate(model, problem):
@@ -64,6 +132,7 @@ def auto_candidate(model, problem):
 
 
 def has_structured_solver(model) -> bool:
+    """Whether ``model.data`` offers ``structured_solve`` (a `certiprog.model.StructuredFormulation`)."""
     return callable(getattr(getattr(model, "data", None), "structured_solve", None))
 
 
@@ -82,7 +151,7 @@ def solve_structured(model, backend=None, **options):
     from . import _store_values
     from .fallback import verdict
 
-    sol.info["verdict"] = verdict(sol.problem, sol)
+    sol.verdict = verdict(sol.problem, sol)
     _store_values(model, sol)
     return sol
 
@@ -91,11 +160,11 @@ def structured_answer(model, problem, options: dict):
     """``model.data.structured_solve(**options)`` as a Solution of the assembled ``problem`` (no verdict, no
     variable values set): user values completed by `fill_auxiliary`, duals placed by constraint or block owner."""
     t0 = time.perf_counter()
-    out = model.data.structured_solve(**options)
+    out = answer_of(model.data.structured_solve(**options))
     elapsed = time.perf_counter() - t0
-    x = fill_auxiliary(problem, out["values"])
+    x = fill_auxiliary(problem, out.values)
     z = np.zeros(problem.m)
-    for name, dual in out.get("duals", {}).items():
+    for name, dual in out.duals.items():
         try:
             owned = problem.rows_of(name, primary_only=False)
         except ModelError as exc:
@@ -110,10 +179,13 @@ def structured_answer(model, problem, options: dict):
         for b in blocks:
             z[b.start:b.stop] = dual[k:k + b.stop - b.start]
             k += b.stop - b.start
-    status = out.get("status", "inaccurate")
-    return make_solution(problem, status if status in ("optimal", "inaccurate") else "inaccurate", x, z,
-                         problem.b - problem.A @ x, backend=STRUCTURED, solver=STRUCTURED,
-                         iterations=out.get("iterations"), solve_time=elapsed, info=dict(out.get("info", {})))
+    info = dict(out.info)
+    if out.solver_status:
+        info.setdefault("structured_status", out.solver_status)
+    sol = make_solution(problem, out.status.value, x, z, problem.b - problem.A @ x, backend=STRUCTURED,
+                        solver=STRUCTURED, iterations=out.iterations, solve_time=elapsed, info=info)
+    sol.solver_interval = out.interval
+    return sol
 
 
 def fill_auxiliary(problem, values: dict) -> np.ndarray:
@@ -147,7 +219,7 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
             continue
         expr = defs[var.id]
         if all(v in known for v in expr.variables):
-            known[var] = np.asarray(expr.value_at(known), dtype=float).reshape(var.shape)
+            known[var] = _inside(expr, np.asarray(expr.value_at(known), dtype=float).reshape(var.shape))
     for name, (var, start, stop) in problem.columns.items():
         if var in known and var.id not in user:  # the user's own columns are set above
             x[start:stop] = np.ravel(known[var])
@@ -155,6 +227,22 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
     if free.any():
         x[free] = _solve_remaining(problem, x, free)
     return x
+
+
+#: an atom's epigraph column is filled with the atom's value raised by this much (relative; a concave atom's hypograph
+#: column lowered): at the value itself the column sits on its cone's boundary, where no enclosure proves membership
+#: and the check repaired the point by a margin problem over the cone (000 eq. (8) on MNIST, 785-dimensional: 18 of
+#: 28 s). A solver whose point keeps at least this slack where the column is read elsewhere is proved directly.
+AUX_MARGIN = 1e-10
+
+
+def _inside(expr, value: np.ndarray) -> np.ndarray:
+    """``value`` of the epigraph column ``expr`` (one atom) moved by `AUX_MARGIN` into the atom's cone."""
+    atoms = getattr(expr, "nonlin", ())
+    if len(atoms) != 1 or getattr(expr, "terms", None):
+        return value  # a `_sq` copy (an equality) or anything else: its exact value
+    sign = {"convex": 1.0, "concave": -1.0}.get(getattr(atoms[0][1], "curvature", ""), 0.0)
+    return value + sign * AUX_MARGIN * np.abs(value) if sign else value
 
 
 def _solve_remaining(problem, x: np.ndarray, free: np.ndarray) -> np.ndarray:

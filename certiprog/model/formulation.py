@@ -1,0 +1,66 @@
+"""`Formulation`: the contract of ``model.data``, the typed object a paper's builder attaches to its Model.
+
+A builder returns ``Model(objective, constraints, data=...)`` (or sets ``model.data``) with an object holding the
+formulation's inputs and derived matrices, which offers
+
+* ``derive(solution) -> Record | None``: what the paper reports from a solution (``model.derived(sol)``,
+  `certiprog.model.results`);
+
+and, when the formulation has its own structure-exploiting solver (`StructuredFormulation`),
+
+* ``structured_solve(**options) -> StructuredAnswer``: ``model.solve(solver="structured")`` and certiprog's
+  automatic choice (`certiprog.solvers.structured`; `StructuredAnswer` lives there, beside its one consumer);
+* ``structured_auto(problem) -> bool``: whether certiprog's automatic choice tries that solver first at this size.
+
+These are `typing.Protocol`s: a dataclass with those methods is a Formulation, no base class needed. Why not
+`getattr` on any object: the contract is written down once, type checkers read it, and `Model` refuses a ``data``
+that offers none of it (a mistyped attribute would otherwise silently turn the formulation's solver off).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..errors import ModelError
+
+if TYPE_CHECKING:  # annotations only: the answer type is the solvers layer's
+    from ..conic.problem import ConicProblem
+    from ..solvers.structured import StructuredAnswer
+    from .results import Record
+
+__all__ = ["Formulation", "StructuredFormulation", "check_formulation"]
+
+
+@runtime_checkable
+class Formulation(Protocol):
+    """``model.data``: a formulation's typed inputs with ``derive(solution)`` (see the module docstring)."""
+
+    def derive(self, solution: Any) -> Record | None:
+        """The quantities the paper reports from ``solution`` (a `Record`), or None."""
+        ...
+
+
+@runtime_checkable
+class StructuredFormulation(Formulation, Protocol):
+    """A `Formulation` with its own structure-exploiting solver (`certiprog.solvers.structured`)."""
+
+    def structured_solve(self, **options: Any) -> StructuredAnswer:
+        """Solve the formulation with its own solver; a typed `StructuredAnswer`."""
+        ...
+
+    def structured_auto(self, problem: ConicProblem) -> bool:
+        """True when certiprog's automatic choice should try `structured_solve` first for ``problem``."""
+        ...
+
+
+#: the methods a ``model.data`` may offer; it must offer at least one (`check_formulation`)
+METHODS = ("derive", "structured_solve", "structured_auto")
+
+
+def check_formulation(data):
+    """``data`` if it can be a Model's ``data`` (None, or an object offering at least one of `METHODS`), else a
+    ModelError naming the contract."""
+    if data is None or any(callable(getattr(data, m, None)) for m in METHODS):
+        return data
+    raise ModelError(f"model.data must be a Formulation (certiprog.model.Formulation: derive(solution), and for a "
+                     f"formulation with its own solver structured_solve(**options) / structured_auto(problem)) or "
+                     f"None; got a {type(data).__name__} with none of {list(METHODS)}")
