@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ModelError
-from .cones import Cone
+from .cones import Cone, NonnegCone, ZeroCone
 
 if TYPE_CHECKING:  # annotations only: the model layer sits above this one
     from ..model.compile import Structure
@@ -100,10 +100,10 @@ def merge_cones(cones) -> list:
     """``cones`` in order, consecutive zero / nonneg ones merged into one of their total size."""
     out: list[Cone] = []
     for c in cones:
-        if out and c.kind in ("zero", "nonneg") and out[-1].kind == c.kind:
-            out[-1] = Cone(c.kind, out[-1].dim + c.rows)
-        elif c.kind in ("zero", "nonneg"):
-            out.append(Cone(c.kind, c.rows))
-        else:
+        if not isinstance(c, (ZeroCone, NonnegCone)):
             out.append(c)
+        elif out and type(out[-1]) is type(c):
+            out[-1] = type(c)(out[-1].dim + c.rows)
+        else:
+            out.append(type(c)(c.rows))
     return out

@@ -72,7 +72,6 @@ def _z_bound(w) -> float:
 class PowerConeBase(Cone):
     """The operations of the power cones, from their ``weights`` (no kind of its own)."""
 
-    __slots__ = ()
     dual_description = "{(u, w): u >= 0, prod (u_i / a_i)^a_i >= |w|}"
 
     @property

@@ -31,8 +31,6 @@ class Cone:
     """``count`` copies of one cone of ``dim`` rows; ``Cone(kind, dim, count=1, alpha=None)`` builds the subclass
     registered for ``kind`` (one of `KINDS`); ``alpha``: the power cones' exponents."""
 
-    __slots__ = ("dim", "count", "alpha")
-
     kind: ClassVar[str] = ""
     #: K* = K (the dual projection and membership are the cone's own)
     self_dual: ClassVar[bool] = False

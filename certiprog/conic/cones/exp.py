@@ -106,7 +106,6 @@ def _exp_project(V: np.ndarray) -> tuple:
 class ExponentialCone(Cone):
     """``count`` exponential cones, rows (x, y, z) with y exp(x / y) <= z (``dim`` = 3)."""
 
-    __slots__ = ()
     kind = "exp"
     dual_description = "{(u, v, w): u < 0, -u exp(v/u) <= e w} u {(0, v, w): v, w >= 0}"
 

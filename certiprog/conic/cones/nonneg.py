@@ -10,7 +10,6 @@ from .base import Cone
 class NonnegCone(Cone):
     """``count`` copies of R^dim_+ (compiled models use one copy of all inequality rows)."""
 
-    __slots__ = ()
     kind = "nonneg"
     self_dual = True
     dual_description = "itself (self-dual)"

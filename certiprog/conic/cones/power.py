@@ -11,7 +11,6 @@ from ._power import PowerConeBase
 class PowerCone(PowerConeBase):
     """``count`` 3-D power cones with one exponent ``alpha`` (``dim`` = 3)."""
 
-    __slots__ = ()
     kind = "pow"
 
     def __new__(cls, alpha: float, count: int = 1):

@@ -33,7 +33,6 @@ def nd_alpha(alpha, dim) -> tuple:
 class PowerConeND(PowerConeBase):
     """``count`` n-dimensional power cones with one weight vector ``alpha`` (n entries; ``dim`` = n + 1)."""
 
-    __slots__ = ()
     kind = "pownd"
 
     def __new__(cls, alpha, count: int = 1):

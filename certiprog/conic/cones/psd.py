@@ -68,7 +68,6 @@ def _smat_arb(p: list, n: int) -> list:
 class PsdCone(Cone):
     """``count`` PSD cones of n x n matrices in svec form, ``dim = n(n+1)/2`` rows each."""
 
-    __slots__ = ()
     kind = "psd"
     self_dual = True
     dual_description = "itself (self-dual under the trace inner product)"

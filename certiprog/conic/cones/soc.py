@@ -31,7 +31,6 @@ def body_norm_upper(V: np.ndarray) -> np.ndarray:
 class SecondOrderCone(Cone):
     """``count`` second-order cones of ``dim`` rows each, (t, x) with t >= ||x||, one per row of (count, dim)."""
 
-    __slots__ = ()
     kind = "soc"
     self_dual = True
     dual_description = "itself (self-dual)"

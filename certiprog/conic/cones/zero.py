@@ -10,7 +10,6 @@ from .base import Cone
 class ZeroCone(Cone):
     """``count`` copies of {0} in R^dim (compiled models use one copy of all equality rows)."""
 
-    __slots__ = ()
     kind = "zero"
     dual_description = "R^dim (every point)"
 

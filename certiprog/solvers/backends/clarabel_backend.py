@@ -7,6 +7,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...certificates.duality import set_margin_solver
+from ...conic.cones import (
+    ExponentialCone,
+    NonnegCone,
+    PowerCone,
+    PowerConeND,
+    PsdCone,
+    SecondOrderCone,
+    ZeroCone,
+)
 from ...errors import BackendError
 from ..registry import Backend, SolverCapabilities, register
 from .common import make_solution
@@ -21,28 +30,29 @@ _STATUS = {
 }
 
 
+#: certiprog's cone class -> Clarabel's cones for all its copies (``cl`` is the clarabel module). Clarabel reads the
+#: same rows in the same order for every cone (exp: (x, y, z) with y exp(x/y) <= z; pownd: (x, z), one z per cone)
+CLARABEL_CONES = {
+    ZeroCone: lambda cl, c: [cl.ZeroConeT(c.rows)],
+    NonnegCone: lambda cl, c: [cl.NonnegativeConeT(c.rows)],
+    SecondOrderCone: lambda cl, c: [cl.SecondOrderConeT(c.dim)] * c.count,
+    PsdCone: lambda cl, c: [cl.PSDTriangleConeT(c.side)] * c.count,
+    PowerCone: lambda cl, c: [cl.PowerConeT(c.alpha)] * c.count,
+    ExponentialCone: lambda cl, c: [cl.ExponentialConeT()] * c.count,
+    PowerConeND: lambda cl, c: [cl.GenPowerConeT(list(c.alpha), 1)] * c.count,
+}
+
+
 def clarabel_cones(cones) -> list:
     """Clarabel's cone objects for certiprog's ``cones`` (already merged, `ConicProblem.merged_cones`)."""
     import clarabel
 
     out = []
     for c in cones:
-        if c.kind == "zero":
-            out.append(clarabel.ZeroConeT(c.rows))
-        elif c.kind == "nonneg":
-            out.append(clarabel.NonnegativeConeT(c.rows))
-        elif c.kind == "soc":
-            out += [clarabel.SecondOrderConeT(c.dim)] * c.count
-        elif c.kind == "psd":
-            out += [clarabel.PSDTriangleConeT(c.side)] * c.count
-        elif c.kind == "pow":
-            out += [clarabel.PowerConeT(c.alpha)] * c.count
-        elif c.kind == "exp":  # the same order (x, y, z): y exp(x/y) <= z
-            out += [clarabel.ExponentialConeT()] * c.count
-        elif c.kind == "pownd":  # (x, z): prod x_i^a_i >= |z|, one z per cone
-            out += [clarabel.GenPowerConeT(list(c.alpha), 1)] * c.count
-        else:
+        make = CLARABEL_CONES.get(type(c))
+        if make is None:
             raise BackendError(f"clarabel backend: unsupported cone {c.kind!r}")
+        out += make(clarabel, c)
     return out
 
 
@@ -84,7 +94,7 @@ def solve_clarabel(problem, solver=None, options=None):
                          solve_time=elapsed, certificate=cert, info={"solver_status": str(res.status)})
 
 
-CONES = frozenset({"zero", "nonneg", "soc", "psd", "pow", "exp", "pownd"})
+CONES = frozenset(k.kind for k in CLARABEL_CONES)
 register(Backend(
     name="clarabel", solve=solve_clarabel, cones=CONES, duals=True, warm_start=False, licence=None,
     requires=("clarabel",), solvers=lambda: ["clarabel"],

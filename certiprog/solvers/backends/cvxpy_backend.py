@@ -14,7 +14,16 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ...conic.cones import svec
+from ...conic.cones import (
+    ExponentialCone,
+    NonnegCone,
+    PowerCone,
+    PowerConeND,
+    PsdCone,
+    SecondOrderCone,
+    ZeroCone,
+    svec,
+)
 from ...errors import BackendError, OptionError
 from ..registry import LINEAR, Backend, SolverCapabilities, register
 from . import licences
@@ -36,7 +45,9 @@ def _smat_operator(n: int) -> sp.csr_matrix:
     for j in range(n):
         for i in range(j + 1):
             if i == j:
-                rows.append(j * n + i), cols.append(k), vals.append(1.0)
+                rows.append(j * n + i)
+                cols.append(k)
+                vals.append(1.0)
             else:
                 w = 1.0 / np.sqrt(2.0)
                 rows += [j * n + i, i * n + j]
@@ -44,6 +55,70 @@ def _smat_operator(n: int) -> sp.csr_matrix:
                 vals += [w, w]
             k += 1
     return sp.csr_matrix((vals, (rows, cols)), shape=(n * n, k))
+
+
+def _by_row(cp, s, c):
+    """The block's slack as a (count, dim) expression, one cone per row."""
+    return cp.reshape(s, (c.count, c.dim), order="C")
+
+
+def _soc(cp, s, c):
+    S = _by_row(cp, s, c)
+    return cp.SOC(S[:, 0], S[:, 1:], axis=1)
+
+
+def _soc_dual(dv, c):
+    t, X = dv
+    return np.hstack([np.reshape(t, (c.count, 1)), np.reshape(X, (c.count, c.dim - 1))]).reshape(-1)
+
+
+def _psd(cp, s, c):
+    n = c.side
+    return cp.reshape(_smat_operator(n) @ s, (n, n), order="F") >> 0
+
+
+def _three(cp, s, c) -> list:
+    """The columns (x, y, z) of a block of 3-D cones (CVXPY's PowCone3D and ExpCone have certiprog's order)."""
+    S = _by_row(cp, s, c)
+    return [S[:, 0], S[:, 1], S[:, 2]]
+
+
+def _three_dual(dv, c):
+    parts = ([np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple))
+             else [np.reshape(dv, (c.count, 3))])
+    return np.hstack(parts).reshape(-1)
+
+
+def _pownd(cp, s, c):  # one cone per column of W (axis=0), z of shape (count,)
+    n = c.dim - 1
+    S = _by_row(cp, s, c)
+    return cp.PowConeND(S[:, :n].T, S[:, n], np.tile(np.asarray(c.alpha)[:, None], (1, c.count)), axis=0)
+
+
+def _pownd_dual(dv, c):  # CVXPY: [W dual (n, count), z dual (count,)]
+    n = c.dim - 1
+    Wd, zd = dv
+    return np.hstack([np.reshape(Wd, (n, c.count)).T, np.reshape(zd, (c.count, 1))]).reshape(-1)
+
+
+#: certiprog's cone class -> (its CVXPY constraint on the block's slack s, that constraint's dual value in
+#: certiprog's rows and sign; CVXPY's equality multipliers have the opposite sign)
+CVXPY_CONES = {
+    ZeroCone: (lambda cp, s, c: s == 0, lambda dv, c: -np.asarray(dv, float).reshape(-1)),
+    NonnegCone: (lambda cp, s, c: s >= 0, lambda dv, c: np.asarray(dv, float).reshape(-1)),
+    SecondOrderCone: (_soc, _soc_dual),
+    PsdCone: (_psd, lambda dv, c: svec(np.asarray(dv, float))),
+    PowerCone: (lambda cp, s, c: cp.PowCone3D(*_three(cp, s, c), c.alpha), _three_dual),
+    ExponentialCone: (lambda cp, s, c: cp.constraints.ExpCone(*_three(cp, s, c)), _three_dual),
+    PowerConeND: (_pownd, _pownd_dual),
+}
+
+
+def _translation(c):
+    entry = CVXPY_CONES.get(type(c))
+    if entry is None:
+        raise BackendError(f"cvxpy backend: unsupported cone {c.kind!r}")
+    return entry
 
 
 def build_cvxpy(problem):
@@ -56,31 +131,7 @@ def build_cvxpy(problem):
     for blk in problem.blocks:
         r = slice(blk.start, blk.stop)
         s = b[r] - A[r] @ x if A[r].nnz else cp.Constant(b[r])
-        c = blk.cone
-        if c.kind == "zero":
-            con = s == 0
-        elif c.kind == "nonneg":
-            con = s >= 0
-        elif c.kind == "soc":
-            S = cp.reshape(s, (c.count, c.dim), order="C")
-            con = cp.SOC(S[:, 0], S[:, 1:], axis=1)
-        elif c.kind == "psd":
-            n = c.side
-            M = cp.reshape(_smat_operator(n) @ s, (n, n), order="F")
-            con = M >> 0
-        elif c.kind == "pow":
-            S = cp.reshape(s, (c.count, 3), order="C")
-            con = cp.PowCone3D(S[:, 0], S[:, 1], S[:, 2], c.alpha)
-        elif c.kind == "exp":  # CVXPY's ExpCone(x, y, z) has Clarabel's (and certiprog's) order
-            S = cp.reshape(s, (c.count, 3), order="C")
-            con = cp.constraints.ExpCone(S[:, 0], S[:, 1], S[:, 2])
-        elif c.kind == "pownd":  # one cone per column of W (axis=0), z of shape (count,)
-            n = c.dim - 1
-            S = cp.reshape(s, (c.count, c.dim), order="C")
-            con = cp.PowConeND(S[:, :n].T, S[:, n], np.tile(np.asarray(c.alpha)[:, None], (1, c.count)), axis=0)
-        else:
-            raise BackendError(f"cvxpy backend: unsupported cone {c.kind!r}")
-        cons.append((blk, con))
+        cons.append((blk, _translation(blk.cone)[0](cp, s, blk.cone)))
     obj = problem.q @ x + problem.r0
     if problem.P.nnz:
         obj = obj + 0.5 * cp.quad_form(x, cp.psd_wrap(problem.P))
@@ -101,24 +152,7 @@ def _dual_of_raw(blk, con) -> np.ndarray:
     dv = con.dual_value
     if dv is None:
         return np.full(c.rows, np.nan)
-    if c.kind == "zero":
-        return -np.asarray(dv, float).reshape(-1)
-    if c.kind == "nonneg":
-        return np.asarray(dv, float).reshape(-1)
-    if c.kind == "soc":
-        t, X = dv
-        return np.hstack([np.reshape(t, (c.count, 1)), np.reshape(X, (c.count, c.dim - 1))]).reshape(-1)
-    if c.kind == "psd":
-        return svec(np.asarray(dv, float))
-    if c.kind in ("pow", "exp"):
-        parts = ([np.reshape(p, (c.count, 1)) for p in dv] if isinstance(dv, (list, tuple))
-                 else [np.reshape(dv, (c.count, 3))])
-        return np.hstack(parts).reshape(-1)
-    if c.kind == "pownd":  # CVXPY: [W dual (n, count), z dual (count,)]
-        n = c.dim - 1
-        Wd, zd = dv
-        return np.hstack([np.reshape(Wd, (n, c.count)).T, np.reshape(zd, (c.count, 1))]).reshape(-1)
-    raise BackendError(f"cvxpy backend: no dual mapping for cone {c.kind!r}")
+    return _translation(c)[1](dv, c)
 
 
 # Solvers whose duals CVXPY reports unreliably (SCIP: zeros for active bound rows on LPs, wrong signs on QPs,
@@ -255,7 +289,7 @@ def solve_cvxpy(problem, solver=None, options=None):
                          solve_time=elapsed, certificate=cert, info=info)
 
 
-_ALL = frozenset({"zero", "nonneg", "soc", "psd", "pow", "exp", "pownd"})
+_ALL = frozenset(k.kind for k in CVXPY_CONES)
 _SOC = LINEAR | {"soc"}
 #: what each CVXPY solver takes through this backend (checked against the installed ones in the tests); CVXPY
 #: rewrites a quadratic objective into a cone for conic-only solvers; infeasibility rays come back from the FARKAS
