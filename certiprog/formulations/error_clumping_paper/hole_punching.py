@@ -200,7 +200,7 @@ class HolePunchingResult:
     n_features: int
     dim: int = 0
     train_route: np.ndarray | None = None
-    _constants: np.ndarray = field(default=None, repr=False)
+    _constants: np.ndarray = field(init=False, repr=False)  # set by __post_init__ from holes
 
     def __post_init__(self):
         self._constants = np.array([h["constant"] if h["kind"] == "constant" else np.nan for h in self.holes])
@@ -316,7 +316,10 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
     pred = np.where(Xa @ base.w > 0, 1.0, -1.0)
     err = pred != y
     owner = np.full(m, -1, dtype=int)
-    holes, hole_w, centers, radii = [], [], [], []
+    holes: list[dict] = []
+    hole_w: list[np.ndarray] = []
+    centers: list[np.ndarray] = []
+    radii: list[float] = []
     distances = _CentreDistances(X)
     history = [{"round": 0, "n_errors": int(err.sum()), "training_error": float(err.mean()), "hole": None}]
     stop = f"n_holes = {n_holes} holes punched"
@@ -345,8 +348,9 @@ def hole_punching(X, y, n_holes, rho, eta, lam, solver="auto", augment=None, min
             if validation is not None:
                 vidx = np.flatnonzero((ball_distances(Xv, X[center]) <= radius) & (val_radius >= radius))
             # candidates: (validation errors, training errors, order, kind, w, summary, lam)
-            cands = [(0 if vidx is None else int((yv[vidx] != const).sum()), int((ys != const).sum()), 0,
-                      "constant", np.zeros(Xa.shape[1]), {}, None)]
+            cands: list[tuple[int, int, int, str, np.ndarray, dict, float | None]] = [
+                (0 if vidx is None else int((yv[vidx] != const).sum()), int((ys != const).sum()), 0,
+                 "constant", np.zeros(Xa.shape[1]), {}, None)]
             fit_errors = []
             if 0 < n_pos < ys.size and ys.size >= 2:
                 sub = A[idx][:, idx]

@@ -74,8 +74,8 @@ def plot_fig5(X, y, steps_W, steps_b, steps_active, W, b, active, rounds: int = 
         ax.set_title(f"greedy step {t + 1}" + ("" if steps_active[t] else " (inactive)"), fontsize=9)
     ax = axes[K]
     _scatter(ax, X, y)
-    for j in np.flatnonzero(active):
-        draw_halfplane(ax, W[j], b[j], lim, c="k", lw=2)
+    for k in np.flatnonzero(active):
+        draw_halfplane(ax, W[k], b[k], lim, c="k", lw=2)
     ax.set_title(f"final ({rounds} refinement round(s))", fontsize=9)
     for ax in axes:
         ax.set_xlim(lim[0], lim[1])

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import TypedDict
 
 import numpy as np
 from scipy.linalg import qr, solve_triangular
@@ -90,6 +91,14 @@ def polynomial_kernel(X, Y, degree: int = 2, coef0: float = 1.0, scale: float = 
     return (scale * (np.asarray(X, float) @ np.asarray(Y, float).T) + coef0) ** degree
 
 
+class _PolyParams(TypedDict, total=False):
+    """The checked keyword arguments of `polynomial_kernel` given to ``make_kernel("poly", ...)``."""
+
+    degree: int
+    coef0: float
+    scale: float
+
+
 def make_kernel(kernel="rbf", gamma: float | None = None, n_features: int | None = None, **params):
     """A callable ``k(X, Y)`` for a kernel name or callable.
 
@@ -114,12 +123,13 @@ def make_kernel(kernel="rbf", gamma: float | None = None, n_features: int | None
         unknown = set(params) - {"degree", "coef0", "scale"}
         if unknown:
             raise InputError(f"the 'poly' kernel takes degree, coef0 and scale; got {sorted(unknown)}")
-        checked = {}
+        checked: _PolyParams = {}
         if "degree" in params:
             checked["degree"] = validate.integer(params["degree"], "degree (poly kernel)", low=1)
-        for name in ("coef0", "scale"):
-            if name in params:
-                checked[name] = validate.scalar(params[name], f"{name} (poly kernel)")
+        if "coef0" in params:
+            checked["coef0"] = validate.scalar(params["coef0"], "coef0 (poly kernel)")
+        if "scale" in params:
+            checked["scale"] = validate.scalar(params["scale"], "scale (poly kernel)")
         return partial(polynomial_kernel, **checked)
     raise InputError(f"kernel must be 'linear', 'rbf' (or 'gaussian'), 'poly' or a callable k(X, Y); got {kernel!r}")
 
@@ -269,7 +279,9 @@ def pivoted_cholesky(kernel, X, *, rank_tol: float = 1e-10, max_rank: int | None
     tol = rank_tolerance(max_diag, m, max_diag, rank_tol)
     cap = max(min(max_rank, 256 if max_rank == m else max_rank), 1)  # no limit given: grow by doubling
     G = np.zeros((m, cap), order="F")
-    pivots, values, traces = [], [], [float(d.sum())]
+    pivots: list[int] = []
+    values: list[float] = []
+    traces = [float(d.sum())]
     for j in range(max_rank):
         p = int(np.argmax(d))
         dp = float(d[p])

@@ -191,8 +191,9 @@ def plot_mpm_ellipsoids(X1=None, X0=None, nu: float | None = None, delta: float 
         _line(ax, path.w, path.b, lim, c="k", lw=1.5, label=f"HP-MPM hyperplane, κ* = {path.kappa:.3g}")
     ax.set_title(f"(b) HP-MPM: Ê_j(κ), κ = 0 ... κ* (ν = {path.nu:.2g})")
     ax.legend(loc="lower right", fontsize=8)
-    fig.hp_mpm_path = path
-    fig.mpm_solution = mp
+    # the documented extras on matplotlib's Figure (a class whose attributes a checker cannot extend)
+    fig.hp_mpm_path = path  # type: ignore[attr-defined]
+    fig.mpm_solution = mp  # type: ignore[attr-defined]
     return fig
 
 

@@ -292,7 +292,7 @@ def templates(source: str, P: int, margin: int, rng=0) -> list:
     if source != "sample_images":
         raise InputError(f"source must be 'sample_images' or 'digits'; got {source!r}")
     photos = _photographs()
-    chosen = [[] for _ in photos]
+    chosen: list[list[tuple[int, int]]] = [[] for _ in photos]
     for k, img in enumerate(photos):
         H, W = img.shape
         if H < h + 2 * margin or W < w + 2 * margin:

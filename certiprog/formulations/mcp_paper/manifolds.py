@@ -76,6 +76,7 @@ class Manifold:
     """Mixin: the manifold interface on top of an `IndexSet` whose ``dim`` is the ambient dimension N."""
 
     exact = True  # the oracle returns the true minimiser (False for local search)
+    dim: int  # the IndexSet's
 
     @property
     def N(self) -> int:
@@ -86,6 +87,7 @@ class Manifold:
 
     def oracle(self, w) -> tuple[np.ndarray, float]:
         """(x*, <w, x*>) with x* = argmin_{x in M} <w, x>."""
+        assert isinstance(self, IndexSet)  # a Manifold is always mixed into an IndexSet
         return self.minimize_linear(self._w(w))
 
     def norm_bound(self) -> float | None:
