@@ -1,6 +1,6 @@
 """Constraints on the non-symmetric cones: the exponential cone and the n-dimensional power cone.
 
-Orders and duals follow `certiprog.model.cones` (Clarabel's and CVXPY's conventions):
+Orders and duals follow `certiprog.conic.cones` (`ExponentialCone`, `PowerConeND`: Clarabel's and CVXPY's conventions):
 
 * ``ExpCone(x, y, z)``: ``y exp(x / y) <= z`` with y > 0 (or y = 0, x <= 0, z >= 0), elementwise over
   equal-size x, y, z (scalars broadcast); dual of shape (k, 3) in K_exp* = {(u, v, w): u < 0,
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..conic.cones import Cone, _nd_alpha
+from ..conic.cones import ExponentialCone, PowerConeND
+from ..conic.cones.power_nd import nd_alpha
 from ..errors import DCPError, InputError, ShapeError
 from .constraints import Constraint, equal_runs
 from .expression import as_expression, hstack
@@ -57,7 +58,7 @@ class ExpCone(Constraint):
         return list(self.parts)
 
     def blocks(self):
-        return [(Cone("exp", 3, self.k), self.s)]
+        return [(ExponentialCone(self.k), self.s)]
 
     def dual_shape(self):
         return (self.k, 3)
@@ -89,7 +90,7 @@ class PowConeND(Constraint):
         except ValueError:
             raise ShapeError(f"PowConeND: alpha of shape {a.shape} does not fit {self.k} cone(s) of {self.n} "
                              "W entries") from None
-        self.alphas = [_nd_alpha(row, self.n + 1) for row in a]
+        self.alphas = [nd_alpha(row, self.n + 1) for row in a]
         self.W, self.z = W, z.reshape((self.k,))
         self.s = hstack([W, self.z.reshape((self.k, 1))]).flatten()
 
@@ -99,7 +100,7 @@ class PowConeND(Constraint):
     def blocks(self):
         """One block per run of cones with equal weights (rows stay in the user's order)."""
         d = self.n + 1
-        return [(Cone("pownd", d, b - a, self.alphas[a]), self.s[np.arange(a * d, b * d)])
+        return [(PowerConeND(self.alphas[a], b - a), self.s[np.arange(a * d, b * d)])
                 for a, b in equal_runs(self.alphas)]
 
     def dual_shape(self):
