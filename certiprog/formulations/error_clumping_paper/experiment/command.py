@@ -1,0 +1,54 @@
+"""``certiprog reproduce error-clumping`` on the paper kit: `ErrorClumpingExperiment` (Fig. 2's sizes default to
+the run's own) and the module-level protocol names.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from certiprog.experiments.kit import Experiment
+
+from .config import FIG2_SIZE, QUICK, Config, validate_config
+from .report import aggregate
+from .runs import tasks
+
+
+class ErrorClumpingExperiment(Experiment):
+    """``certiprog reproduce error-clumping``: Table 1, Figs. 1-2 and the Theta study (see the package docstring)."""
+
+    name = "error-clumping"
+    Config = Config
+    quick = QUICK
+    quick_help = (f"a subsample: {QUICK['n_train']} training / {QUICK['n_test']} test points, Fig. 2 on "
+                  f"{QUICK['fig2_train']} / {QUICK['fig2_test']} with {QUICK['n_holes']} holes")
+
+    def complete(self, cfg: Config, args) -> Config:
+        """Fig. 2's sizes default to at most the run's own (``min(FIG2_SIZE, n)``)."""
+        given = self.given(args)
+        for key, n in (("fig2_train", cfg.n_train), ("fig2_test", cfg.n_test)):
+            if key not in given and not cfg.quick:
+                cfg = replace(cfg, **{key: min(FIG2_SIZE, n)})
+        return cfg
+
+    def check(self, cfg: Config) -> None:
+        validate_config(cfg)
+
+    def tasks(self, cfg: Config) -> list:
+        return tasks(cfg)
+
+    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
+        return aggregate(cfg, results, out, meta)
+
+
+EXPERIMENT = ErrorClumpingExperiment()
+
+
+add_arguments = EXPERIMENT.add_arguments
+
+
+config_from_args = EXPERIMENT.config_from_args
+
+
+default_out = EXPERIMENT.default_out
+
+
+run = EXPERIMENT.run
