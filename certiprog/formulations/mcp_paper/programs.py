@@ -37,7 +37,9 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +53,7 @@ from certiprog.formulations.mcp_paper.manifolds import (
 )
 from certiprog.formulations.mcp_paper.manifolds import _q_value as _q
 from certiprog.model import ForAll, Model, Record, Variable, minimize, sum_squares
+from certiprog.solvers import Solution
 
 __all__ = ["MCPCertificate", "MCPData", "MCPResult", "MCPSolution", "achieved_violation", "manifold_margins", "manifold_norm_bound", "mcp", "mcp_bracket",
            "mcp_iteration_bound", "mcp_model", "mcp_simple", "mcp_slack", "master_backend", "exact_backend"]
@@ -194,7 +197,7 @@ class MCPData:
     def derive(self, sol) -> MCPSolution:
         wv = np.asarray(sol.value("w"), float)
         nw = float(np.linalg.norm(wv))
-        out = dict(w=wv, margin=1.0 / nw if nw > 0 else math.inf, w_norm2=nw * nw)
+        out: dict[str, Any] = dict(w=wv, margin=1.0 / nw if nw > 0 else math.inf, w_norm2=nw * nw)
         if self.C is not None:
             out["xi"] = np.maximum(np.asarray(sol.value("xi"), float), 0.0)
         if self.C is not None or sol.history:
@@ -218,6 +221,7 @@ def _build_model(sets, y, C) -> Model:
     model = Model(minimize(obj), name="mcp" if C is None else "mcp_slack")
     for p, S in enumerate(sets):
         yp = float(y[p])
+        fn: Callable[..., Any]
         if xi is None:
             fn = (lambda u, yp=yp: w @ (yp * u) >= 1.0)
         else:
@@ -426,7 +430,7 @@ class MCPResult(Record):
     oracle_time: float
     exact: bool
     L: float | None
-    solution: object = field(repr=False)
+    solution: Solution = field(repr=False)
     model: Model = field(repr=False)
     _certificate: MCPCertificate | None = field(default=None, repr=False)
 
@@ -522,14 +526,17 @@ class MCPResult(Record):
                             for h in self.history]}
         with open(f"{path_stem}.json", "w") as fh:
             json.dump(meta, fh, indent=1, default=float)
+        data = self.model.data
+        assert isinstance(data, MCPData)  # the model comes from mcp / mcp_model
         arrays = {"iterates": np.array([h["w"] for h in self.history]).reshape(len(self.history), -1),
                   "added_points": np.array([a["point"] for h in self.history for a in h["added"]]).reshape(
-                      -1, self.model.data.N)}
+                      -1, data.N)}
         if self.w is not None:
             arrays["w"] = self.w
         if self.xi is not None:
             arrays["xi"] = self.xi
-        np.savez(f"{path_stem}.npz", **arrays)
+        # numpy's stub: a **dict could hold savez's own allow_pickle flag; these keys are array names
+        np.savez(f"{path_stem}.npz", **arrays)  # type: ignore[arg-type]
 
 
 def master_backend(backend: str | None = None) -> str | None:
