@@ -189,7 +189,7 @@ class Bound:
     monte_carlo: Callable | None = None
     relied_on: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.expr = sp.sympify(self.expr)
         self.failure_prob = sp.sympify(self.failure_prob)
         known = set(self.symbols.values())
@@ -467,13 +467,13 @@ class BoundedLaw:
             atoms, probs = self.atoms, self.probs
             outer = np.einsum("ai,aj->aij", atoms, atoms)
 
-            def sample(rng, n):
+            def sample_atoms(rng, n):
                 counts = rng.multinomial(m, probs, size=n) / m  # (n, atoms)
                 mean = counts @ atoms
                 second = np.einsum("na,aij->nij", counts, outer)
                 return {"mean": mean, "second": second,
                         "cov": second - np.einsum("ni,nj->nij", mean, mean), "m": m}
-            return sample
+            return sample_atoms
 
         def sample(rng, n):
             per = max(1, chunk // max(1, m * self.d))

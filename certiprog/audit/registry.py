@@ -27,6 +27,7 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 STATUSES = ("verified", "refuted", "not checkable")
@@ -88,6 +89,8 @@ class Claim:
         own = None if self.fn is None else _run(self.fn)
         audited = None if self.bound is None else _run(self.bound.audit)
         res = _combine(own, audited) if own is not None and audited is not None else (own or audited)
+        if res is None:  # an entry with neither a check nor a bound object (was an AttributeError here)
+            res = not_checkable("nothing to run: the entry has neither its own check nor a bound object")
         res.seconds = time.perf_counter() - t0
         return res
 
@@ -147,7 +150,7 @@ def not_checkable_rows(paper: str, rows) -> None:
     available): a table, not one function per row.
     """
     for id, where, kind, statement, reason in rows:
-        register(Claim(id, paper, where, statement, kind, lambda reason=reason: not_checkable(reason)))
+        register(Claim(id, paper, where, statement, kind, partial(not_checkable, reason)))
 
 
 def verified(detail: str, **kw) -> Result:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy
 
@@ -50,7 +51,7 @@ def verify_identity(lhs, rhs, *, assumptions: dict | None = None, domain=None, s
         zero = simp.is_zero_matrix if isinstance(simp, sympy.MatrixBase) else simp == 0
     except Exception as exc:  # simplify can fail on piecewise or special functions: rely on spot checks
         zero, simp = False, None
-        note = f"simplify failed: {type(exc).__name__}"
+        note: str | None = f"simplify failed: {type(exc).__name__}"
     else:
         note = None
     free = sorted(diff.free_symbols, key=lambda s: s.name)
@@ -125,7 +126,7 @@ class SymModel:
 
     name: str
     sense: str
-    objective: object  # sympy expression of the model's objective (as written, not sign-flipped)
+    objective: Any  # sympy expression of the model's objective (as written, not sign-flipped); sympy is untyped
     variables: dict  # name -> sympy Symbol (scalar) or Matrix (vector as column, matrix as matrix)
     symbols: list  # every free scalar symbol, in variable order (symmetric matrices: upper triangle only)
     constraints: dict  # name -> SymConstraint
@@ -236,15 +237,19 @@ def to_sympy(model) -> SymModel:
         cone, s_expr = blocks[0]
         s = _render(s_expr, free)
         if cone.kind == "nonneg":
+            assert isinstance(c, Inequality)  # the one block of a <= constraint
             cons[cname] = SymConstraint(cname, "nonneg", s, [sympy.Ge(e, 0, evaluate=False) for e in s], tuple(c.shape))
         elif cone.kind == "zero":
+            assert isinstance(c, Equality)
             cons[cname] = SymConstraint(cname, "zero", s, [sympy.Eq(e, 0, evaluate=False) for e in s], tuple(c.shape))
         elif cone.kind == "soc":
+            assert isinstance(c, SOC)
             m = c.n + 1
             rel = [sympy.Ge(s[i * m], sympy.sqrt(sum(z ** 2 for z in s[i * m + 1:(i + 1) * m])), evaluate=False)
                    for i in range(c.k)]
             cons[cname] = SymConstraint(cname, "soc", s, rel, c.dual_shape(), m)
         else:  # psd
+            assert isinstance(c, PSD)
             X = _render(c.X, free)
             n = c.n
             cons[cname] = SymConstraint(cname, "psd", s, [], (n, n), n, sympy.Matrix(n, n, X))
@@ -282,7 +287,7 @@ def _nonsmooth(model) -> list:
 class SymLagrangian:
     """``L = sign * f - sum_constraints <z_c, s_c>`` with one multiplier symbol per cone row."""
 
-    expr: object
+    expr: Any  # a sympy expression
     multipliers: dict  # constraint name -> list of sympy symbols (in cone-row order)
     model: SymModel
 

@@ -38,7 +38,7 @@ MOVED = {
     "recovery": "certiprog.certify.recovery",
     "polish": "certiprog.certify.polish",
     "verdict": "certiprog.certify.verdict",
-    "duality": "certiprog.certify",
+    "duality": "certiprog.certify.interval (split: interval, upper_end, lower_end, box, psd, dual_cone, interior)",
     "registry": "certiprog.audit.registry",
     "claimkit": "certiprog.audit.claimkit",
     "symbolic": "certiprog.audit.symbolic",

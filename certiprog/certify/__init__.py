@@ -1,13 +1,23 @@
-"""Certificates: check a Solution against the conic data, never trusting the solver's status.
+"""Certification: judge a Solution against certiprog's own conic data, never trusting the solver's status.
 
-`check(model_or_problem, solution)` -> `Certificate` (scale-free KKT measures, rigorous optimality interval, and a
-verdict: ``certified`` only when the interval proves the objective, ``accurate`` for residuals alone, then
-``inaccurate`` / ``failed``); `optimality_interval` (rigorous bounds, `duality`); `psd_certificate` (P proved PD,
-PSD up to a shift, or indefinite); `recover_duals` (duals from a primal point, `recovery`); ball arithmetic with
-proved rounding bounds in `rigorous`.
+`check(model_or_problem, solution)` -> `Certificate`: scale-free KKT measures, a rigorous optimality interval and
+a `Verdict` (``certified`` only when the interval proves the objective, ``accurate`` for residuals alone, then
+``inaccurate`` / ``failed``). The modules, one idea each:
+
+* `kkt` - the check, its measures and the verdict rule; `verdict` - the `Verdict` and `Interval` types;
+* `interval` - `optimality_interval`, from `upper_end` (a point proved feasible: `equalities`, `lift`,
+  `interior`) and `lower_end` (weak duality: `dual_cone`, `lagrangian`, `box`, `soc_ball` with `gram`,
+  `correction`), with `psd` (what is proved about P), `membership` (cone membership in ball arithmetic) and
+  `cache`;
+* `recovery` and `polish` - duals from a primal point; `rigorous` - ball arithmetic with proved rounding bounds.
+
+The derivations are in the documentation (docs/derivations/optimality-interval.md). The paper audit (claims,
+bounds, symbolic checks) is the separate package `certiprog.audit`.
 """
-from .duality import OptimalityInterval, PsdCertificate, optimality_interval, psd_certificate, variable_box
+from .box import variable_box
+from .interval import OptimalityInterval, optimality_interval
 from .kkt import DEFAULT_TOL, DEFAULT_TOL_INACCURATE, BlockReport, Certificate, check, kkt_measures
+from .psd import PsdCertificate, psd_certificate
 from .recovery import recover_duals
 from .verdict import Interval, Verdict
 

@@ -33,7 +33,7 @@ where the gradient's terms cancel it far exceeds the objective and let answers 2
 
 Verdicts (optimality), from strong to weak:
 
-* ``certified``: proved. The rigorous interval (`certiprog.certify.duality`) has both ends finite,
+* ``certified``: proved. The rigorous interval (`certiprog.certify.interval`) has both ends finite,
   ``upper - lower <= tol * scale``, the reported objective lies in ``[lower, upper]`` up to the same
   tolerance, the returned x is feasible to ``tol`` (primal measures) and P is not proved indefinite. The
   other KKT measures do not enter: they judge the dual point, whose quality the finite lower end proves
@@ -82,7 +82,16 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..conic.cones import distance_to_cone, project
+from ..conic.problem import ConicProblem
 from ..errors import InputError
+from .box import variable_box
+from .dual_cone import dual_in_cone
+from .interval import optimality_interval
+from .lower_end import lower_bound
+from .membership import in_cone
+from .psd import PsdCertificate, psd_certificate
+from .rigorous import Ball, matvec
+from .upper_end import upper_bound
 from .verdict import Interval, Verdict
 
 #: `check`'s tolerance for ``certified`` and ``accurate`` (relative interval width, scale-free KKT measures)
@@ -222,7 +231,6 @@ def _same_problem(p1, p2) -> bool:
 
 def resolve_problem(model_or_problem, solution):
     """The ConicProblem to check against (recompiled from a Model and compared with the solved one)."""
-    from ..conic.problem import ConicProblem
     from ..model.model import Model
 
     if isinstance(model_or_problem, Model):
@@ -251,7 +259,7 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
           *, interval: bool = True, x_bound=None, recover: bool = True, repair: bool = True) -> Certificate:
     """Certify ``solution`` for a Model or ConicProblem (see the module docstring for all definitions).
 
-    interval: also compute the rigorous optimality interval (`certiprog.certify.duality`); without it
+    interval: also compute the rigorous optimality interval (`certiprog.certify.interval`); without it
     the verdict is at best ``accurate`` (nothing is proved). x_bound: an a-priori bound on the variables
     for its lower end (rarely needed: bounds are derived from the problem); recover: recover missing duals
     from the primal point (`certiprog.certify.recovery`); repair: allow moving the primal point toward
@@ -315,7 +323,6 @@ def _remembered(problem, solution):
 
 def _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, repair) -> Certificate:
     """`check` on a resolved ConicProblem (no memory)."""
-    from .duality import psd_certificate
     base = dict(tol=tol, tol_inaccurate=tol_inaccurate, solver_status=str(getattr(solution, "status", "")),
                 backend=getattr(solution, "backend", ""), solver=getattr(solution, "solver", ""))
     x = getattr(solution, "x", None)
@@ -360,8 +367,6 @@ def _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, r
     elif psd.kind == "unknown":
         cert.notes.append(f"{psd.why}; convexity is not proved")
     if interval:
-        from .duality import optimality_interval
-
         # half the tolerance: an interval that narrow is certified on width whatever the full bound tightening
         # would add (it only narrows it), so that is skipped (`optimality_interval`)
         iv = optimality_interval(problem, x, z, x_bound=x_bound, repair=repair, psd=psd, width_goal=0.5 * tol)
@@ -641,9 +646,6 @@ def _check_infeasible(problem, y, base) -> Certificate:
     """Farkas ray y: proved for all x, or a bounded-region statement (module docstring)."""
     from dataclasses import replace
 
-    from .duality import PsdCertificate, dual_in_cone, lower_bound, upper_bound, variable_box
-    from .rigorous import Ball
-
     if y.shape != (problem.m,) or not np.all(np.isfinite(y)):
         return Certificate(verdict="failed", kind="infeasibility", notes=["malformed Farkas certificate"], **base)
     dist = _rel(float(np.linalg.norm(y - _dual_project(problem, y))), float(np.linalg.norm(y)))
@@ -685,9 +687,6 @@ def _check_infeasible(problem, y, base) -> Certificate:
 
 def _ray_proved(problem, d) -> tuple[bool, str]:
     """q'd < 0, P d = 0 and -A d in K, exactly (ball arithmetic; exact zeros read off the sparsity)."""
-    from .duality import _in_cone
-    from .rigorous import Ball, matvec
-
     ad = np.abs(d)
     if np.any(abs(sp.csr_matrix(problem.P)) @ ad != 0):
         return False, "P d is not exactly zero"
@@ -711,15 +710,13 @@ def _ray_proved(problem, d) -> tuple[bool, str]:
         else:
             T = Ball(S.mid[r].copy(), S.rad[r].copy())
             T.mid[exact0[r]] = 0.0
-            if not _in_cone(blk.cone, T):
+            if not in_cone(blk.cone, T):
                 return False, f"-A d in the cone of {blk.owner!r} is not proved"
     return True, ""
 
 
 def _check_unbounded(problem, dvec, base, x=None) -> Certificate:
     """Improving ray d: proved for all t with a proved feasible point, or residual measures (module doc)."""
-    from .duality import upper_bound
-
     if dvec.shape != (problem.n,) or not np.all(np.isfinite(dvec)):
         return Certificate(verdict="failed", kind="unboundedness", notes=["malformed direction"], **base)
     qd = float(problem.q @ dvec)

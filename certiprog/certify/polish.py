@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..conic.cones import Cone, project
+from ..conic.cones import Cone, project, smat
 from ..errors import InputError
 
 #: the polished pair counts as a KKT point (its dual exact to rounding) below this natural residual ...
@@ -221,8 +221,6 @@ def _margin(kind: str, S: np.ndarray, weights) -> np.ndarray:
             m = np.exp(np.log(np.maximum(U, 0.0)) @ np.asarray(weights, float)) - np.abs(S[:, -1])
         return np.where(np.all(U > 0, axis=1), m, 0.0)
     if kind == "psd":
-        from ..conic.cones import smat
-
         side = int(round((np.sqrt(8 * S.shape[1] + 1) - 1) / 2))
         return np.array([np.linalg.eigvalsh(smat(p, side))[0] for p in S])
     raise InputError(f"no margin for cone kind {kind!r}")

@@ -28,8 +28,9 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..conic.cones import project
+from ..conic.cones import project, smat
 from ..errors import InputError
+from .polish import EXACT_RESIDUAL, DualPolish, kkt_residual, polish_duals, row_units
 
 
 def _active_rows(problem, s, thr) -> np.ndarray:
@@ -54,8 +55,6 @@ def _interior_margin(cone, p) -> float:
     if cone.kind == "soc":
         return float(p[0] - np.linalg.norm(p[1:]))
     if cone.kind == "psd":
-        from ..conic.cones import smat
-
         return float(np.linalg.eigvalsh(smat(p, cone.side))[0])
     if cone.kind in ("pow", "pownd"):
         a = np.array(cone.weights)
@@ -76,8 +75,6 @@ def recover(problem, x, *, polish: bool = True, thresholds=(1e-7, 1e-5, 1e-3, 1e
     in K*; ``.approximate`` and ``.reason`` whether it is a KKT dual to rounding; ``.residual_before`` /
     ``.residual_after`` the KKT residuals of the recovered and the returned pair). polish=False: the least-squares
     recovery alone (judged by the same rule: approximate unless its KKT residual is below rounding level)."""
-    from .polish import EXACT_RESIDUAL, DualPolish, kkt_residual, polish_duals
-
     t0 = time.perf_counter()
     if polish:  # first Newton's method on the active set read from x's slacks: no least squares when it succeeds
         x = np.asarray(x, float).reshape(-1)
@@ -119,8 +116,6 @@ def _least_squares_duals(problem, x, thresholds, weight) -> np.ndarray:
     if x.shape != (problem.n,) or not np.all(np.isfinite(x)):
         raise InputError(f"recover_duals needs a finite x with {problem.n} entries")
     from types import SimpleNamespace
-
-    from .polish import row_units
 
     g = problem.P @ x + problem.q
     gn = float(np.linalg.norm(g))

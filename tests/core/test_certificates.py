@@ -271,7 +271,8 @@ def test_solution_dual_recovers_missing_duals_on_demand():
 def test_the_upper_end_repair_uses_the_registered_margin_solver_and_degrades_without_one(monkeypatch):
     """The certificates take the margin QP's solver as a registered function (no backend import): without one
     the repair finds no interior point and the upper end says so instead of failing."""
-    import certiprog.certify.duality as D
+    import certiprog.certify.interior as D
+    from certiprog.certify.upper_end import upper_bound
     from certiprog import Model, Variable, minimize
 
     x = Variable(2, name="x")
@@ -281,10 +282,10 @@ def test_the_upper_end_repair_uses_the_registered_margin_solver_and_degrades_wit
     calls = []
     real = D._MARGIN_SOLVER[0]
     monkeypatch.setattr(D, "_MARGIN_SOLVER", [lambda *a: calls.append(1) or real(*a)])
-    up, why, _ = D.upper_bound(sol.problem, bad)
+    up, why, _ = upper_bound(sol.problem, bad)
     assert calls and np.isfinite(up) and why == ""
     monkeypatch.setattr(D, "_MARGIN_SOLVER", [None])
-    up, why, _ = D.upper_bound(sol.problem, bad)
+    up, why, _ = upper_bound(sol.problem, bad)
     assert up == np.inf and "strictly feasible" in why
     with pytest.raises(TypeError):
         D.set_margin_solver(3)

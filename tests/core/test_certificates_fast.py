@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certiprog.certify import check, optimality_interval
-from certiprog.certify import duality as D
+from certiprog.certify import box, gram, lower_end, upper_end
 from certiprog.model import Model, Variable, minimize, norm2
 
 
@@ -52,7 +52,7 @@ def test_gram_lambda_min_is_a_lower_bound_and_tight(seed, cond, shape):
     rng = np.random.default_rng(seed)
     M = rng.normal(size=(r, p)) * np.geomspace(1.0, 1.0 / cond, p)
     exact = float(np.linalg.svd(M, compute_uv=False)[-1]) ** 2  # relative error ~1e-16 * cond^2 at most
-    lam = D._gram_lambda_min(M)
+    lam = gram._gram_lambda_min(M)
     assert lam <= exact * (1 + 1e-6)
     rounding = (r + p + 2) * 2.0 ** -53 * float(np.sum(M * M))  # the size of the proof's error terms
     if exact >= 100 * rounding:  # well above the rounding level: the bound is within a small factor of the truth
@@ -64,9 +64,9 @@ def test_gram_lambda_min_proves_nothing_for_rank_deficient(seed):
     rng = np.random.default_rng(seed)
     M = rng.normal(size=(50, 20))
     M[:, 7] = M[:, 3] * 2.0  # exactly rank deficient: lambda_min(M'M) = 0
-    assert not D._gram_lambda_min(M) > 0
-    assert not D._gram_lambda_min(M[:10]) > 0  # fewer rows than columns
-    assert D._gram_lambda_min(np.full((5, 3), np.nan)) == -np.inf
+    assert not gram._gram_lambda_min(M) > 0
+    assert not gram._gram_lambda_min(M[:10]) > 0  # fewer rows than columns
+    assert gram._gram_lambda_min(np.full((5, 3), np.nan)) == -np.inf
 
 
 # ------------------------------------------------------------------ the SOC ball on the MPM form
@@ -78,7 +78,7 @@ def test_soc_ball_interval_contains_the_reference_optimum(p, rows, seed, cond, m
     ref = _reference(F1, F0, dmu)
     fast = optimality_interval(sol.problem, sol.x, sol.z)
     assert "soc_ball_radius" in fast.info  # the fast path was taken
-    monkeypatch.setattr(D, "_BALL_MIN", 10 ** 9)  # the exact dual correction (the slow path)
+    monkeypatch.setattr(lower_end, "_BALL_MIN", 10 ** 9)  # the exact dual correction (the slow path)
     slow = optimality_interval(sol.problem, sol.x, sol.z)
     assert "soc_ball_radius" not in slow.info and "dual_correction_rows" in slow.info
     tol = 1e-9 * abs(ref)  # the reference's own accuracy
@@ -138,9 +138,9 @@ def test_cheap_box_contains_the_full_box_and_agrees():
     model = _me2_small()
     sol = model.solve(backend="clarabel")
     pr = sol.problem
-    U, _, _ = D.upper_bound(pr, sol.x)
-    lo_c, hi_c = D.variable_box(pr, None, U, cheap=True)
-    lo_f, hi_f = D.variable_box(pr, None, U)
+    U, _, _ = upper_end.upper_bound(pr, sol.x)
+    lo_c, hi_c = box.variable_box(pr, None, U, cheap=True)
+    lo_f, hi_f = box.variable_box(pr, None, U)
     assert np.all(lo_c <= lo_f) and np.all(hi_c >= hi_f)  # looser, never tighter (both valid)
     full = optimality_interval(pr, sol.x, sol.z)
     fast = optimality_interval(pr, sol.x, sol.z, width_goal=1e-6)
@@ -158,8 +158,8 @@ def test_cheap_box_contains_the_full_box_and_agrees():
 def test_bound_rows_are_the_single_entry_rows():
     model = _me2_small()
     pr = model.compile().assemble()
-    G, h = D._bound_rows(pr)
-    Gf, hf = D._linear_rows(pr)
+    G, h = box._bound_rows(pr)
+    Gf, hf = box._linear_rows(pr)
     single = np.diff(Gf.indptr) == 1
     full = {(int(Gf.indices[Gf.indptr[i]]), float(Gf.data[Gf.indptr[i]]), float(hf[i])) for i in np.flatnonzero(single)}
     mine = {(int(G.indices[G.indptr[i]]), float(G.data[G.indptr[i]]), float(h[i])) for i in range(G.shape[0])}
@@ -171,9 +171,9 @@ def test_upper_bound_leaves_the_callers_point_alone():
     model = _me2_small()
     sol = model.solve(backend="clarabel")
     x0 = np.array(sol.x, copy=True)
-    first = D.upper_bound(sol.problem, sol.x)[0]
+    first = upper_end.upper_bound(sol.problem, sol.x)[0]
     assert np.array_equal(sol.x, x0)
-    assert D.upper_bound(sol.problem, sol.x)[0] == first
+    assert upper_end.upper_bound(sol.problem, sol.x)[0] == first
 
 
 # ------------------------------------------------------------------ rows that can never give a bound
@@ -202,9 +202,9 @@ def test_useful_rows_leave_the_full_box_unchanged(seed, monkeypatch):
         problems += [_mpm_model(F1, F0, dmu).compile().assemble(), _me2_small().compile().assemble()]
     for pr in problems:
         for upper in (np.inf, 1.0, 10.0):
-            lo, hi = D.variable_box(pr, None, upper)
-            monkeypatch.setattr(D, "_useful_rows", lambda G, *a, **k: np.ones(G.shape[0], bool))
-            lo_all, hi_all = D.variable_box(pr, None, upper)
+            lo, hi = box.variable_box(pr, None, upper)
+            monkeypatch.setattr(box, "_useful_rows", lambda G, *a, **k: np.ones(G.shape[0], bool))
+            lo_all, hi_all = box.variable_box(pr, None, upper)
             monkeypatch.undo()
             assert np.array_equal(lo, lo_all) and np.array_equal(hi, hi_all)
 
@@ -214,20 +214,20 @@ def test_gram_lambda_min_scale_invariant(scale):
     """Data scaled by 1e+-150: the bound scales with scale^2 (no underflow / overflow in the proof)."""
     rng = np.random.default_rng(4)
     M = rng.normal(size=(30, 20))
-    base = D._gram_lambda_min(M)
+    base = gram._gram_lambda_min(M)
     exact = float(np.linalg.svd(M, compute_uv=False)[-1]) ** 2
     assert 0.3 * exact <= base <= exact
-    lam = D._gram_lambda_min(M * scale)
+    lam = gram._gram_lambda_min(M * scale)
     assert lam > 0 and lam == pytest.approx(base * scale * scale, rel=1e-6)
-    assert D._gram_lambda_min(np.zeros((5, 3))) == -np.inf
+    assert gram._gram_lambda_min(np.zeros((5, 3))) == -np.inf
 
 
 def test_gram_proof_cache_keys_on_content():
     rng = np.random.default_rng(9)
     M = rng.normal(size=(40, 25))
-    first = D._gram_lambda_min(M)
-    assert D._gram_lambda_min(M.copy()) == first  # same content: the cached proof
+    first = gram._gram_lambda_min(M)
+    assert gram._gram_lambda_min(M.copy()) == first  # same content: the cached proof
     M2 = M.copy()
     M2[:, 3] = M2[:, 5]  # now rank deficient: a cached answer for M would be wrong here
-    assert not D._gram_lambda_min(M2) > 0
-    assert D._gram_lambda_min(M) == first
+    assert not gram._gram_lambda_min(M2) > 0
+    assert gram._gram_lambda_min(M) == first

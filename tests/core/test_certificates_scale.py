@@ -14,7 +14,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from certiprog.certify import check, duality, psd_certificate
+from certiprog.certify import check, psd, psd_certificate, upper_end
+from certiprog.certify.lift import Lift
 from certiprog.formulations.error_clumping_paper.programs import error_clumping
 from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 
@@ -53,7 +54,7 @@ def test_gershgorin_bound_is_below_the_smallest_eigenvalue(n, density, slack, se
     S.setdiag(0.0)
     diag = np.asarray(abs(S).sum(axis=1)).ravel() + slack + rng.uniform(0, 1e-3, n)
     Q = (S + sp.diags(diag)).tocsr()
-    lam = duality._gershgorin_lower(Q)
+    lam = psd.gershgorin_lower(Q)
     assert lam <= np.linalg.eigvalsh(Q.toarray())[0] + 1e-12 * max(1.0, abs(diag).max())
     assert lam >= slack - 1e-9 * max(1.0, abs(diag).max()) * n  # tight: the discs' bound itself
 
@@ -61,12 +62,12 @@ def test_gershgorin_bound_is_below_the_smallest_eigenvalue(n, density, slack, se
 def test_diagonally_dominant_P_is_proved_without_a_factorisation(monkeypatch):
     model = _clumping()
     problem = model.compile().assemble()
-    duality._PSD_CACHE.clear()
+    psd._PSD_CACHE.clear()
 
     def no_ldl(*args, **kwargs):
         raise AssertionError("a sparse LDL was attempted on a diagonally dominant P")
 
-    monkeypatch.setattr(duality, "_ldl", no_ldl)
+    monkeypatch.setattr(psd, "ldl", no_ldl)
     pc = psd_certificate(problem.P)
     assert pc.kind == "pd" and pc.lam > 0
     rhs = np.random.default_rng(1).normal(size=pc.cols.size)
@@ -78,7 +79,7 @@ def test_diagonally_dominant_P_is_proved_without_a_factorisation(monkeypatch):
 
 
 def test_psd_certificate_cache_is_keyed_by_content():
-    duality._PSD_CACHE.clear()
+    psd._PSD_CACHE.clear()
     P = sp.csc_matrix(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]]))
     a = psd_certificate(P)
     assert psd_certificate(P.copy()) is a  # same content, another object
@@ -95,18 +96,18 @@ def test_upper_end_lifts_epigraph_columns_and_solves_only_the_core(monkeypatch):
     sol = model.solve(backend="clarabel")
     problem = sol.problem
     sizes = []
-    real = duality.interior_point
+    real = upper_end.interior_point
 
     def spy(p, x0, eps=None, t_max=1.0):
         sizes.append(p.n)
         return real(p, x0, eps, t_max)
 
-    monkeypatch.setattr(duality, "interior_point", spy)
+    monkeypatch.setattr(upper_end, "interior_point", spy)
     x = np.array(sol.x, float)
     # push the hinge part of the point off feasibility: w moved, epigraph columns left behind
     _, a, b = problem.columns["w"]
     x[a:b] *= 1.0 + 1e-6
-    U, why, info = duality.upper_bound(problem, x)
+    U, why, info = upper_end.upper_bound(problem, x)
     assert math.isfinite(U), why
     assert all(n < problem.n for n in sizes)  # never a margin problem of the full size
     assert U >= sol.objective - 1e-7 * abs(sol.objective)
@@ -117,7 +118,7 @@ def test_upper_end_lifts_epigraph_columns_and_solves_only_the_core(monkeypatch):
 
 def test_lift_marks_only_columns_that_help_feasibility():
     problem = _hinge(m=50, d=4).compile().assemble()
-    lift = duality._Lift(problem)
+    lift = Lift(problem)
     A = sp.csc_matrix(problem.A)
     kinds = problem.row_kinds()
     for j in np.flatnonzero(lift.mono):
@@ -214,10 +215,10 @@ def test_clipping_to_bounds_repairs_rounding_size_violations_only():
     _, a, b = problem.columns["x"]
     pt = np.zeros(problem.n)
     pt[a:b] = 1.0 + 1e-16 * np.arange(n)  # at or just beyond the bound
-    clipped = duality._clip_to_bounds(problem, pt)
+    clipped = upper_end._clip_to_bounds(problem, pt)
     assert np.all(clipped[a:b] < 1.0) and np.all(clipped[a:b] > 1.0 - 1e-12)
-    U, why, info = duality.upper_bound(problem, pt)
+    U, why, info = upper_end.upper_bound(problem, pt)
     assert np.isfinite(U) and info.get("clipped")
     far = pt.copy()
     far[a] = 1.5  # a real violation is left to the margin-problem repair
-    assert duality._clip_to_bounds(problem, far) is far
+    assert upper_end._clip_to_bounds(problem, far) is far

@@ -245,17 +245,17 @@ def _equality_model(seed, duplicate_row=False):
 
 
 def test_the_sparse_equality_correction_encloses_an_exact_solution():
-    """The enclosure `_SparseEqualities.correct` returns contains the exact minimum-norm solution of A_E x = b_E
+    """The enclosure `SparseEqualities.correct` returns contains the exact minimum-norm solution of A_E x = b_E
     from its centre, computed here in rational arithmetic (an independent, exact computation)."""
     from fractions import Fraction
 
-    import certiprog.certify.duality as D
+    import certiprog.certify.equalities as D
     from certiprog.certify.rigorous import Ball
 
     model, rng = _equality_model(5)
     prob = model.compile().assemble()
     rows = np.flatnonzero(prob.row_kinds() == "zero")
-    eq = D._SparseEqualities(prob, rows)
+    eq = D.SparseEqualities(prob, rows)
     X = Ball(rng.standard_normal(prob.n))  # far from the equalities: residual ~1
     assert eq.correct(prob, X)
     J = eq.touched  # every inequality row is loose at this point: all touched columns move
@@ -291,18 +291,18 @@ def _solve_exact(G, r):
 
 
 def test_the_sparse_equality_correction_proves_nothing_for_redundant_rows():
-    import certiprog.certify.duality as D
+    import certiprog.certify.equalities as D
     from certiprog.certify.rigorous import Ball
 
     model, rng = _equality_model(6, duplicate_row=True)
     prob = model.compile().assemble()
-    eq = D._SparseEqualities(prob, np.flatnonzero(prob.row_kinds() == "zero"))
+    eq = D.SparseEqualities(prob, np.flatnonzero(prob.row_kinds() == "zero"))
     assert not eq.correct(prob, Ball(rng.standard_normal(prob.n)))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_sparse_and_the_dense_equality_paths_give_the_same_certified_interval(seed, monkeypatch):
-    import certiprog.certify.duality as D
+    import certiprog.certify.equalities as D
 
     prob = _qp_suite().generated_qp(300, seed=seed)
     intervals = []

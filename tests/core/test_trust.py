@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from certiprog import Model, Variable, minimize, norm2, sum_squares
 from certiprog.certify import check
-from certiprog.certify.duality import psd_certificate
+from certiprog.certify.psd import psd_certificate
 from certiprog.certify.rigorous import Ball, matvec, solve
 from certiprog.model.atoms import quad_form
 from certiprog.solvers import available_backends, get_backend

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from certiprog.certify import check
-from certiprog.certify.duality import variable_box
+from certiprog.certify.box import variable_box
 from certiprog.audit.symbolic import kkt_conditions
 from certiprog.errors import CertiprogError, InputError, ShapeError
 from certiprog.model import (

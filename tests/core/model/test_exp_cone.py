@@ -353,7 +353,7 @@ def test_unbounded_without_a_ray_is_never_certified():
 
 def test_dual_nudging_keeps_exp_duals_finite_and_in_the_dual_cone():
     """A dual with u ~ -1e-300 and v > 0 (exp(v/u) overflows) is moved to the face u = 0, never to w = inf."""
-    from certiprog.certify.duality import dual_in_cone
+    from certiprog.certify.dual_cone import dual_in_cone
 
     x = c.Variable(name="x")
     problem = c.Model(c.minimize(c.exp(x)), [x >= -1]).compile().assemble()

@@ -1,0 +1,374 @@
+"""A box ``lo <= x <= hi`` containing every feasible x whose objective is at most the upper end (bound tightening).
+
+`variable_box` intersects the user's ``x_bound`` with feasibility-based bound tightening (FBBT) over the linear
+rows the cones imply and over the objective's level set; `tighten_columns` runs the same passes for a few columns
+over their own rows, and `row_slack_hi` bounds each row's slack over a box. It is enough that the box contains the
+feasible points with ``f(x) <= upper``: the optimum is the infimum over that set. The derivation:
+docs/derivations/optimality-interval.md (the box).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..conic.cones import Cone
+from ..errors import InputError
+from .cache import csc_A, csr_A
+from .rigorous import U as _U
+from .rigorous import gamma
+
+_INFL = 1e-9  # relative widening of derived bounds
+
+
+def _linear_rows(problem):
+    """Rows (G, h) with G x <= h implied by the blocks (see module docstring)."""
+    A, b = csr_A(problem), problem.b
+    Gs, hs = [], []
+    for blk in problem.blocks:
+        c, r0 = blk.cone, blk.start
+        if c.kind in ("zero", "nonneg"):
+            Ab, bb = A[blk.start:blk.stop], b[blk.start:blk.stop]
+            Gs.append(Ab), hs.append(bb)
+            if c.kind == "zero":
+                Gs.append(-Ab), hs.append(-bb)
+            continue
+        if c.kind in ("pow", "pownd", "exp"):  # all copies at once, by selection matrices on the block's rows
+            G, h = _cone_linear_rows(c, A[blk.start:blk.stop], b[blk.start:blk.stop])
+            Gs.append(G), hs.append(h)
+            continue
+        for k in range(c.count):
+            i0 = r0 + k * c.dim
+            Ab, bb = A[i0:i0 + c.dim], b[i0:i0 + c.dim]
+            if c.kind == "soc":  # s_0 >= 0, s_j - s_0 <= 0, -s_j - s_0 <= 0 (in terms of G x <= h)
+                m = c.dim - 1
+                top = sp.vstack([Ab[0]] * m) if m else sp.csr_matrix((0, A.shape[1]))
+                Gs += [Ab[0], top - Ab[1:], top + Ab[1:]]
+                hs += [bb[:1], bb[0] - bb[1:], bb[0] + bb[1:]]
+            elif c.kind == "psd":
+                n = c.side
+                idx = {}
+                kk = 0
+                for j in range(n):
+                    for i in range(j + 1):
+                        idx[(i, j)] = kk
+                        kk += 1
+                dg = [idx[(j, j)] for j in range(n)]
+                Gs.append(Ab[dg]), hs.append(bb[dg])
+                w = 0.7072  # >= 1/sqrt(2): |s_ij| <= w (s_ii + s_jj)
+                for (i, j), kk in idx.items():
+                    if i == j:
+                        continue
+                    d = Ab[idx[(i, i)]] + Ab[idx[(j, j)]]
+                    e = bb[idx[(i, i)]] + bb[idx[(j, j)]]
+                    Gs += [w * d - Ab[kk], w * d + Ab[kk]]
+                    hs += [[w * e - bb[kk]], [w * e + bb[kk]]]
+    if not Gs:
+        return sp.csr_matrix((0, A.shape[1])), np.zeros(0)
+    return sp.csr_matrix(sp.vstack(Gs)), np.concatenate([np.atleast_1d(np.asarray(h, float)) for h in hs])
+
+
+def _bound_rows(problem):
+    """(G, h): the single-entry rows of `_linear_rows` (variable bounds of zero / nonneg rows, ``s_0 >= 0`` of
+    SOC heads), read off A in O(nnz) without building the others; the cheap box of `variable_box`."""
+    A, b = csr_A(problem), problem.b
+    kind = problem.row_kinds()
+    usable = np.isin(kind, ["zero", "nonneg"])
+    for blk in problem.blocks:
+        if blk.cone.kind == "soc":
+            usable[blk.start:blk.stop:blk.cone.dim] = True
+    rows = np.flatnonzero(usable & (np.diff(A.indptr) == 1))
+    rows = rows[A.data[A.indptr[rows]] != 0]
+    eq = kind[rows] == "zero"
+    r = np.concatenate([rows, rows[eq]])
+    sign = np.concatenate([np.ones(rows.size), -np.ones(int(eq.sum()))])
+    G = sp.csr_matrix((sign * A.data[A.indptr[r]], A.indices[A.indptr[r]], np.arange(r.size + 1)),
+                      shape=(r.size, A.shape[1]))
+    return G, sign * b[r]
+
+
+def _cone_linear_rows(c: Cone, Ab, bb) -> tuple:
+    """(G, h) with G x <= h implied by every copy of an exp / pow / pownd cone, whose rows are Ab x + s = bb.
+
+    Power cones: x_i >= 0 and |z| <= sum_i x_i (weighted AM-GM with weights <= 1). Exponential cones: y >= 0,
+    z >= 0 and x <= y log(z/y) <= z - y. Each is ``sum_r c_r s_r <= 0`` for a few rows r of one copy, i.e.
+    ``(-sum c_r A_r) x <= -sum c_r b_r``: a sparse selection matrix C gives all copies at once."""
+    d, k = c.dim, c.count
+    base = d * np.arange(k)
+    if c.kind == "exp":  # -s_y <= 0, -s_z <= 0, s_x + s_y - s_z <= 0
+        combos = [{1: -1.0}, {2: -1.0}, {0: 1.0, 1: 1.0, 2: -1.0}]
+    else:
+        n = d - 1
+        combos = [{i: -1.0} for i in range(n)]
+        combos += [{**{i: -1.0 for i in range(n)}, n: 1.0}, {**{i: -1.0 for i in range(n)}, n: -1.0}]
+    rows, cols, vals = [], [], []
+    for j, combo in enumerate(combos):
+        for r, v in combo.items():
+            rows.append(j * k + np.arange(k)), cols.append(base + r), vals.append(np.full(k, v))
+    C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(len(combos) * k, d * k))
+    return -(C @ Ab), -(C @ bb)
+
+
+def _improves(new, old, side) -> np.ndarray:
+    """new is a notably tighter bound than old (side -1: upper bounds, +1: lower bounds)."""
+    with np.errstate(invalid="ignore"):
+        tight = side * (new - old) > 1e-7 * (1 + np.abs(old))
+    return np.isfinite(new) & (~np.isfinite(old) | tight)
+
+
+def _column_order(G):
+    """(order, starts, cols): G's entries grouped by column (a stable sort of its column indices), for per-column
+    minima by ``np.minimum.reduceat`` (``ufunc.at`` is far slower on millions of entries)."""
+    order = np.argsort(G.indices, kind="stable")
+    cs = G.indices[order]
+    starts = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]]) if cs.size else np.zeros(0, int)
+    return order, starts, cs[starts]
+
+
+def _col_reduce(ufunc, vals, n: int, fill: float, order) -> np.ndarray:
+    """Per-column ``ufunc``-reduction of one value per entry of G (``fill`` where a column has none)."""
+    out = np.full(n, fill)
+    idx, starts, cols = order
+    if starts.size:
+        out[cols] = ufunc.reduceat(vals[idx], starts)
+    return out
+
+
+def _tighten_rows(G, h, lo, hi, order=None) -> bool:
+    """One FBBT pass over G x <= h; updates lo, hi in place; True if something changed notably.
+
+    ``order``: `_column_order(G)` when several passes run over the same G."""
+    if G.shape[0] == 0:
+        return False
+    if order is None:
+        order = _column_order(G)
+    a, col = G.data, G.indices
+    row = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
+    with np.errstate(invalid="ignore", over="ignore"):
+        c = np.where(a > 0, a * lo[col], a * hi[col])
+    c = np.where(a == 0, 0.0, c)
+    inf = ~np.isfinite(c)
+    cf = np.where(inf, 0.0, c)
+    fin_sum = np.bincount(row, cf, G.shape[0])
+    abs_sum = np.bincount(row, np.abs(cf), G.shape[0])
+    n_inf = np.bincount(row, inf.astype(float), G.shape[0])
+    if not np.any(n_inf <= 1):  # every row has two unbounded terms or more: nothing to derive
+        return False
+    rest_inf = n_inf[row] - inf
+    ok = (rest_inf == 0) & (a != 0)
+    val = np.zeros_like(a)
+    pad = np.zeros_like(a)
+    if ok.any():  # (only the entries that can give a bound)
+        r_ok, a_ok = row[ok], a[ok]
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            v = (h[r_ok] - (fin_sum[r_ok] - cf[ok])) / a_ok
+            val[ok] = v
+            pad[ok] = _INFL * (np.abs(h[r_ok]) + abs_sum[r_ok] + np.abs(v * a_ok)) / np.abs(a_ok) + 1e-300
+    changed = False
+    up = ok & (a > 0)
+    if up.any():
+        new = _col_reduce(np.minimum, np.where(up, val + pad, np.inf), lo.size, np.inf, order)
+        better = _improves(new, hi, -1)
+        changed |= bool(better.any())
+        np.minimum(hi, new, out=hi)
+    dn = ok & (a < 0)
+    if dn.any():
+        new = _col_reduce(np.maximum, np.where(dn, val - pad, -np.inf), lo.size, -np.inf, order)
+        better = _improves(new, lo, 1)
+        changed |= bool(better.any())
+        np.maximum(lo, new, out=lo)
+    return changed
+
+
+def _separable_diagonal(problem):
+    """P's diagonal when P is diagonal with P >= 0 (the objective is separable), else None."""
+    P = sp.csr_matrix(problem.P)
+    d = P.diagonal()
+    if (P - sp.diags(d)).count_nonzero() or (d < 0).any():
+        return None
+    return d
+
+
+def _useful_rows(G, lo, hi, q=None, d=None) -> np.ndarray:
+    """Rows of G x <= h that `_tighten_rows` could ever use; a boolean mask.
+
+    A row gives a bound on one of its columns only when every *other* entry's needed end (lo for a > 0, hi for
+    a < 0) is finite. The ends that could ever become finite are over-approximated by a fixpoint: the finite
+    ends of the start box, plus every end some row (or the separable objective level set, when ``d`` is the
+    diagonal of P >= 0 and ``q`` the linear part: columns with d > 0 need nothing and get both ends) would give
+    if all ends found so far were finite. A row with two entries or more whose needed end stays infinite at the
+    fixpoint never yields a bound in any pass, so dropping it leaves the box unchanged (only the work goes)."""
+    m, n = G.shape
+    if m == 0:
+        return np.ones(0, bool)
+    a, col = G.data, G.indices
+    row = np.repeat(np.arange(m), np.diff(G.indptr))
+    quad = np.zeros(a.size, bool)
+    if d is not None:  # the objective as one more row: q_j t (d_j = 0) or a quadratic (d_j > 0, needs nothing)
+        oc = np.flatnonzero((d != 0) | (q != 0))
+        a = np.concatenate([a, np.where(d[oc] > 0, 0.0, q[oc])])
+        col = np.concatenate([col, oc])
+        row = np.concatenate([row, np.full(oc.size, m)])
+        quad = np.concatenate([quad, d[oc] > 0])
+    # ends as one flat array: 2j = lo_j, 2j + 1 = hi_j, 2n = "nothing needed" (always finite)
+    can = np.concatenate([np.isfinite(np.column_stack([lo, hi])).ravel(), [True]])
+    zero = a == 0
+    need = 2 * col + (a < 0)
+    need[zero] = 2 * n
+    give = 2 * col + (a > 0)  # the end a row gives its column: hi for a > 0, lo for a < 0
+    give[zero & ~quad] = 2 * n
+    qcols = col[quad]
+    rows_total = m + (d is not None)
+    while True:
+        bad = ~can[need]
+        k = np.bincount(row[bad], minlength=rows_total)
+        kr = k[row]
+        yields = (kr == 0) | ((kr == 1) & bad)
+        newly = give[yields]
+        newly = newly[~can[newly]]
+        qy = qcols[yields[quad]] if qcols.size else qcols
+        qnew = np.concatenate([2 * qy, 2 * qy + 1]) if qy.size else qy
+        qnew = qnew[~can[qnew]] if qnew.size else qnew
+        if newly.size == 0 and qnew.size == 0:
+            break
+        can[newly] = True
+        can[qnew] = True
+    return k[:m] <= 1
+
+
+def _tighten_objective(problem, U, lo, hi, d=False) -> bool:
+    """Bounds from f(x) <= U when P is diagonal with P >= 0 (separable quadratic).
+
+    ``d``: `_separable_diagonal(problem)` when already at hand (None: not separable)."""
+    if d is False:
+        d = _separable_diagonal(problem)
+    if d is None or not np.isfinite(U):
+        return False
+    q = problem.q
+    # minimum of h_j(x) = d/2 x^2 + q x over [lo, hi]
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        def h(t):
+            return np.where(np.isfinite(t), 0.5 * d * t * t + q * t, np.where((d > 0) | (q * t > 0), np.inf, -np.inf))
+
+        cand = [h(lo), h(hi)]
+        xs = np.where(d > 0, np.clip(-q / np.where(d > 0, d, 1), lo, hi), lo)
+        cand.append(np.where(d > 0, h(xs), np.inf))
+        m = np.minimum.reduce(cand)
+        m = np.where((d == 0) & (q == 0), 0.0, m)
+    inf = ~np.isfinite(m)
+    if inf.sum() > 1:
+        return False
+    R_all = U - problem.r0 - m[~inf].sum()
+    pad_all = _INFL * (abs(U) + abs(problem.r0) + np.abs(m[~inf]).sum()) + 1e-300
+    cols = np.flatnonzero(inf) if inf.sum() == 1 else np.arange(lo.size)
+    cols = cols[(d[cols] != 0) | (q[cols] != 0)]
+    if cols.size == 0:
+        return False
+    dj, qj = d[cols], q[cols]
+    R = R_all + np.where(inf[cols], 0.0, m[cols]) + pad_all
+    new_lo, new_hi = np.full(cols.size, -np.inf), np.full(cols.size, np.inf)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        curved = dj > 0
+        disc = qj * qj + 2 * dj * R
+        ok = curved & (disc >= 0)  # (an infeasible level set leaves the bounds as they are)
+        sq = np.sqrt(np.where(ok, disc, 0.0)) * (1 + _INFL)
+        dd = np.where(ok, dj, 1.0)
+        lo_q, hi_q = (-qj - sq) / dd, (-qj + sq) / dd
+        new_lo = np.where(ok, lo_q - _INFL * (1 + np.abs(lo_q)), new_lo)
+        new_hi = np.where(ok, hi_q + _INFL * (1 + np.abs(hi_q)), new_hi)
+        lin = ~curved
+        qq = np.where(lin, qj, 1.0)
+        t = R / qq
+        new_hi = np.where(lin & (qj > 0), t + _INFL * (1 + np.abs(t)), new_hi)
+        new_lo = np.where(lin & (qj < 0), t - _INFL * (1 + np.abs(t)), new_lo)
+    changed = bool(np.any(_improves(new_hi, hi[cols], -1)) or np.any(_improves(new_lo, lo[cols], 1)))
+    hi[cols] = np.minimum(hi[cols], new_hi)
+    lo[cols] = np.maximum(lo[cols], new_lo)
+    return changed
+
+
+def variable_box(problem, x_bound=None, upper: float = np.inf, rounds: int = 30,
+                 cheap: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Box ``lo <= x <= hi`` (stacked columns) containing every feasible x with f(x) <= upper.
+
+    ``x_bound``: None; a number R (every entry of every *user* variable in [-R, R], e.g. from a ball
+    ||x|| <= R); a dict ``{variable name: R or (lo, hi)}``; or a pair of arrays (lo, hi) over all columns.
+    ``upper`` is in the minimisation form of the problem. ``cheap``: only the single-entry rows (variable
+    bounds, `_bound_rows`) and the objective level set, in O(nnz): a looser box, as valid (any box containing
+    those points is), for a first try of the lower bound (`optimality_interval`'s ``width_goal``).
+    """
+    n = problem.n
+    lo, hi = np.full(n, -np.inf), np.full(n, np.inf)
+    if x_bound is not None:
+        if isinstance(x_bound, dict):
+            for name, bnd in x_bound.items():
+                if name not in problem.columns:
+                    raise InputError(f"x_bound names {name!r}, which is no variable here; have {list(problem.columns)}")
+                _, a, b = problem.columns[name]
+                l_, h_ = (-float(bnd), float(bnd)) if np.isscalar(bnd) else bnd
+                lo[a:b], hi[a:b] = np.maximum(lo[a:b], l_), np.minimum(hi[a:b], h_)
+        elif np.isscalar(x_bound):
+            R = float(x_bound)
+            if not R > 0:
+                raise InputError(f"x_bound must be positive, got {x_bound!r}")
+            for name, (_, a, b) in problem.columns.items():
+                if not name.startswith("_"):
+                    lo[a:b], hi[a:b] = -R, R
+        else:
+            l_, h_ = (np.broadcast_to(np.asarray(t, float), (n,)) for t in x_bound)
+            lo, hi = np.maximum(lo, l_), np.minimum(hi, h_)
+    G, h = _bound_rows(problem) if cheap else _linear_rows(problem)
+    d = _separable_diagonal(problem) if np.isfinite(upper) else None
+    if not cheap:
+        keep = _useful_rows(G, lo, hi, problem.q if d is not None else None, d)
+        if not keep.all():  # drop the rows that can never give a bound (the box is the same without them)
+            G, h = sp.csr_matrix(G[keep]), h[keep]
+    order = _column_order(G)
+    for _ in range(rounds):
+        ch = _tighten_rows(G, h, lo, hi, order)
+        ch |= _tighten_objective(problem, upper, lo, hi, d)
+        if not ch:
+            break
+    return lo, hi
+
+
+def tighten_columns(problem, J, lo, hi, rounds: int = 2):
+    """(lo, hi) with the bounds of columns J tightened over the zero / nonneg rows they occur in (FBBT passes on
+    those rows alone, `_tighten_rows`), or (None, None) when nothing about J changed. Valid for any box that
+    contains the feasible points: it only reads the rows' own implications."""
+    AJ = csc_A(problem)[:, J]
+    kind = problem.row_kinds()
+    rows = np.unique(AJ.indices)
+    rows = rows[np.isin(kind[rows], ["zero", "nonneg"])]
+    if rows.size == 0:
+        return None, None
+    Ar = csr_A(problem)[rows]
+    br = problem.b[rows]
+    eq = kind[rows] == "zero"
+    G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
+    h = np.concatenate([br, -br[eq]])
+    lo2, hi2 = lo.copy(), hi.copy()
+    order = _column_order(G)
+    for _ in range(rounds):
+        if not _tighten_rows(G, h, lo2, hi2, order):
+            break
+    if np.array_equal(lo2[J], lo[J]) and np.array_equal(hi2[J], hi[J]):
+        return None, None
+    return lo2, hi2
+
+
+def row_slack_hi(A, b, lo, hi) -> np.ndarray:
+    """Upper bounds of s_i = b_i - A_i x over the box (inf where a needed end is infinite)."""
+    a, col = A.data, A.indices
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = np.where(a > 0, a * lo[col], a * hi[col])  # min of a x_j
+    t = np.where(a == 0, 0.0, t)
+    inf = ~np.isfinite(t)
+    tf = np.where(inf, 0.0, t)
+    m = A.shape[0]
+    s = b - np.bincount(row, tf, m)
+    k = int(np.diff(A.indptr).max()) if A.nnz else 1
+    pad = gamma(k + 2) * (np.abs(b) + np.bincount(row, np.abs(tf), m)) * (1 + 4 * (k + 4) * _U) + 1e-290
+    s = np.nextafter(s + pad, np.inf)
+    return np.where(np.bincount(row, inf.astype(float), m) > 0, np.inf, s)

@@ -1,0 +1,62 @@
+"""A strictly feasible point near a given one, from a small margin problem (`interior_point`).
+
+``max t s.t. b - A x - t e in K`` with a proximity term, e an interior direction of every cone; its solver is
+registered by the solvers layer (`set_margin_solver`: Clarabel's), so the certificates import no backend.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..conic.cones import Cone
+
+
+def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
+    """A point with b - A x in the interior of K (zero rows exact), near x0, from a Clarabel margin problem.
+
+    ``eps``: weight of the proximity term ``eps/2 ||x - x0||^2`` (default ``1e-3 / (1 + ||x0||^2)``; 0 finds
+    any strictly feasible point however far); ``t_max``: the margin sought (a small one keeps the point near x0).
+    Returns (x, t) with margin t (> 0 means strictly feasible up to the solver's accuracy).
+
+    The margin QP is solved by the function registered with `set_margin_solver` (the solvers layer registers
+    Clarabel's on import): the certificates never import a backend. None registered: (x0, -inf), no point found."""
+    if _MARGIN_SOLVER[0] is None:
+        return np.asarray(x0, float), -np.inf
+    n, m = problem.n, problem.m
+    e = np.zeros(m)
+    for blk in problem.blocks:
+        c = blk.cone
+        if c.kind == "nonneg":
+            e[blk.start:blk.stop] = 1.0
+        elif c.kind == "soc":
+            e[blk.start:blk.stop:c.dim] = 1.0
+        elif c.kind == "psd":
+            one = np.array([1.0 if i == j else 0.0 for j in range(c.side) for i in range(j + 1)])
+            e[blk.start:blk.stop] = np.tile(one, c.count)
+        elif c.kind in ("pow", "pownd"):
+            e[blk.start:blk.stop] = np.tile(np.r_[np.ones(c.dim - 1), 0.0], c.count)
+        elif c.kind == "exp":  # (-1, 1, 1) is interior: exp(-1) < 1
+            e[blk.start:blk.stop] = np.tile([-1.0, 1.0, 1.0], c.count)
+    if eps is None:
+        eps = 1e-3 / (1.0 + float(np.dot(x0, x0)))
+    P = sp.block_diag([eps * sp.eye(n), sp.csc_matrix((1, 1))], format="csc")
+    q = np.concatenate([-eps * x0, [-1.0]])
+    A = sp.vstack([sp.hstack([problem.A, sp.csc_matrix(e[:, None])]),
+                   sp.hstack([sp.csc_matrix((1, n)), sp.csc_matrix([[1.0]])])], format="csc")
+    b = np.concatenate([problem.b, [float(t_max)]])
+    cones = problem.merged_cones() + [Cone("nonneg", 1)]
+    w = np.asarray(_MARGIN_SOLVER[0](P, q, A, b, cones), float)
+    return w[:n], float(w[n])
+
+
+#: the margin problem's solver: ``solve(P, q, A, b, cones) -> x`` for min 1/2 x'Px + q'x s.t. b - Ax in cones
+#: (certiprog `Cone` objects, merged); set by the solvers layer (`set_margin_solver`), called by `interior_point`
+_MARGIN_SOLVER: list = [None]
+
+
+def set_margin_solver(solve) -> None:
+    """Register the function that solves `interior_point`'s margin QP (the upper end's repair): the certificates
+    take it as an argument instead of importing a backend (certiprog.solvers registers Clarabel's)."""
+    if solve is not None and not callable(solve):
+        raise TypeError(f"set_margin_solver takes a function (P, q, A, b, cones) -> x, or None; got {solve!r}")
+    _MARGIN_SOLVER[0] = solve
