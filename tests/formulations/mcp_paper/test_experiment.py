@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from certiprog.cli import main
 from certiprog.errors import InputError
+from certiprog.experiments.runner import encode
 from certiprog.formulations.mcp_paper import experiment as exp
 from certiprog.formulations.mcp_paper.programs import mcp as mcp_model
 
@@ -266,7 +267,7 @@ def test_resume_shards_and_loky_give_the_serial_records(tmp_path):
     merged = ResultStore(tmp_path / "merged")
     merged.merge(*shards)
     report = run_tasks(exp.tasks(cfg), merged, "serial")
-    assert report.computed == [] and strip_times(exp._jsonable(report.results)) == strip_times(serial)
+    assert report.computed == [] and strip_times(encode(report.results, None)) == strip_times(serial)
 
 
 def test_task_keys_follow_what_each_kind_of_task_uses():
