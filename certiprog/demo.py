@@ -122,10 +122,11 @@ def _reason(sol, cert) -> str:
         if cert.worst:
             parts.append(f"largest relative residual {cert.max_rel:.3g} in {cert.worst} (tolerance {cert.tol:g})")
         parts += list(cert.notes)
-    attempts = (info.get("fallback") or {}).get("attempts") or []
+    attempts = getattr(sol, "attempts", None) or []
     if len(attempts) > 1:
         parts.append("solvers tried: " + "; ".join(
-            f"{a['solver']} -> {a.get('status', 'error')} ({a.get('verdict', a.get('error', ''))})" for a in attempts))
+            f"{a.label} -> {a.termination or 'error'} ({a.error if a.refused else a.rejected or a.verdict})"
+            for a in attempts))
     return "; ".join(str(p) for p in parts) or "no further detail from the solver or the certificate"
 
 

@@ -7,8 +7,8 @@ after it, as ``{"constraint", "index" (row of ``cuts[constraint]``), "violation"
 added, per ForAll, in order) and ``info``: 'termination' ('converged', 'iteration_limit', or
 'master_<status>' when a master problem did not solve), 'max_violation', 'violation' (the measure),
 'master_time' and 'oracle_time' (seconds, summed over iterations), 'n_master_rows' (cut rows in the last
-master problem), 'master_solvers' ({"backend/solver": masters it solved}); 'verdict' and 'fallback' are the
-last master's (see `certiprog.solvers.solve_conic`).
+master problem), 'master_solvers' ({"backend/solver": masters it solved}); ``sol.verdict`` and ``sol.attempts``
+are the last master's (see `certiprog.solvers.solve_conic`).
 
 The loop stops when the worst violation is at most ``cp_tol`` or after ``cp_max_iter`` master solves. These
 names are the cutting planes' own: ``tol`` / ``max_iter`` (the names before) raise a ModelError saying so, since

@@ -169,7 +169,7 @@ def test_cvxpy_farkas_rays_are_certificates(solver):
     sol = model.solve(backend="cvxpy", solver=solver)
     assert sol.status.termination == "infeasible" and sol.certificate is not None
     assert check(model, sol).verdict == "certified_infeasible"
-    assert sol.info["verdict"] == "certified_infeasible"
+    assert sol.verdict == "certified_infeasible"
 
 
 @pytest.mark.skipif(not HAS["gurobi"] or not HAS["cvxpy"] or licences.gurobi() is not None,

@@ -121,7 +121,7 @@ def test_mcp_masters_left_to_the_chooser_go_to_piqp_once_dense():
     assert set(used) <= {"clarabel/clarabel", "piqp/dense"} and "piqp/dense" in used, used
     last = run.solution.problem
     assert piqp_backend.dense_pays(last) and choose(last)[0] == ("piqp", "auto")
-    assert run.solution.info["verdict"].startswith(("certified", "accurate", "inaccurate"))
+    assert run.solution.verdict.startswith(("certified", "accurate", "inaccurate"))
 
 
 def test_choose_interface_thresholds():

@@ -362,7 +362,7 @@ def test_auto_picks_highs_for_qp_and_gurobi_or_scip_for_cones(monkeypatch):
     soc = socp_model()
     sol = soc.solve(backend="pyomo")
     chosen = "gurobi_direct" if FRESH["gurobi_direct"] else "scip_direct"
-    assert sol.solver == chosen and sol.info["fallback"]["chosen"] == f"pyomo/{chosen}"
+    assert sol.solver == chosen and sol.chosen.label == f"pyomo/{chosen}"
     backend = get_backend("pyomo")
     real = backend.solve
 
@@ -373,7 +373,7 @@ def test_auto_picks_highs_for_qp_and_gurobi_or_scip_for_cones(monkeypatch):
 
     monkeypatch.setattr(backend, "solve", size_limited)
     sol = soc.solve(backend="pyomo")  # a licence refusal moves on to SCIP, and says so
-    refused = {a["solver"]: a["error"] for a in sol.info["fallback"]["attempts"] if "error" in a}
+    refused = {a.label: a.error for a in sol.attempts if a.refused}
     assert sol.solver == "scip_direct"
     assert not FRESH["gurobi_direct"] or "size-limited" in refused["pyomo/gurobi_direct"]
     assert rel(sol.objective, soc.solve(backend="clarabel").objective) <= 1e-6
@@ -600,7 +600,7 @@ def test_auto_solves_strictly_convex_error_clumping_qps_whatever_highs_answers()
     for seed, model in _eta_instances(12):
         ref = model.solve(backend="clarabel")
         sol = model.solve(backend="pyomo")
-        assert sol.status == "optimal", (seed, sol.info["fallback"])
+        assert sol.status == "optimal", (seed, sol.attempts)
         assert rel(sol.objective, ref.objective) <= 1e-6, seed
         assert check(model, sol, interval=False).verdict in ("certified", "accurate", "inaccurate"), seed
 
@@ -621,10 +621,10 @@ def test_auto_moves_on_when_the_certificate_cannot_confirm_a_status(monkeypatch)
     monkeypatch.setattr(backend, "solve", wrong_highs)
     sol = model.solve(backend="pyomo")
     assert sol.status == "optimal" and sol.solver in ("gurobi_direct", "scip_direct")
-    first = sol.info["fallback"]["attempts"][0]
-    assert first["solver"] == "pyomo/highs" and first["status"] == "unbounded" and "no verified ray" in first["verdict"]
-    assert sol.info["fallback"]["chosen"] == f"pyomo/{sol.solver}"
-    assert sol.info["verdict"].startswith(("certified", "accurate", "inaccurate"))
+    first = sol.attempts[0]
+    assert first.label == "pyomo/highs" and first.termination == "unbounded" and "no verified ray" in first.rejected
+    assert sol.chosen.label == f"pyomo/{sol.solver}"
+    assert sol.verdict.startswith(("certified", "accurate", "inaccurate"))
     assert rel(sol.objective, model.solve(backend="clarabel").objective) <= 1e-6
 
 
@@ -632,8 +632,8 @@ def test_auto_moves_on_when_the_certificate_cannot_confirm_a_status(monkeypatch)
 def test_a_named_solver_gets_its_own_answer_not_a_fallback(monkeypatch):
     model = next(_eta_instances(1))[1]
     sol = model.solve(backend="pyomo", solver="highs")
-    assert sol.solver == "highs" and "fallback" not in sol.info
-    assert sol.info["verdict"] == check(model, sol, interval=False).verdict
+    assert sol.solver == "highs" and not sol.attempts
+    assert sol.verdict == check(model, sol, interval=False).verdict
 
 
 def test_with_only_highs_installed_pyomo_is_not_offered_for_cones(monkeypatch):

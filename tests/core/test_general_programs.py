@@ -98,7 +98,7 @@ def test_no_solve_runs_when_no_candidate_accepts_the_options(monkeypatch):
 def test_an_option_one_candidate_accepts_is_used_and_the_rest_skip():
     m, _ = _box_lp()
     sol = m.solve(tol_gap_abs=1e-9)  # a Clarabel setting: Clarabel takes it, others would refuse
-    assert sol.status == "optimal" and sol.info["fallback"]["chosen"].startswith("clarabel")
+    assert sol.status == "optimal" and sol.chosen.label.startswith("clarabel")
 
 
 def test_a_bad_option_value_is_an_option_error():
@@ -163,7 +163,7 @@ def test_check_returns_the_certificate_computed_at_solve_time_while_nothing_chan
 def test_named_solver_answers_carry_the_full_verdict():
     m, _ = _box_lp()
     sol = m.solve(backend="clarabel", solver="clarabel")
-    assert sol.info["verdict"] == sol.verdict == check(m, sol).verdict == "certified"
+    assert sol.verdict == sol.verdict == check(m, sol).verdict == "certified"
 
 
 # ----------------------------------------------------------------------------------------------- numpy calls
@@ -248,7 +248,7 @@ def test_sparse_and_scaled_qps_certify_and_match_cvxpy(scale, sparse):
     if scale >= 1.0:
         assert sol.verdict == "certified"
     if not check(m, sol).certified:
-        assert sol.status == "unconfirmed" and sol.info["fallback"]["note"]
+        assert sol.status == "unconfirmed" and sol.fallback_note
         return
     lo, hi = check(m, sol).interval
     assert lo <= sol.objective + 1e-6 * abs(sol.objective) and sol.objective <= hi + 1e-6 * abs(sol.objective)
@@ -391,11 +391,11 @@ def test_a_finite_but_wide_interval_gets_one_tighter_solve_of_the_same_solver():
     assert loose.verdict == "accurate" and loose.status == "optimal"
     sol = m.solve(backend="clarabel")
     assert sol.status == "optimal" and sol.verdict == "certified"
-    assert "tighter" in sol.info["fallback"]["chosen"]
-    assert [a["verdict"] for a in sol.info["fallback"]["attempts"]] == ["accurate", "certified"]
+    assert "tighter" in sol.chosen.label
+    assert [a.verdict for a in sol.attempts] == ["accurate", "certified"]
     # tolerances the caller set are respected: no tighter re-solve, the honest status instead
     user = m.solve(backend="clarabel", tol_gap_abs=1e-8, tol_gap_rel=1e-8)
-    assert user.status == "unconfirmed" and len(user.info["fallback"]["attempts"]) == 1
+    assert user.status == "unconfirmed" and len(user.attempts) == 1
 
 
 @pytest.mark.parametrize("sense", ["minimize", "maximize"])
@@ -433,4 +433,4 @@ def test_piqp_declares_a_tighter_resolve_too():
     m = dict(demo_instances())["002 me2_dual (Pima)"]
     sol = m.solve(backend="piqp")
     assert sol.status == "optimal" and sol.verdict == "certified"
-    assert "tighter" in sol.info["fallback"]["chosen"]
+    assert "tighter" in sol.chosen.label

@@ -260,13 +260,13 @@ def test_capability_declarations_match_what_each_installed_solver_does(pair):
         where = f"{backend}/{solver} on {kind}: {sol.status}"
         assert sol.status == "optimal", where
         assert rel(sol.objective, ref.objective) <= 1e-3, (where, sol.objective, ref.objective)
-        assert sol.info["verdict"].startswith(CONFIRMING), (where, sol.info["verdict"])
+        assert sol.verdict.startswith(CONFIRMING), (where, sol.verdict)
         assert (sol.z is not None) == caps.duals, where
     sol = solve_conic(_infeasible_lp().compile().assemble(), backend, solver)
     assert sol.status.termination in ("infeasible", "infeasible_or_unbounded"), (pair, sol.status)
     assert (sol.certificate is not None) == caps.rays, pair
     if caps.rays:
-        assert sol.info["verdict"].endswith("_infeasible") and sol.info["verdict"].startswith(CONFIRMING)
+        assert sol.verdict.endswith("_infeasible") and sol.verdict.startswith(CONFIRMING)
 
 
 def test_available_backends_follow_the_solvers_that_take_the_model():
@@ -296,8 +296,8 @@ def test_choose_orders_by_preference_one_pair_per_engine():
     assert choose(master.compile().assemble())[0] == ("piqp", "auto")
     assert choose(models["qp"].compile().assemble())[0] == ("clarabel", "clarabel")
     sol = master.solve()
-    assert sol.backend == "piqp" and sol.info["fallback"]["chosen"] == "piqp/auto"
-    assert sol.info["verdict"] in GOOD
+    assert sol.backend == "piqp" and sol.chosen.label == "piqp/auto"
+    assert sol.verdict in GOOD
     assert choose(master.compile().assemble(), backend="cvxpy")[0] == ("cvxpy", "CLARABEL")
 
 
@@ -330,13 +330,13 @@ def test_a_lying_solver_makes_the_chooser_move_on_and_say_so(lie, why, monkeypat
     model = _qp()
     assert choose(model.compile().assemble())[0] == ("_liar", "lie")  # tried first: it says it is preferred
     sol = model.solve()
-    first, chosen = sol.info["fallback"]["attempts"][0], sol.info["fallback"]["chosen"]
-    assert first["solver"] == "_liar/lie" and chosen == "clarabel/clarabel" and sol.backend == "clarabel"
+    first, chosen = sol.attempts[0], sol.chosen.label
+    assert first.label == "_liar/lie" and chosen == "clarabel/clarabel" and sol.backend == "clarabel"
     if why is None:
-        assert "no licence" in first["error"]
+        assert "no licence" in first.error
     else:
-        assert first["status"] == lie and why in first["verdict"]
-    assert sol.status == "optimal" and sol.info["verdict"] in GOOD
+        assert first.termination == lie and why in first.rejected
+    assert sol.status == "optimal" and sol.verdict in GOOD
     np.testing.assert_allclose(model.variable("x").value, 0.5, atol=1e-6)
     np.testing.assert_allclose(sol.objective, model.solve(backend="clarabel").objective, rtol=1e-9)
 
@@ -345,17 +345,17 @@ def test_a_named_solver_gets_its_own_answer_with_the_verdict(monkeypatch):
     monkeypatch.setitem(registry._REGISTRY, "_liar", _liar("optimal"))
     model = _qp()
     sol = model.solve(backend="_liar", solver="lie")
-    assert sol.backend == "_liar" and "fallback" not in sol.info and sol.info["verdict"] == "failed"
+    assert sol.backend == "_liar" and not sol.attempts and sol.verdict == "failed"
     np.testing.assert_allclose(sol.x, 0.0)
     alone = model.solve(solver="lie")  # the one backend that offers it
-    assert alone.backend == "_liar" and alone.info["verdict"] == "failed"
+    assert alone.backend == "_liar" and alone.verdict == "failed"
     # naming only the backend: certiprog chooses within it; nothing else there, so the answer comes back unconfirmed
     within = model.solve(backend="_liar")
-    assert within.backend == "_liar" and "unconfirmed" in within.info["fallback"]["note"]
+    assert within.backend == "_liar" and "unconfirmed" in within.fallback_note
     ref = model.solve(backend="clarabel", solver="clarabel")
-    assert ref.info["verdict"] in GOOD and "fallback" not in ref.info
+    assert ref.verdict in GOOD and not ref.attempts
     same = model.solve(backend="clarabel")
-    assert [a["solver"] for a in same.info["fallback"]["attempts"]] == ["clarabel/clarabel"]
+    assert [a.label for a in same.attempts] == ["clarabel/clarabel"]
     np.testing.assert_array_equal(same.x, ref.x)
 
 
@@ -373,7 +373,7 @@ def test_fallback_stops_after_max_answers_and_returns_the_first():
     cands = [(f"s{i}", lambda i=i: unbounded(f"s{i}")) for i in range(MAX_ANSWERS + 2)]
     sol = first_confirmed(problem, cands, max_answers=MAX_ANSWERS)
     assert calls == [f"s{i}" for i in range(MAX_ANSWERS)] and sol.solver == "s0"
-    assert sol.info["fallback"]["chosen"] == "s0" and sol.info["verdict"] == "failed"
+    assert sol.chosen.label == "s0" and sol.verdict == "failed"
 
 
 def test_solver_names_without_a_backend():
@@ -430,12 +430,12 @@ def test_an_inaccurate_answer_makes_the_chooser_try_the_next_solver(monkeypatch)
     monkeypatch.setitem(registry._REGISTRY, "_sloppy", _sloppy())
     model = _qp()
     named = model.solve(backend="_sloppy", solver="sloppy")
-    assert named.info["verdict"].startswith("inaccurate"), named.info["verdict"]  # the premise of this test
+    assert named.verdict.startswith("inaccurate"), named.verdict  # the premise of this test
     sol = model.solve()
-    attempts = sol.info["fallback"]["attempts"]
-    assert attempts[0]["solver"] == "_sloppy/sloppy" and attempts[0]["verdict"].startswith("inaccurate")
-    assert sol.backend == "clarabel" and sol.info["verdict"] in GOOD
+    attempts = sol.attempts
+    assert attempts[0].label == "_sloppy/sloppy" and attempts[0].verdict.startswith("inaccurate")
+    assert sol.backend == "clarabel" and sol.verdict in GOOD
     # nothing better inside the one backend: the inaccurate answer comes back, labelled as such
     within = model.solve(backend="_sloppy")
-    assert within.backend == "_sloppy" and within.info["verdict"].startswith("inaccurate")
-    assert "inaccurate" in within.info["fallback"]["note"]
+    assert within.backend == "_sloppy" and within.verdict.startswith("inaccurate")
+    assert "inaccurate" in within.fallback_note

@@ -10,6 +10,7 @@ from certiprog.errors import CertiprogError
 from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 from certiprog.model import Model, Variable, hinge, minimize, norm1, norm2, norm_inf, sum_squares
 from certiprog.model.cones import project
+from certiprog.solvers import Attempt, StructuredAnswer
 from certiprog.solvers.structured import fill_auxiliary
 
 
@@ -75,7 +76,8 @@ def test_hinge_minimax_structured_agrees_with_clarabel_and_is_certified(seed):
     model = _hinge_instance(seed)
     ref = model.solve(backend="clarabel")
     sol = model.solve(solver="structured", tol=1e-7)
-    lo, hi = sol.info["interval"]
+    lo, hi = sol.solver_interval
+    assert type(sol.solver_interval).__name__ == "Interval" and sol.solver_interval.finite and lo <= hi
     cert = check(model, sol)
     assert cert.certified, cert
     clo, chi = cert.interval
@@ -83,7 +85,7 @@ def test_hinge_minimax_structured_agrees_with_clarabel_and_is_certified(seed):
     assert clo - 1e-6 * abs(chi) <= ref.objective <= chi + 1e-6 * abs(chi)  # Clarabel's value inside ours
     assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
     np.testing.assert_allclose(model.variables["w"].value, ref.value("w"), atol=1e-3)
-    assert sol.info["verdict"].startswith(("certified", "accurate"))
+    assert sol.verdict.startswith(("certified", "accurate"))
     assert model.derived(sol).constraint_value <= 1e-9
 
 
@@ -107,7 +109,7 @@ class _WrongAnswer:
     """model.data whose structured solver returns a far-off point (the chooser must not accept it)."""
 
     def structured_solve(self, **options):
-        return dict(values={"x": np.full(3, 5.0)}, status="optimal")
+        return StructuredAnswer({"x": np.full(3, 5.0)}, status="optimal")
 
 
 class _Refuses:
@@ -127,9 +129,9 @@ def tiny_threshold(monkeypatch):
 def test_auto_tries_the_structured_solver_first_on_large_problems(tiny_threshold):
     model = _hinge_instance(1)
     sol = model.solve()
-    assert sol.info["fallback"]["chosen"] == "structured"
-    assert sol.info["fallback"]["attempts"][0]["solver"] == "structured"
-    assert sol.info["verdict"].startswith(("certified", "accurate"))
+    assert sol.chosen.label == "structured"
+    assert sol.attempts[0].label == "structured"
+    assert sol.verdict.startswith(("certified", "accurate"))
     ref = _hinge_instance(1).solve(backend="clarabel")
     assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
     assert check(model, sol).certified
@@ -138,8 +140,8 @@ def test_auto_tries_the_structured_solver_first_on_large_problems(tiny_threshold
 def test_auto_skips_the_structured_solver_below_the_threshold():
     model = _hinge_instance(1)
     sol = model.solve()
-    assert sol.info["fallback"]["chosen"] != "structured"
-    assert all(a["solver"] != "structured" for a in sol.info["fallback"]["attempts"])
+    assert sol.chosen.label != "structured"
+    assert all(a.label != "structured" for a in sol.attempts)
 
 
 def test_auto_falls_back_when_the_structured_answer_is_not_confirmed(tiny_threshold):
@@ -147,23 +149,23 @@ def test_auto_falls_back_when_the_structured_answer_is_not_confirmed(tiny_thresh
     ref = model.solve(backend="clarabel")
     model.data = _WrongAnswer()
     sol = model.solve()
-    attempts = sol.info["fallback"]["attempts"]
-    assert attempts[0]["solver"] == "structured" and attempts[0]["verdict"].startswith("failed")
-    assert sol.info["fallback"]["chosen"] != "structured"
+    attempts = sol.attempts
+    assert attempts[0].label == "structured" and attempts[0].verdict.startswith("failed")
+    assert sol.chosen.label != "structured"
     assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
 
 
 def test_auto_falls_back_when_the_structured_solver_refuses(tiny_threshold):
     model = _hinge_instance(0, squared_reg=False)
     sol = model.solve()
-    first = sol.info["fallback"]["attempts"][0]
-    assert first["solver"] == "structured" and "squared_reg=False" in first["error"]
-    assert sol.info["fallback"]["chosen"] != "structured"
+    first = sol.attempts[0]
+    assert first.label == "structured" and "squared_reg=False" in first.error
+    assert sol.chosen.label != "structured"
     model2, _ = _toy(1)
     model2.data = _Refuses()
     sol2 = model2.solve()
-    assert "not covered" in sol2.info["fallback"]["attempts"][0]["error"]
-    assert sol2.info["verdict"].startswith(("certified", "accurate"))
+    assert "not covered" in sol2.attempts[0].error
+    assert sol2.verdict.startswith(("certified", "accurate"))
 
 
 def test_auto_falls_back_on_the_trivial_hinge_minimax_fit(tiny_threshold):
@@ -173,9 +175,56 @@ def test_auto_falls_back_on_the_trivial_hinge_minimax_fit(tiny_threshold):
     rng = np.random.default_rng(0)
     model = hinge_minimax(rng.normal(size=(40, 4)) + 1, -0.5 * np.ones(4), np.eye(4) + 0.1, 0.1, 0.2)
     sol = model.solve()
-    attempts = sol.info["fallback"]["attempts"]
-    strong = attempts[0]["verdict"].startswith(("certified", "accurate"))
-    assert attempts[0]["solver"] == "structured"
-    assert (sol.info["fallback"]["chosen"] == "structured") == strong
-    assert sol.info["verdict"].startswith(("certified", "accurate"))
+    attempts = sol.attempts
+    strong = attempts[0].verdict.startswith(("certified", "accurate"))
+    assert attempts[0].label == "structured"
+    assert (sol.chosen.label == "structured") == strong
+    assert sol.verdict.startswith(("certified", "accurate"))
     assert sol.objective == pytest.approx(40.0, rel=1e-6)
+
+
+# ------------------------------------------------------------------ the typed contract (issue 22 item 4)
+class _OldDict:
+    """A formulation still returning last release's dict (its interval in ``info``)."""
+
+    def structured_solve(self, **options):
+        return dict(values={"x": np.zeros(3)}, status="stalled", iterations=3, info={"interval": (-1.0, 2.0), "k": 1})
+
+
+def test_a_dict_answer_is_read_with_a_deprecation_warning():
+    model, _ = _toy(0)
+    model.data = _OldDict()
+    with pytest.warns(DeprecationWarning, match="StructuredAnswer"):
+        sol = model.solve(solver="structured")
+    assert sol.solver_interval == (-1.0, 2.0) and sol.iterations == 3
+    assert sol.info == {"k": 1, "structured_status": "stalled"}  # the interval is a typed field, not in info
+    assert sol.status.termination == "inaccurate"  # any word but 'optimal' / 'inaccurate' reads 'inaccurate'
+
+
+def test_structured_answer_is_validated():
+    a = StructuredAnswer({"x": np.zeros(2)}, status="optimal", interval=[0, 1], iterations=np.int64(4))
+    assert a.status == "optimal" and a.interval == (0.0, 1.0) and type(a.interval).__name__ == "Interval"
+    assert isinstance(a.iterations, int) and a["values"] is a.values  # a Record: readable by name
+    assert StructuredAnswer({}, status="trivial").solver_status == "trivial"
+    for bad in (dict(values=[1.0]), dict(values={}, duals=[0.0]), dict(values={}, interval=(1.0,)),
+                dict(values={}, interval=("a", "b")), dict(values={}, info={"interval": (0, 1)}),
+                dict(values={}, info={"verdict": "certified"})):
+        with pytest.raises(CertiprogError):
+            StructuredAnswer(**bad)
+
+
+def test_the_automatic_choice_records_typed_attempts(tiny_threshold):
+    model, _ = _toy(0)
+    model.data = _WrongAnswer()
+    sol = model.solve()
+    first, chosen = sol.attempts[0], sol.chosen
+    assert isinstance(first, Attempt) and first.label == first.backend == first.solver == "structured"
+    assert first.verdict == "failed" and first.termination == "optimal" and not first.chosen and first.rejected
+    assert chosen is sol.attempts[-1] and chosen.backend == sol.backend and chosen.solver == sol.solver
+    assert chosen.verdict == sol.verdict and chosen.rejected == "" and chosen.time > 0
+    assert sum(a.chosen for a in sol.attempts) == 1 and all(a.time >= 0 for a in sol.attempts)
+    assert sol.solver_interval is None  # a backend's answer carries no solver interval
+    with pytest.warns(DeprecationWarning, match="sol.attempts"):
+        old = sol.info["fallback"]
+    assert old["chosen"] == chosen.label and [a["solver"] for a in old["attempts"]] == [a.label for a in sol.attempts]
+    assert old["attempts"][0]["verdict"] == "failed"

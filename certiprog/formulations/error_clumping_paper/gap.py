@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from certiprog.certify.verdict import Interval
+
 from .solver import certify_error_clumping
 
 __all__ = ["DualityGap", "certified_gap", "from_interval"]
@@ -32,6 +34,11 @@ class DualityGap:
     rel_gap: float
     verdict: str
     tol: float
+
+    @property
+    def interval(self) -> Interval:
+        """``lower <= optimum <= upper`` as certiprog's one rigorous `Interval` (``lo, hi = gap.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
     def to_json(self) -> dict:
         return {k: float(v) if isinstance(v, (float, np.floating)) else v for k, v in asdict(self).items()}

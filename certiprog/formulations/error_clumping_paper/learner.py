@@ -18,28 +18,49 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from certiprog.certify.verdict import Interval
 from certiprog.errors import BackendError, InputError
 
 from .algorithm1 import algorithm1
-from .gap import certified_gap, from_interval
+from .gap import DualityGap, certified_gap, from_interval
 from .normalisation import check_normalisation
 from .programs import error_clumping
 from .solver import solve_error_clumping
 
-__all__ = ["ErrorClumpingFit", "fit_error_clumping", "resolve_solver"]
+__all__ = ["CertifiedFit", "fit_error_clumping", "resolve_solver"]
+
 
 @dataclass
-class ErrorClumpingFit:
-    """``w`` (n,), ``xi`` (m,), ``objective``, ``certificate`` (a `gap.DualityGap`), ``solver`` (what ran),
-    ``history`` (Algorithm 1's per-pass dicts, or the structured solver's, else []), ``status`` (the solver's own)."""
+class CertifiedFit:
+    """What `fit_error_clumping` returns, whatever solved eq. (1): ``w`` (n,), ``xi`` (m,), ``objective``,
+    ``certificate`` (a `gap.DualityGap`: its rigorous interval, also as ``interval``), ``solver`` (what ran),
+    ``history`` (Algorithm 1's per-pass dicts, or the structured solver's, else []), ``status`` (the solver's own).
+
+    Named ``ErrorClumpingFit`` before issue 22, the name of the structured solver's own result
+    (`solver.ErrorClumpingFit`); the old name still works here, with a DeprecationWarning."""
 
     w: np.ndarray
     xi: np.ndarray
     objective: float
-    certificate: object
+    certificate: DualityGap
     solver: str
     status: str
     history: list = field(default_factory=list)
+
+    @property
+    def interval(self) -> Interval:
+        """The certificate's rigorous `Interval` on eq. (1)'s optimum (``lo, hi = fit.interval``)."""
+        return self.certificate.interval
+
+
+def __getattr__(name):
+    if name == "ErrorClumpingFit":
+        import warnings
+
+        warnings.warn("learner.ErrorClumpingFit is now learner.CertifiedFit (solver.ErrorClumpingFit is the "
+                      "structured solver's own result)", DeprecationWarning, stacklevel=2)
+        return CertifiedFit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def resolve_solver(solver) -> str:
@@ -51,7 +72,7 @@ def resolve_solver(solver) -> str:
 
 
 def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50, c=None, random_state=None,
-                       tol=1e-6, progress=None, normalisation="printed") -> ErrorClumpingFit:
+                       tol=1e-6, progress=None, normalisation="printed") -> CertifiedFit:
     """Solve eq. (1) on (X, y in {+1, -1}) with ``solver`` (module docstring) and certify the answer.
 
     ``passes``, ``c``, ``random_state``: Algorithm 1's passes over the data, step constant, seed; ``tol``: the
@@ -66,13 +87,13 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
     if name == "algorithm1":
         res = algorithm1(X, y, rho, eta, lam, passes=passes, c=c, seed=random_state, graph=graph, progress=progress,
                          tol=tol)
-        return ErrorClumpingFit(res.w, res.xi, res.objective, res.gap, "algorithm1", "iteration_limit",
+        return CertifiedFit(res.w, res.xi, res.objective, res.gap, "algorithm1", "iteration_limit",
                                 res.history)
     if name == "structured":
         out = solve_error_clumping(X, y, rho, eta, lam, graph=graph, tol=tol, progress=bool(progress),
                                    normalisation=normalisation)
         cert = from_interval(out.lower, out.upper, out.objective, tol)  # its own certificate: the same definition
-        return ErrorClumpingFit(np.asarray(out.w, float), np.asarray(out.xi, float), cert.objective, cert,
+        return CertifiedFit(np.asarray(out.w, float), np.asarray(out.xi, float), cert.objective, cert,
                                 f"structured:{out.info.get('method', '')}", str(out.status), list(out.history))
     model = error_clumping(X, y, rho, eta, lam, graph=graph, normalisation=normalisation)
     d = model.data
@@ -85,5 +106,5 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
         raise BackendError(f"eq. (1) on {name!r} ended with status {sol.status!r} and no point")
     w, xi = np.asarray(sol.value("w"), float), np.asarray(sol.value("xi"), float)
     cert = certified_gap(d.X, d.y, d.A, d.eta, d.lam, w, xi, tol=tol, normalisation=d.graph or "printed")
-    return ErrorClumpingFit(w, xi, cert.objective, cert, f"{sol.backend}:{sol.solver}", str(sol.status), [])
+    return CertifiedFit(w, xi, cert.objective, cert, f"{sol.backend}:{sol.solver}", str(sol.status), [])
 

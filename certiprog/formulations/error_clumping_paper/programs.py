@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, quad_form, sum_squares
+from certiprog.solvers.structured import StructuredAnswer
 
 from .graph import radius_graph
 from .normalisation import Normalised, check_eta, check_normalisation, normalise
@@ -151,19 +152,24 @@ class ErrorClumpingData:
     def m(self) -> int:
         return int(self.X.shape[0])
 
-    def structured_solve(self, **options) -> dict:
+    def structured_solve(self, **options) -> StructuredAnswer:
         """The structured certified solver (`solver.solve_error_clumping`) for ``model.solve(solver="structured")``
         (`certiprog.solvers.structured`): w, xi, the duals alpha (of 'margin') and beta (of 'xi>=0') of its
-        certificate, and its rigorous interval in ``info``. ``options`` go to `solve_error_clumping` (tol, ...)."""
+        certificate, and its rigorous interval (``StructuredAnswer.interval``). ``options`` go to
+        `solve_error_clumping` (tol, ...)."""
         from .solver import dual_point, solve_error_clumping
 
         fit = solve_error_clumping(self.X, self.y, self.rho, self.eta, self.lam, graph=self.A,
                                    normalisation=self.normalisation, **options)
         alpha, beta = dual_point(self.X, self.y, self.A, self.eta, fit.w, fit.xi, normalisation=self.graph)
-        return dict(values={"w": fit.w, "xi": fit.xi}, duals={"margin": alpha, "xi>=0": beta},
-                    status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
-                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
-                              structured_status=fit.status, **fit.info))
+        return StructuredAnswer({"w": fit.w, "xi": fit.xi}, {"margin": alpha, "xi>=0": beta},
+                                "optimal" if fit.certified else "inaccurate", fit.interval, fit.iterations,
+                                info=dict(rel_gap=fit.rel_gap, certified=fit.certified, structured_status=fit.status,
+                                          **fit.info))
+
+    def structured_auto(self, problem) -> bool:
+        """Not tried first below `certiprog.solvers.structured.AUTO_MIN_NNZ` nonzeros (the size rule decides)."""
+        return False
 
     def derive(self, sol) -> ErrorClumpingSolution:
         m, A, degree = self.m, self.A, self.degree

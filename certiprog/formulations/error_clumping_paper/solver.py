@@ -51,6 +51,7 @@ import scipy.sparse as sp
 
 from certiprog import validation as validate
 from certiprog.certify.rigorous import Ball, U, gamma
+from certiprog.certify.verdict import Interval
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import accelerated_gradient, variable_metric_descent
 
@@ -89,6 +90,11 @@ class ErrorClumpingFit:
     seconds: float
     history: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
+
+    @property
+    def interval(self) -> Interval:
+        """``lower <= p* <= upper`` as certiprog's one rigorous `Interval` (``lo, hi = fit.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
 
 # ----------------------------------------------------------------------------------------------- the oracle

@@ -37,11 +37,11 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
+from certiprog.estimators.base import CertifiedClassifier, certify_mode
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
 from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors
@@ -66,8 +66,8 @@ REFIT_GAP = 1e-3
 # 97.9 / 96.9 % (SVC 98.0); at m = 5,000 (benchmarks/scale.py's data) a fit with 400 pivots takes 3-6x the time of
 # scikit-learn's SVC. Training sets of at most 400 points (the Table 3 data) are fitted at full numerical rank.
 DEFAULT_MAX_RANK = 400
-# The classifiers' ``certify`` values
-CERTIFY_CHOICES = ("auto", "full", "kkt", False)
+# The classifiers' ``certify`` values (`certiprog.estimators.base.CERTIFY`; 'full' is the older spelling of True)
+CERTIFY_CHOICES = (True, False, "auto", "kkt", "full")
 
 
 class NoMeaningfulSolutionWarning(UserWarning):
@@ -104,7 +104,7 @@ def _digest(*arrays) -> str:
     return h.hexdigest()
 
 
-class _MPMBase(ClassifierMixin, BaseEstimator):
+class _MPMBase(CertifiedClassifier):
     """Shared fit/predict plumbing: label encoding, the two classes' moments, decision values."""
 
     def __sklearn_tags__(self):
@@ -246,12 +246,9 @@ class _MPMBase(ClassifierMixin, BaseEstimator):
             raise InputError(f"kernel must be 'linear', 'rbf' or a callable k(X, Y); got {self.kernel!r:.60}")
         if self.gamma is not None:
             validate.scalar(self.gamma, "gamma (rbf width; None for 1/n_features)", low=0.0, low_open=True)
-        validate.solver(self.solver, validate.backend(self.backend))
+        self._check_shared()  # backend, solver, certify (certiprog.estimators.base)
         if self.max_rank is not None:
             validate.integer(self.max_rank, "max_rank (largest number of kernel pivots; None: no limit)", low=1)
-        if not any(self.certify is c or (isinstance(self.certify, str) and self.certify == c)
-                   for c in CERTIFY_CHOICES):
-            raise InputError(f"certify must be one of {CERTIFY_CHOICES}, got {self.certify!r:.60}")
 
     # ---- prediction -------------------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -274,7 +271,8 @@ class MPMClassifier(_MPMBase):
     number of kernel pivots (None: the full numerical rank); ``backend``/``solver``: where the SOCP is solved.
     ``worst_case_error_`` = 1/(1+kappa*^2) for the empirical moments (eq. 5). ``certify``: the check of the SOCP,
     'auto' (default: the rigorous optimality interval up to `FULL_CERTIFICATE_MAX` coordinates, KKT residuals
-    above), 'full', 'kkt' or False (none: for the points of a parameter grid; certify the chosen one).
+    above), True (the interval; 'full' is read the same), 'kkt' or False (none: for the points of a parameter grid;
+    certify the chosen one), as in `certiprog.estimators.base`.
     """
 
     def __init__(self, kernel="linear", gamma=None, backend=None, solver=None, max_rank=DEFAULT_MAX_RANK,
@@ -302,12 +300,13 @@ class MPMClassifier(_MPMBase):
 
         d = model.derived(sol)
         t0 = time.perf_counter()
-        full = self.certify == "full" or (self.certify == "auto" and mom.p <= FULL_CERTIFICATE_MAX)
-        cert = check(sol.problem, sol, interval=full) if self.certify is not False else None
+        mode = certify_mode(self.certify)
+        full = mode == "interval" or (mode == "auto" and mom.p <= FULL_CERTIFICATE_MAX)
+        cert = check(sol.problem, sol, interval=full) if mode != "none" else None
         certify_time = time.perf_counter() - t0
         # the rigorous interval around kappa*^{-1}: the certificate's, else the one a certified solver returned
         interval = cert.interval if cert is not None and cert.interval is not None else \
-            (sol.info or {}).get("interval")
+            sol.solver_interval
         solution = dict(status=str(sol.status), backend=sol.backend, solver=sol.solver, objective=float(sol.objective),
                         solve_time=sol.solve_time, certify_time=certify_time,
                         certificate=None if cert is None else cert.to_json(),
@@ -326,7 +325,7 @@ class HPMPMClassifier(_MPMBase):
     ``failure_probability_`` (corrected Cor. 1 level; None when nu < 1). ``max_rank``: largest number of kernel
     pivots (None: the full numerical rank). ``certify``: the check of the last SOCP (`HPMPMProblem.solve`):
     'auto' (the default) the rigorous optimality interval up to `FULL_CERTIFICATE_MAX` coordinates and the KKT
-    residuals above, 'full', 'kkt' (residuals only: for the points of a parameter grid, whose kappa bracket is
+    residuals above, True (the interval; 'full' is read the same), 'kkt' (residuals only: for the points of a parameter grid, whose kappa bracket is
     certified by the bisection either way; certify the chosen one) or False.
     """
 
@@ -355,9 +354,10 @@ class HPMPMClassifier(_MPMBase):
 
     def _fit_moments(self, mom):
         prob = HPMPMProblem(mom, self.delta, self.nu, self.R, self.uncertainty)
-        certify = self.certify
-        if certify == "auto":
-            certify = True if mom.p <= FULL_CERTIFICATE_MAX else "kkt"
+        mode = certify_mode(self.certify)
+        if mode == "auto":
+            mode = "interval" if mom.p <= FULL_CERTIFICATE_MAX else "kkt"
+        certify = {"interval": True, "kkt": "kkt", "none": False}[mode]
         res = prob.solve(self.method, self.backend, self.solver, certify=certify)
         self.kappa_bracket_ = tuple(float(k) for k in res.kappa_bracket)
         self.A_ = (res.A1, res.A0)

@@ -44,6 +44,7 @@ from certiprog import validation as validate
 from certiprog.errors import BackendError, CertiprogError, InputError
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
 from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
+from certiprog.solvers.structured import StructuredAnswer
 
 __all__ = ["HPMPMProblem", "HPMPMResult", "HPMPMStep", "MethodComparison", "UNCERTAINTY_FORMS", "algorithm1",
            "hp_mpm", "hp_mpm_problem", "nu_max", "solve_hp_mpm", "uncertainty_terms"]
@@ -354,12 +355,12 @@ class HPMPMProblem:
         return HPMPMStep(v=vv, weights=self.moments.basis @ vv, kappa=k, h=self.h(_in_ball(vv), k),
                          kappa_root=self.kappa_root(vv), b=b1, b_from_class0=b0, A1=self.A1, A0=self.A0)
 
-    def structured_solve(self, **options) -> dict:
+    def structured_solve(self, **options) -> StructuredAnswer:
         """The certified Newton w-step (`solver.solve_w_step`) at the model's kappa, c_1, c_0 for
         ``model.solve(solver="structured")``: ``v``, the duals in certiprog's convention of the minimisation form
         ``min -h`` (``unit_ball``: lam; ``unit_ball/pnorm``: ``lam (1, -v/||v||)``; ``_objective/pnorm``: ``(1, -u1)``,
-        ``(1, -u0)``) and its rigorous interval of g(kappa) in ``info``. Warm started from the previous call's v.
-        ``options`` go to `solve_w_step` (tol, max_iter)."""
+        ``(1, -u0)``) and its rigorous interval of g(kappa) (``StructuredAnswer.interval``). Warm started from the
+        previous call's v. ``options`` go to `solve_w_step` (tol, max_iter)."""
         self.model
         kappa, c1, c0 = (float(p.value) for p in self._params)
         fit = self.newton_w_step(kappa, c1, c0, **options)
@@ -367,9 +368,9 @@ class HPMPMProblem:
         ball = np.concatenate([[1.0], -fit.v / nv]) if nv > 0 else np.concatenate([[1.0], np.zeros(fit.v.size)])
         duals = {"unit_ball": np.array([fit.lam]), "unit_ball/pnorm": fit.lam * ball,
                  "_objective/pnorm": np.concatenate([[1.0], -fit.u1, [1.0], -fit.u0])}
-        return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,
-                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
-                              structured_status=fit.status, kappa=kappa))
+        return StructuredAnswer({self.var_name: fit.v}, duals, fit.status, fit.interval, fit.iterations,
+                                info=dict(rel_gap=fit.rel_gap, certified=fit.certified, structured_status=fit.status,
+                                          kappa=kappa))
 
     def newton_w_step(self, kappa: float, c1: float | None = None, c0: float | None = None, **options):
         """The certified Newton w-step (`solver.solve_w_step`) at ``kappa`` (c_j default to sqrt((2 + kappa^2) A_j)),

@@ -34,6 +34,7 @@ import scipy.linalg as sla
 from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
+from certiprog.solvers.structured import StructuredAnswer
 
 __all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "mpm", "mpm_from_moments",
            "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
@@ -308,11 +309,12 @@ class MPMData:
         return _mpm_solution(vv, mom.basis @ vv, float(vv @ mom.mu1), float(vv @ mom.mu0), np.sqrt(q1), np.sqrt(q0),
                              **extra)
 
-    def structured_solve(self, **options) -> dict:
+    def structured_solve(self, **options) -> StructuredAnswer:
         """The certified Newton solver (`solver.solve_mpm`) for ``model.solve(solver="structured")``
         (`certiprog.solvers.structured`): ``v``, the duals in certiprog's convention (``normalization``: t;
-        ``_objective/pnorm``: ``(1, -y1)``, ``(1, -y0)``) and its rigorous interval in ``info``. ``options`` go to
-        `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide (infeasible)."""
+        ``_objective/pnorm``: ``(1, -y1)``, ``(1, -y0)``) and its rigorous interval (``StructuredAnswer.interval``).
+        ``options`` go to `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide
+        (infeasible)."""
         from .solver import solve_mpm
 
         try:
@@ -323,9 +325,9 @@ class MPMData:
             raise BackendError(f"the structured MPM solver broke down: {exc}") from exc
         duals = {"normalization": np.array([fit.t]),
                  "_objective/pnorm": np.concatenate([[1.0], -fit.y1, [1.0], -fit.y0])}
-        return dict(values={self.var_name: fit.v}, duals=duals, status=fit.status, iterations=fit.iterations,
-                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
-                              structured_status=fit.status, **{k: v for k, v in fit.info.items() if k != "interval"}))
+        return StructuredAnswer({self.var_name: fit.v}, duals, fit.status, fit.interval, fit.iterations,
+                                info=dict(rel_gap=fit.rel_gap, certified=fit.certified, structured_status=fit.status,
+                                          **fit.info))
 
     def structured_auto(self, problem) -> bool:
         """certiprog's automatic choice tries `structured_solve` first at every size (a few p x p factorisations;

@@ -75,6 +75,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from certiprog.certify.rigorous import Ball, U, gamma, matvec
+from certiprog.certify.verdict import Interval
 from certiprog.errors import InputError
 
 __all__ = ["MPMFit", "WStepFit", "gram_floor", "grams", "mpm_interval", "solve_mpm", "solve_w_step",
@@ -227,6 +228,11 @@ class MPMFit:
     @property
     def certified(self) -> bool:
         return self.status == "optimal"
+
+    @property
+    def interval(self) -> Interval:
+        """``lower <= f* <= upper`` as certiprog's one rigorous `Interval` (``lo, hi = fit.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
 
 def _mpm_value(G1, G0, v, mu=0.0):
@@ -503,7 +509,7 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
         status, rel = _status(lower, upper, f_d, tol)
         if lower == 0.0:
             t, y1, y0 = 0.0, np.zeros(F1.shape[0]), np.zeros(F0.shape[0])
-    info.update(interval=(lower, upper), f_d=f_d)
+    info.update(f_d=f_d)
     return MPMFit(v, t, y1, y0, lower, upper, status, rel, steps, info)
 
 
@@ -530,6 +536,11 @@ class WStepFit:
     @property
     def certified(self) -> bool:
         return self.status == "optimal"
+
+    @property
+    def interval(self) -> Interval:
+        """``lower <= g(kappa) <= upper`` as certiprog's one rigorous `Interval` (``lo, hi = fit.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
 
 def _h_parts(G1, G0, d, kappa, c1, c0, v):
@@ -672,4 +683,4 @@ def solve_w_step(moments, kappa: float, c1: float | None = None, c0: float | Non
     scale = nd + c1 + c0
     status, rel = _status(lower, upper, scale, tol)
     return WStepFit(v, lam, us[0], us[1], lower, upper, status, rel, steps,
-                    dict(interval=(lower, upper), kappa=kappa, c1=c1, c0=c0))
+                    dict(kappa=kappa, c1=c1, c0=c0))

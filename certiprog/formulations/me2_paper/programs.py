@@ -37,6 +37,7 @@ from certiprog import validation as validate
 from certiprog.errors import BackendError, InputError
 from certiprog.formulations.me2_paper.local_solver import DEFAULT_TOL, LOCAL_METHODS
 from certiprog.model import Model, Record, Variable, maximize, minimize, sum_squares
+from certiprog.solvers.structured import StructuredAnswer
 
 __all__ = ["FIT_METHODS", "LOCAL_METHODS", "ME2_INSTANCES", "ME2Data", "ME2Fit", "ME2Solution", "LocalEllipsoid",
            "me2_dual", "me2_fit",
@@ -164,7 +165,7 @@ class ME2Data:
     def d(self) -> int:
         return int(self.Y.shape[1])
 
-    def structured_solve(self, **options) -> dict:
+    def structured_solve(self, **options) -> StructuredAnswer:
         """The dedicated certified local solver (`local_solver.solve_local`) for ``model.solve(solver="structured")``
         (`certiprog.solvers.structured`), on either model. ``options`` go to `solve_local` (``tol``, ``max_iter``,
         ``alpha0``). Not tried first by certiprog's automatic choice: at a degenerate optimum (R* = 0) the
@@ -192,8 +193,12 @@ class ME2Data:
         else:
             values = {"M": fit.M, "R": fit.R, "xi": xi}
             duals = {"margin": fit.alpha, "xi>=0": 1.0 / self.n - fit.alpha, "R>=0": fit.beta, "R<=B": fit.delta}
-        return dict(values=values, duals=duals, status=fit.status, iterations=fit.iterations,
-                    info=dict(interval=(fit.dual, fit.primal), gap=fit.gap, rel_gap=fit.rel_gap, path=fit.path))
+        return StructuredAnswer(values, duals, fit.status, (fit.dual, fit.primal), fit.iterations,
+                                info=dict(gap=fit.gap, rel_gap=fit.rel_gap, path=fit.path))
+
+    def structured_auto(self, problem) -> bool:
+        """Not tried first below `certiprog.solvers.structured.AUTO_MIN_NNZ` nonzeros (see `structured_solve`)."""
+        return False
 
     def derive(self, sol) -> ME2Solution:
         Y, c, mu, lam, B = self.Y, self.center, self.mu, self.lam, self.B

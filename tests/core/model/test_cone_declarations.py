@@ -36,7 +36,7 @@ def test_exp_and_pownd_declarations_match_what_each_installed_solver_does(pair):
         where = f"{backend}/{solver} on {kind}: {sol.status}"
         assert sol.status == "optimal", where
         assert abs(sol.objective - ref.objective) <= 1e-3 * max(1.0, abs(ref.objective)), where
-        assert sol.info["verdict"].startswith(CONFIRMING), (where, sol.info["verdict"])
+        assert sol.verdict.startswith(CONFIRMING), (where, sol.verdict)
         assert (sol.z is not None) == caps.duals, where
 
 

@@ -169,9 +169,9 @@ def test_model_solve_structured_reaches_the_solver_and_is_checked():
     model = error_clumping(X, y, 1.0, 0.5, 0.1)
     sol = model.solve(solver="structured", tol=1e-9)
     assert sol.status == "optimal" and sol.backend == "structured"
-    lo, hi = sol.info["interval"]
+    lo, hi = sol.solver_interval
     assert lo <= sol.objective <= hi * (1 + 1e-12) and sol.info["certified"]
-    assert sol.info["verdict"].startswith(("certified", "accurate")), sol.info["verdict"]
+    assert sol.verdict.startswith(("certified", "accurate")), sol.verdict
     ref = error_clumping(X, y, 1.0, 0.5, 0.1).solve(backend="clarabel")
     assert abs(ref.objective - sol.objective) <= 1e-6 * sol.objective
     assert model.variables["w"].value is not None and model.derived(sol).n_errors >= 0

@@ -146,8 +146,8 @@ def test_bias_agrees_with_clarabel_in_w_and_b_and_through_the_model():
     assert abs(fit.b - b_ref) <= 1e-3 * max(1.0, abs(b_ref))
     assert solve_model(model, tol=1e-7).upper == pytest.approx(fit.upper)
     sol = model.solve(solver="structured")  # the Model's hook: its check confirms the point and the duals
-    assert sol.info["verdict"].startswith(("certified", "accurate"))
-    lo, up = sol.info["interval"]
+    assert sol.verdict.startswith(("certified", "accurate"))
+    lo, up = sol.solver_interval
     assert lo - 1e-8 <= ref.objective <= up + 1e-8
     assert float(sol.value("b")) == pytest.approx(b_ref, rel=1e-3, abs=1e-3)
     from certiprog.certify import check

@@ -21,7 +21,7 @@ def test_the_default_path_takes_the_structured_solver_and_certifies(bias, cond):
     X, mu, S = _data(rng, 2000, 12, cond)
     model = hinge_minimax(X, mu, S, lam=1.0, delta=0.1, bias=bias)
     sol = model.solve()
-    assert sol.info["fallback"]["chosen"] == "structured"
+    assert sol.chosen.label == "structured"
     assert sol.status == "optimal" and sol.verdict == "certified"
     ref = model.solve(backend="clarabel", solver="clarabel")
     assert abs(sol.objective - ref.objective) <= 1e-6 * max(1.0, abs(ref.objective))
@@ -33,7 +33,7 @@ def test_models_the_structured_solver_does_not_cover_go_to_the_generic_solvers(k
     X, mu, S = _data(rng, 400, 6, 1.0)
     model = hinge_minimax(X, mu, S, **{"lam": 1.0, "delta": 0.1, **kwargs})
     sol = model.solve()
-    assert sol.info["fallback"]["chosen"] != "structured"
+    assert sol.chosen.label != "structured"
     assert sol.status.ok
 
 
@@ -41,4 +41,4 @@ def test_tiny_models_go_to_clarabel():
     rng = np.random.default_rng(5)
     X, mu, S = _data(rng, 50, 4, 1.0)
     sol = hinge_minimax(X, mu, S, lam=1.0, delta=0.1).solve()
-    assert sol.info["fallback"]["chosen"].startswith("clarabel") and sol.verdict == "certified"
+    assert sol.chosen.label.startswith("clarabel") and sol.verdict == "certified"

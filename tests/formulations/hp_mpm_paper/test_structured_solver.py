@@ -74,8 +74,8 @@ def test_mpm_hook_duals_match_clarabel_and_certificate_confirms(kind, seed):
     ref = model.solve(backend="clarabel")
     sol = model.solve(solver="structured")
     assert sol.backend == "structured" and str(sol.status) == "optimal"
-    assert sol.info["verdict"] in ("accurate", "certified")
-    lo, hi = sol.info["interval"]
+    assert sol.verdict in ("accurate", "certified")
+    lo, hi = sol.solver_interval
     assert lo <= sol.objective <= hi * (1 + 1e-12)
     assert np.allclose(sol.z, ref.z, atol=1e-4 * np.abs(ref.z).max())  # same sign convention, same multipliers
     cert = check(sol.problem, sol)
@@ -87,7 +87,7 @@ def test_auto_choice_tries_the_structured_mpm_first_and_estimator_path():
     mom = _moments("linear", 4)
     sol = mpm_from_moments(mom).solve()
     assert sol.backend == "structured"
-    assert sol.info["fallback"]["chosen"] == "structured"
+    assert sol.chosen.label == "structured"
     from certiprog.formulations.hp_mpm_paper.estimator import MPMClassifier
 
     X1, X0 = _data(4)
@@ -149,7 +149,7 @@ def test_mpm_rank_deficient_is_never_falsely_optimal():
         assert fit.t == 0.0 and not np.any(fit.y1) and not np.any(fit.y0)
     model = mpm_from_moments(mom)
     sol = model.solve()
-    assert sol.backend == "structured" and sol.info["verdict"] in ("accurate", "certified")
+    assert sol.backend == "structured" and sol.verdict in ("accurate", "certified")
     assert sol.objective <= 1e-6
 
 
@@ -183,7 +183,7 @@ def test_property_interval_contains_clarabel_optimum(seed, n1, n0, d, shift):
     ref = _clarabel_mpm(mom)
     f = ref.objective
     assert fit.lower <= fit.upper
-    if ref.info["verdict"] in ("accurate", "certified"):
+    if ref.verdict in ("accurate", "certified"):
         assert fit.lower - 1e-6 * f <= f <= fit.upper + 1e-6 * f
     if fit.status == "optimal":
         assert fit.upper - fit.lower <= 1e-7 * fit.upper
@@ -210,11 +210,11 @@ def test_w_step_hook_duals_and_certificate():
     prob, model = _w_model(mom, 1.5)
     ref = model.solve(backend="clarabel")
     sol = model.solve(solver="structured")
-    assert sol.backend == "structured" and sol.info["verdict"] in ("accurate", "certified")
+    assert sol.backend == "structured" and sol.verdict in ("accurate", "certified")
     assert np.allclose(sol.z, ref.z, atol=1e-4 * np.abs(ref.z).max())
     cert = check(sol.problem, sol)
     assert cert.verdict == "certified"
-    lo, hi = sol.info["interval"]
+    lo, hi = sol.solver_interval
     assert lo - 1e-12 * abs(lo) <= sol.objective <= hi + 1e-12 * abs(hi)  # (objective recomputed in floats)
 
 
@@ -272,7 +272,7 @@ def test_hp_mpm_bracket_contains_clarabel_bisection_kappa(kind):
     assert slow.kappa_bracket[0] - 1e-6 * k <= fast.kappa <= slow.kappa_bracket[1] + 1e-6 * k
     # the last w-step is at kappa ~ kappa*, where g ~ 0: a narrow interval near 0 is judged in the data's units
     assert fast.certificate is not None and fast.certificate.verdict == "certified"
-    lo_g, hi_g = fast.solution.info["interval"]
+    lo_g, hi_g = fast.solution.solver_interval
     assert hi_g - lo_g <= 1e-9 * (np.linalg.norm(mom.dmu) + 1.0) and lo_g <= fast.solution.objective * (1 + 1e-9)
 
 
@@ -333,5 +333,5 @@ def test_property_w_step_interval_contains_clarabel(seed, kappa, nu):
     ref = model.solve(backend="clarabel")
     scale = np.linalg.norm(mom.dmu) + c1 + c0
     assert fit.lower <= fit.upper and fit.status == "optimal"
-    if ref.info["verdict"] in ("accurate", "certified"):
+    if ref.verdict in ("accurate", "certified"):
         assert fit.lower - 1e-6 * scale <= ref.objective <= fit.upper + 1e-6 * scale
