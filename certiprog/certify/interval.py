@@ -18,6 +18,7 @@ from .box import variable_box
 from .lower_end import lower_bound
 from .psd import PsdCertificate
 from .upper_end import upper_bound
+from .verdict import Interval
 
 
 @dataclass
@@ -34,6 +35,11 @@ class OptimalityInterval:
     def width(self) -> float:
         """``upper - lower``."""
         return self.upper - self.lower
+
+    @property
+    def interval(self) -> Interval:
+        """The two ends as certiprog's one rigorous `Interval` (``lo, hi = iv.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
 
 def optimality_interval(problem, x, z, x_bound=None, repair: bool = True,

@@ -134,7 +134,7 @@ class Certificate:
     stationarity_rel: float = np.nan
     blocks: list = field(default_factory=list)
     scales: dict = field(default_factory=dict)
-    interval: tuple | None = None
+    interval: Interval | None = None  # (lower, upper): a named tuple
     interval_notes: list = field(default_factory=list)
     duals_recovered: bool = False
     duals_approximate: bool = False  # recovered duals not proved a KKT dual to rounding (`certificates.polish`)
@@ -370,7 +370,7 @@ def _check(problem, solution, tol, tol_inaccurate, interval, x_bound, recover, r
         # half the tolerance: an interval that narrow is certified on width whatever the full bound tightening
         # would add (it only narrows it), so that is skipped (`optimality_interval`)
         iv = optimality_interval(problem, x, z, x_bound=x_bound, repair=repair, psd=psd, width_goal=0.5 * tol)
-        cert.interval = (iv.lower, iv.upper)
+        cert.interval = iv.interval
         cert.interval_notes = [f"interval lower end: {iv.lower_reason}"] * bool(iv.lower_reason) + \
             [f"interval upper end: {iv.upper_reason}"] * bool(iv.upper_reason)
         if iv.lower > iv.upper:
@@ -461,7 +461,7 @@ def _check_semi_infinite(problem, x, cert) -> None:
         cert.semi_infinite[f.name] = {"max_violation_abs": max(0.0, -slack), "max_violation_rel": rel,
                                       "worst_point": u.tolist(), "n_cuts": len(problem.rows_of(f.name))}
     if worst_rel > 0 and cert.interval is not None:
-        cert.interval = (cert.interval[0], np.inf)
+        cert.interval = Interval(cert.interval[0], np.inf)
         cert.interval_notes.append("interval upper end: +inf, the point violates a ForAll constraint somewhere "
                                    f"in its index set (worst relative violation {worst_rel:.3g})")
     if worst_rel > cert.max_rel or not np.isfinite(cert.max_rel):

@@ -1,8 +1,11 @@
 """The layering docs/architecture.md describes, enforced on the import graph (function-local imports included).
 
-Layers, each importing only downward: errors <- conic (cones, ConicProblem) <- model (IR, compile) <- certificates
-(certify) <- solvers,
-with ``Model.solve`` / ``Model.export`` the one lazy facade from model up to solvers. Papers
+Layers, each importing only downward: errors <- conic (cones, ConicProblem) <- model (IR, compile) <- certify
+(check, the rigorous interval, dual recovery) <- solvers, with ``Model.solve`` / ``Model.export`` the one lazy
+facade from model up to solvers. The paper audit (``audit``: claims registry, symbolic checks, bounds, the report)
+sits beside certify: it may import errors, conic, model and certify, never the solvers (nor their backends), and
+certify never imports it (the solve loop does not load the audit). ``certificates`` is the deprecation shim of the
+two (issue 22); nothing in certiprog imports it but the listed leftovers. Papers
 (``certiprog.formulations.<name>_paper``) use the core's public API, never another paper; the core never
 imports a paper (the front end ``cli`` / ``demo`` / ``papers`` / ``estimators`` reaches them through
 ``certiprog.papers`` or inside functions). The graph is read from the source with `ast`, so an import inside a
@@ -16,9 +19,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2] / "certiprog"
 
 #: the core's layers, lowest first
-LAYERS = ("errors", "conic", "model", "certificates", "solvers")
+LAYERS = ("errors", "conic", "model", "certify", "solvers")
+#: packages beside a layer (same rank): the paper audit beside certify, and the deprecated ``certificates`` shim
+#: that re-exports both
+BESIDE = {"audit": "certify", "certificates": "certify"}
 #: the core packages that must never import a paper
-CORE = ("errors", "conic", "model", "certificates", "solvers", "programs", "datasets", "experiments", "validation")
+CORE = ("errors", "conic", "model", "certify", "audit", "certificates", "solvers", "programs", "datasets",
+        "experiments", "validation")
 #: the front end above the core, which may reach the papers (lazily)
 FRONT = ("cli", "demo", "papers", "estimators", "formulations")
 
@@ -121,14 +128,60 @@ def test_a_paper_never_imports_another_paper(graph):
     assert not sorted(KNOWN_CROSS_PAPER - cross), "removed: delete it from KNOWN_CROSS_PAPER too"
 
 
-def test_the_core_layers_import_downward_only(graph):
+def layer_rank() -> dict:
+    """{package under certiprog: its layer's rank}, the packages beside a layer included."""
     rank = {layer: i for i, layer in enumerate(LAYERS)}
+    return {**rank, **{pkg: rank[layer] for pkg, layer in BESIDE.items()}}
+
+
+def test_the_core_layers_import_downward_only(graph):
+    rank = layer_rank()
     upward = {(m, t) for m, ts in graph.items() for t in ts
               if top(m) in rank and top(t) in rank and rank[top(t)] > rank[top(m)]}
     new = sorted(upward - FACADE - KNOWN_UPWARD)
     assert not new, f"new upward imports between the core's layers {LAYERS}: {new}"
     gone = sorted(KNOWN_UPWARD - upward)
     assert not gone, f"these upward imports were removed: delete them from KNOWN_UPWARD too: {gone}"
+
+
+def test_certify_never_imports_the_solvers_nor_the_audit(graph):
+    """The certificate takes the margin problem's solver as an argument (``interior.set_margin_solver``) instead of
+    importing a backend, and the solve loop's certification does not load the paper audit."""
+    bad = sorted((m, t) for m, ts in graph.items() for t in ts
+                 if top(m) == "certify" and top(t) in ("solvers", "audit", "certificates"))
+    assert not bad, f"certify importing the solvers, the audit or the deprecated shim: {bad}"
+
+
+def test_the_audit_never_imports_the_solvers(graph):
+    """The audit checks the papers' formulas (with ``Model.solve``, the model's facade, when a claim solves a
+    program): no import of certiprog.solvers, and so none of a backend."""
+    bad = sorted((m, t) for m, ts in graph.items() for t in ts if top(m) == "audit" and top(t) == "solvers")
+    assert not bad, f"the audit importing the solvers or a backend: {bad}"
+
+
+#: imports of the deprecated ``certiprog.certificates`` left in certiprog (owned by another change of issue 22; the
+#: shim keeps them working). The list only shrinks: a new one fails, a removed one must be deleted here
+KNOWN_SHIM_IMPORTS = {("certiprog.solvers.backends.clarabel_backend", "certiprog.certificates.duality")}
+
+
+def test_nothing_in_certiprog_imports_the_deprecated_certificates(graph):
+    uses = {(m, t) for m, ts in graph.items() for t in ts if top(t) == "certificates" and top(m) != "certificates"}
+    assert not sorted(uses - KNOWN_SHIM_IMPORTS), \
+        f"imports of the deprecated certiprog.certificates (use certiprog.certify / certiprog.audit): " \
+        f"{sorted(uses - KNOWN_SHIM_IMPORTS)}"
+    assert not sorted(KNOWN_SHIM_IMPORTS - uses), \
+        f"gone: delete from KNOWN_SHIM_IMPORTS: {sorted(KNOWN_SHIM_IMPORTS - uses)}"
+
+
+#: the longest module certify may hold (issue 22: duality.py had grown to 1,934 lines in seven sections before it
+#: was split into modules of one idea each; kkt, the longest now, has 755)
+MAX_CERTIFY_LINES = 800
+
+
+def test_certify_modules_stay_one_idea_sized():
+    sizes = {p.name: len(p.read_text().splitlines()) for p in (ROOT / "certify").glob("*.py")}
+    big = {name: n for name, n in sizes.items() if n > MAX_CERTIFY_LINES}
+    assert not big, f"certify modules over {MAX_CERTIFY_LINES} lines (split them along their sections): {big}"
 
 
 def strongly_connected(graph) -> list:
@@ -174,7 +227,7 @@ def strongly_connected(graph) -> list:
 def test_no_import_cycle_outside_the_facade_and_the_known_edges(graph):
     """With the facade and the known upward edges removed, no cycle may cross the core's layers."""
     pruned = {m: {t for t in ts if (m, t) not in FACADE | KNOWN_UPWARD} for m, ts in graph.items()}
-    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    rank = layer_rank()
     crossing = [c for c in strongly_connected(pruned) if len({top(m) for m in c if top(m) in rank}) > 1]
     assert not crossing, f"import cycles across layers: {crossing}"
 
