@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, ShapeError
 
 U = 2.0 ** -53
 _ETA = 1e-290  # far above the underflow unit, far below anything a certificate reads
@@ -25,20 +25,20 @@ def as_ball(s, rad=None, rows: int | None = None, what: str = "s") -> tuple[np.n
     mid = np.asarray(s, dtype=float).reshape(-1)
     r = np.zeros_like(mid) if rad is None else np.broadcast_to(np.asarray(rad, dtype=float), mid.shape).reshape(-1)
     if rows is not None and mid.size != rows:
-        raise InputError(f"{what} has {mid.size} entries; the cone has {rows} rows")
+        raise ShapeError(f"{what} has {mid.size} entries; the cone has {rows} rows")
     if not np.all(r >= 0):
         raise InputError(f"{what}'s radius must be >= 0 everywhere (no NaN)")
     return mid, r
 
 
 def lower(mid: np.ndarray, rad: np.ndarray) -> np.ndarray:
-    """Lower ends of the balls, rounded down."""
-    return np.nextafter(mid - rad, -np.inf)
+    """Lower ends of the balls, rounded down (exact where the radius is 0)."""
+    return np.where(rad == 0, mid, np.nextafter(mid - rad, -np.inf))
 
 
 def upper(mid: np.ndarray, rad: np.ndarray) -> np.ndarray:
-    """Upper ends of the balls, rounded up."""
-    return np.nextafter(mid + rad, np.inf)
+    """Upper ends of the balls, rounded up (exact where the radius is 0)."""
+    return np.where(rad == 0, mid, np.nextafter(mid + rad, np.inf))
 
 
 def abs_upper(mid: np.ndarray, rad: np.ndarray) -> np.ndarray:

@@ -17,7 +17,8 @@ def power_project(V: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     """Euclidean projection of the rows (x, z) of V (k x (n+1)) onto {x >= 0, prod x_i^a_i >= |z|}.
 
     Off the cone and its polar the projection is (x(r), sign(z0) r) with
-    x_i(r) = (x0_i + sqrt(x0_i^2 + 4 a_i r (|z0| - r))) / 2 and r in (0, |z0|) the root of
+    x_i(r) = (x0_i + sqrt(x0_i^2 + 4 a_i r (|z0| - r))) / 2 (for x0_i < 0 written as c / (2 (sqrt(x0_i^2 + c) - x0_i)),
+    c = 4 a_i r (|z0| - r), which loses nothing to cancellation near the polar cone) and r in (0, |z0|) the root of
     prod x_i(r)^a_i = r (the stationarity conditions on the boundary; Hien 2015 for n = 2); found by
     bisection, vectorised. Candidates (max(x0, 0), 0) and 0 are compared, and the closest point kept."""
     V = np.asarray(V, float)
@@ -35,7 +36,11 @@ def power_project(V: np.ndarray, alpha: np.ndarray) -> np.ndarray:
         lo, hi = np.zeros(idx.size), Z0.copy()
 
         def phi(r):
-            xr = 0.5 * (X0 + np.sqrt(X0 * X0 + 4 * a * (r * (Z0 - r))[:, None]))
+            c = 4 * a * (r * (Z0 - r))[:, None]
+            sq = np.sqrt(X0 * X0 + c)
+            with np.errstate(divide="ignore", invalid="ignore"):  # x0 < 0: the same root without cancellation
+                xr = np.where(X0 >= 0, 0.5 * (X0 + sq), c / (2 * (sq - X0)))
+            xr = np.where(np.isfinite(xr), xr, 0.0)
             with np.errstate(divide="ignore"):
                 return np.exp(np.log(np.maximum(xr, 0.0)) @ a) - r, xr
 

@@ -54,6 +54,8 @@ class SecondOrderCone(Cone):
         head = lower(M[:, 0], R[:, 0])
         if not np.all(head >= 0):
             return False
+        if self.dim == 1:  # t >= 0
+            return True
         body = sum_squares_upper(abs_upper(M[:, 1:], R[:, 1:]), axis=1)
         return np.all(square_lower(head) >= body)
 
