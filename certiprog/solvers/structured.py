@@ -219,28 +219,36 @@ def fill_auxiliary(problem, values: dict) -> np.ndarray:
             continue
         expr = defs[var.id]
         if all(v in known for v in expr.variables):
-            known[var] = _inside(expr, np.asarray(expr.value_at(known), dtype=float).reshape(var.shape))
+            known[var] = np.asarray(expr.value_at(known), dtype=float).reshape(var.shape)
     for name, (var, start, stop) in problem.columns.items():
         if var in known and var.id not in user:  # the user's own columns are set above
             x[start:stop] = np.ravel(known[var])
+            if name not in values:
+                x[start:stop] = _inside(problem, defs.get(var.id), start, stop, x[start:stop])
     free = np.isnan(x)
     if free.any():
         x[free] = _solve_remaining(problem, x, free)
     return x
 
 
-#: an atom's epigraph column is filled with the atom's value raised by this much (relative; a concave atom's hypograph
-#: column lowered): at the value itself the column sits on its cone's boundary, where no enclosure proves membership
-#: and the check repaired the point by a margin problem over the cone (000 eq. (8) on MNIST, 785-dimensional: 18 of
-#: 28 s). A solver whose point keeps at least this slack where the column is read elsewhere is proved directly.
+#: an atom's epigraph column that costs nothing (read by constraints only, e.g. the norm in ``norm(.) <= c``) is
+#: filled with the atom's value raised by this much (relative; a concave atom's hypograph column lowered): at the
+#: value itself the column sits on its cone's boundary, where no enclosure proves membership, and the check repaired
+#: the point by a margin problem over the cone (000 eq. (8) on MNIST, 785-dimensional: 18 of 28 s). A solver whose
+#: point keeps at least this slack where the column is read is proved directly. Columns with a cost are left at the
+#: value (the check raises those itself, and the objective stays the solver's).
 AUX_MARGIN = 1e-10
 
 
-def _inside(expr, value: np.ndarray) -> np.ndarray:
-    """``value`` of the epigraph column ``expr`` (one atom) moved by `AUX_MARGIN` into the atom's cone."""
+def _inside(problem, expr, start: int, stop: int, value: np.ndarray) -> np.ndarray:
+    """``value`` of the epigraph column(s) ``start:stop`` of ``expr`` (one atom) moved by `AUX_MARGIN` into the
+    atom's cone when they cost nothing (zero in q and P)."""
     atoms = getattr(expr, "nonlin", ())
-    if len(atoms) != 1 or getattr(expr, "terms", None):
-        return value  # a `_sq` copy (an equality) or anything else: its exact value
+    if len(atoms) != 1 or getattr(expr, "terms", None) or np.any(problem.q[start:stop]):
+        return value  # a `_sq` copy (an equality), a costed column, anything else: its exact value
+    P = problem.P
+    if P is not None and abs(P[:, start:stop]).sum() > 0:
+        return value
     sign = {"convex": 1.0, "concave": -1.0}.get(getattr(atoms[0][1], "curvature", ""), 0.0)
     return value + sign * AUX_MARGIN * np.abs(value) if sign else value
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["BLOCK", "NewtonResult", "gram_ones", "interior_point", "soc_scaling", "soc_step"]
+__all__ = ["BLOCK", "NewtonResult", "gram_ones", "interior_point", "soc_inverse_rows", "soc_scaling", "soc_step"]
 
 #: rows of X per block when forming X' D X (bounds the extra memory to BLOCK x d floats)
 BLOCK = 4096
@@ -61,11 +61,8 @@ def _jdet(u: np.ndarray) -> float:
     return float(u[0] * u[0] - u[1:] @ u[1:])
 
 
-def soc_scaling(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nesterov-Todd scaling of a second-order cone pair (s, z interior): symmetric ``W`` with ``W z = W^-1 s``
-    (= lambda), and ``W^-1``. With ``sb = s / sqrt(s'Js)``, ``zb = z / sqrt(z'Jz)``, ``g = sqrt((1 + sb'zb) / 2)``,
-    ``v = (sb + J zb) / (2 g)`` (``v'Jv = 1``) and ``eta = (s'Js / z'Jz)^(1/4)``:
-    ``W = eta [[v0, v1'], [v1, I + v1 v1' / (1 + v0)]]``; ``W^-1`` is the same with ``-v1`` and ``1/eta``."""
+def _nt_vector(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, float]:
+    """(v, eta) of the Nesterov-Todd scaling of `soc_scaling`."""
     sd, zd = _jdet(s), _jdet(z)
     sb, zb = s / np.sqrt(sd), z / np.sqrt(zd)
     g = np.sqrt(max((1.0 + float(sb @ zb)) / 2.0, 0.0))
@@ -73,7 +70,27 @@ def soc_scaling(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     v[0] += zb[0]
     v[1:] -= zb[1:]
     v /= 2.0 * g
-    eta = (sd / zd) ** 0.25
+    return v, (sd / zd) ** 0.25
+
+
+def soc_inverse_rows(v: np.ndarray, eta: float, G: np.ndarray) -> np.ndarray:
+    """``W^-1 G`` for the scaling ``(v, eta)`` of `soc_scaling` in O(k p) (``G``: (k+1) x p), not the O(k^2 p) of the
+    dense product: ``W^-1 = [[v0, -v1'], [-v1, I + v1 v1'/(1 + v0)]] / eta``, the identity plus a rank-two term."""
+    v0, v1 = v[0], v[1:]
+    t = v1 @ G[1:]
+    out = np.empty_like(G)
+    out[0] = v0 * G[0] - t
+    out[1:] = G[1:] + np.outer(v1, t / (1.0 + v0))
+    out[1:] -= np.outer(v1, G[0])
+    return out / eta
+
+
+def soc_scaling(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nesterov-Todd scaling of a second-order cone pair (s, z interior): symmetric ``W`` with ``W z = W^-1 s``
+    (= lambda), and ``W^-1``. With ``sb = s / sqrt(s'Js)``, ``zb = z / sqrt(z'Jz)``, ``g = sqrt((1 + sb'zb) / 2)``,
+    ``v = (sb + J zb) / (2 g)`` (``v'Jv = 1``) and ``eta = (s'Js / z'Jz)^(1/4)``:
+    ``W = eta [[v0, v1'], [v1, I + v1 v1' / (1 + v0)]]``; ``W^-1`` is the same with ``-v1`` and ``1/eta``."""
+    v, eta = _nt_vector(s, z)
     n = s.size
     v0, v1 = v[0], v[1:]
     core = np.eye(n - 1) + np.outer(v1, v1) / (1.0 + v0)
@@ -169,14 +186,14 @@ class _Newton:
             K[d, d] = D.sum()
         return K
 
-    def factor(self, H1, H2, W3i):
+    def factor(self, H1, H2, W3i, nt=None):
         """Factor the reduced matrix for the scaling ``H = z/s`` of the half-lines and ``W3^-1`` of the cone; False
         when it cannot be factored. The cone enters as ``(W3^-1 Gq)'(W3^-1 Gq)``, never as ``W3^-2`` (whose condition
         number, the square of W3's, reaches 1e16 near the optimum and wipes out the step)."""
         S12 = H1 + H2
         self.F, self.G2, self.D = H1 / S12, H2 / S12, H1 * H2 / S12
         self.S12 = S12
-        self.Gh = W3i @ self.Gq
+        self.Gh = W3i @ self.Gq if nt is None else soc_inverse_rows(nt[0], nt[1], self.Gq)
         K = self.gram(self.D)
         K[np.diag_indices(self.p)] += self.Pdiag
         K += self.Gh.T @ self.Gh
@@ -284,7 +301,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
                 break
             W3, W3i = soc_scaling(s3, z3)
             lam3 = W3 @ z3
-            if not N.factor(H1, H2, W3i):
+            if not N.factor(H1, H2, W3i, nt=_nt_vector(s3, z3)):
                 status = "breakdown"
                 break
             mu_gap = gap / nu

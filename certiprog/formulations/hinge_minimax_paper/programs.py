@@ -107,7 +107,8 @@ class HingeMinimaxData:
             raise InputError(f"solver='structured' covers hinge_minimax with squared_reg=True, lam > 0; "
                              f"this model has {what}: solve it with model.solve(backend='clarabel')")
         fit = solve_hinge_minimax(self.X, self.mu, self.Sigma, self.lam, self.delta, bias=self.bias,
-                                  **{"tol": 1e-7, **options})
+                                  **{"tol": 1e-7, "factor": self.params[1].value.T if self.params else None,
+                                     **options})
         y = np.asarray(fit.y, float)
         duals = {"_objective/pos": np.concatenate([fit.alpha, 1.0 - fit.alpha]), "chebyshev": y[:1],
                  "chebyshev/pnorm": self.gamma * y}

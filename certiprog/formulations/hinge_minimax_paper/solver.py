@@ -83,6 +83,7 @@ import numpy as np
 from certiprog import validation as validate
 from certiprog.certify.rigorous import Ball, U, matvec
 from certiprog.certify.rigorous import gamma as gamma_k
+from certiprog.certify.verdict import Interval
 from certiprog.errors import InputError
 from certiprog.solvers.first_order import DescentResult
 
@@ -114,6 +115,11 @@ class HingeMinimaxFit:
     history: list = field(default_factory=list)
     info: dict = field(default_factory=dict)
     b: float = 0.0
+
+    @property
+    def interval(self) -> Interval:
+        """``lower <= p* <= upper`` as certiprog's one rigorous `Interval` (``lo, hi = fit.interval``)."""
+        return Interval(float(self.lower), float(self.upper))
 
 
 def covers(bias: bool, squared_reg: bool, lam: float) -> str | None:
@@ -248,13 +254,17 @@ class _Problem:
         rad = (gamma_k(self.d + 1) + self.centering) * absmv + U * np.abs(mid)
         return Ball(mid, rad * (1 + 4 * (self.d + 4) * U) + 1e-300)
 
-    def cone_hi(self, w: np.ndarray, slack: float = 0.0) -> float:
-        """Upper end of gamma ||L'w|| + mu'w, plus ``slack`` times its scale ``gamma ||L'w|| + |mu|'|w|``."""
+    def cone_hi(self, w: np.ndarray, slack: bool = False) -> float:
+        """Upper end of gamma ||L'w|| + mu'w; with ``slack`` plus the room `FEASIBILITY_SLACK` asks:
+        ``FEASIBILITY_SLACK gamma ||L'w||`` and ``16 (d + 4) u (gamma ||L'w|| + |mu|'|w|)`` (over the rounding of a
+        d + 2 term row; a relative room on mu'w would cost the objective when a large common offset cancels in
+        ``mu'w + b``)."""
         Lw = matvec(self.L, w, transpose=True)
         n_hi = Lw.norm_hi()
         G = Ball(self.gam) * Ball(n_hi) + Ball(self.mu).dot(Ball(w))
         if slack:
-            G = G + Ball(slack * (self.gam * n_hi + float(np.abs(self.mu) @ np.abs(w))))
+            scale = self.gam * n_hi + float(np.abs(self.mu) @ np.abs(w))
+            G = G + Ball(FEASIBILITY_SLACK * self.gam * n_hi + 16 * (w.size + 4) * U * scale)
         return G.hi()
 
     def lower(self, alpha: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
@@ -284,18 +294,19 @@ class _Problem:
         g = Ball(a).sum() - r.sqr().sum() * Ball.recip(4 * self.lam)
         return g.lo(), a, yy
 
-    def upper(self, w: np.ndarray) -> tuple[float, np.ndarray, float]:
-        """Rigorous upper bound f(w', b') at a point (w', b') proved feasible near w (inf if none is found)."""
+    def upper(self, w: np.ndarray, room: bool = False) -> tuple[float, np.ndarray, float]:
+        """Rigorous upper bound f(w', b') at a point (w', b') proved feasible near w (inf if none is found); with
+        ``room`` the point keeps the room of `cone_hi` in the Chebyshev constraint (`FEASIBILITY_SLACK`)."""
         w = np.asarray(w, float)
         if self.bias:
             muw = Ball(self.mu).dot(Ball(w))
-            # gamma ||L'w|| + mu'w + b <= -FEASIBILITY_SLACK (gamma ||L'w|| + |mu|'|w|) exactly
-            b = -self.cone_hi(w, FEASIBILITY_SLACK)
+            # gamma ||L'w|| + mu'w + b <= -(the room of cone_hi) exactly
+            b = -self.cone_hi(w, slack=room)
             if not np.isfinite(b):
                 return np.inf, w, 0.0
             score = self.m_ball(w) + (muw + Ball(b))  # x_i'w + b = (x_i - mu)'w + (mu'w + b)
         else:
-            G = self.cone_hi(w, FEASIBILITY_SLACK)
+            G = self.cone_hi(w, slack=room)
             if G > 0:
                 if self.dir is None:
                     return np.inf, w, 0.0
@@ -303,7 +314,7 @@ class _Problem:
                 t = G / -gd
                 for _ in range(20):
                     cand = w + (t * (1 + 1e-9) + 1e-300) * self.dir
-                    if self.cone_hi(cand, FEASIBILITY_SLACK) <= 0:
+                    if self.cone_hi(cand, slack=room) <= 0:
                         w = cand
                         break
                     t *= 2.0
@@ -346,8 +357,17 @@ def _lipschitz(prob: _Problem, iters: int = 20, seed: int = 0) -> float:
     return s / (2 * prob.lam)
 
 
-def _inputs(X_pos, mu, Sigma, lam, delta):
-    X, mu, _, L, lam, delta = eq8_inputs(X_pos, mu, Sigma, lam, delta)
+def _inputs(X_pos, mu, Sigma, lam, delta, factor=None):
+    if factor is None:
+        X, mu, _, L, lam, delta = eq8_inputs(X_pos, mu, Sigma, lam, delta)
+    else:  # the model's own factor (it decomposed Sigma when it was built): the same program, one eigh fewer
+        X = validate.matrix(X_pos, "X_pos", min_rows=1, min_cols=1)
+        mu = validate.vector(mu, "mu", size=X.shape[1])
+        L = validate.matrix(factor, "factor", min_cols=1)
+        if L.shape[0] != X.shape[1]:
+            raise InputError(f"factor has {L.shape[0]} rows; expected {X.shape[1]} (Sigma = factor factor')")
+        lam = validate.scalar(lam, "lam", low=0.0)
+        delta = validate.scalar(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
     if not lam > 0:
         raise InputError("the structured hinge-minimax solver needs lam > 0 (its dual is smooth only then); "
                          "solve lam = 0 with model.solve(backend='clarabel')")
@@ -372,12 +392,12 @@ GRADIENT_MAX_CONDITION, GRADIENT_SHARE = 1e2, 0.2
 #: tol 1e-7, and at small d its per-iteration overhead is not in the pass count: Letter 9,940 x 16, a 29-iteration
 #: probe cost as much as the 16 Newton steps, 0.17 s)
 GRADIENT_MIN_BUDGET = 100
-#: the primal point handed out keeps ``gamma ||L'w|| + mu'w + b <= -FEASIBILITY_SLACK (gamma ||L'w|| + |mu|'|w|)``
-#: (proved): room for the model's epigraph column of ``||L'w||``, which `certiprog.solvers.structured.fill_auxiliary`
-#: fills slightly above the norm (`AUX_MARGIN`, 1e-10 relative), so that certiprog's check proves the point strictly
-#: inside both the cone and the Chebyshev row at once. At ``slack = 0`` the column sits on the cone's boundary, no
-#: enclosure proves it, and the check repaired the point by a margin problem on the d-dimensional cone (MNIST
-#: 4,869 x 784: 18 of 28 s). The price: b lower by ~1e-9 relative, the hinge sum up by at most that times m.
+#: the primal point handed out keeps ``gamma ||L'w|| + mu'w + b <= -FEASIBILITY_SLACK gamma ||L'w||`` (and a
+#: rounding-size room more, `_Problem.cone_hi`; proved): room for the model's epigraph column of ``||L'w||``, which
+#: `certiprog.solvers.structured.fill_auxiliary` fills slightly above the norm (`AUX_MARGIN`, 1e-10 relative), so
+#: that certiprog's check proves the point strictly inside both the cone and the Chebyshev row at once. Without it
+#: the column sits on the cone's boundary, no enclosure proves it, and the check repaired the point by a margin
+#: problem on the d-dimensional cone (MNIST 4,869 x 784: 18 of 28 s). The price: b lower by ~1e-9 relative.
 FEASIBILITY_SLACK = 1e-9
 #: Newton steps at most (an interior point that needs more has stalled)
 NEWTON_MAX_ITER = 100
@@ -415,7 +435,7 @@ def choose_method(prob: _Problem) -> dict:
 
 def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol: float = 1e-5,
                         max_iter: int = 20000, check_every: int = 10, alpha0=None, y0=None,
-                        method: str = "auto", progress: bool = False) -> HingeMinimaxFit:
+                        method: str = "auto", progress: bool = False, factor=None) -> HingeMinimaxFit:
     """Eq. (8) (squared regulariser; a free bias with ``bias=True``) to a certified relative duality gap ``<= tol``
     (when reached).
 
@@ -428,14 +448,16 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol
     iterations between two certificates (each costs about two passes over X; after iteration 10 check_every the
     spacing is a tenth of the iterations done, so the checks cost a bounded fraction of the run); ``alpha0`` (m,),
     ``y0`` (k+1,): a warm start of the gradient (e.g. the fit at a neighbouring lam or moments; with a bias y0[0] is
-    ignored: it is sum(alpha)). The result's interval is rigorous whatever the status; ``certified`` says whether it
+    ignored: it is sum(alpha)); ``factor``: ``L`` (d x k) with ``Sigma = L L'`` when already at hand (the model's
+    Parameter: the interval is then for exactly the program the model compiled; default: from Sigma's
+    eigendecomposition, `validation.covariance`). The result's interval is rigorous whatever the status; ``certified`` says whether it
     met ``tol``; ``info['method']`` names the method whose point was certified, ``info['choice']`` the estimate.
     """
     from .newton import interior_point
 
     t_start = time.perf_counter()
     bias = validate.flag(bias, "bias")
-    X, mu, L, gam, lam = _inputs(X_pos, mu, Sigma, lam, delta)
+    X, mu, L, gam, lam = _inputs(X_pos, mu, Sigma, lam, delta, factor)
     tol = validate.scalar(tol, "tol", low=0.0, low_open=True)
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
         raise InputError(f"max_iter must be a nonnegative integer; got {max_iter!r}")
@@ -478,7 +500,7 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol
     # the dual point of the trivial fit w = 0 (alpha = 1, y: least-squares zero of the residual): eq. (8) is often
     # trivial (no useful plane at that delta) and the iterative methods approach that degenerate optimum slowly;
     # certified here at once when it is, else the better of it and z0 starts the gradient
-    z1 = prob.project(np.concatenate([np.ones(m), -np.linalg.lstsq(prob.B, prob.M.T @ np.ones(m), rcond=None)[0]]))
+    z1 = prob.project(np.concatenate([np.ones(m), -_lstsq(prob.B, prob.M.T @ np.ones(m))]))
     iterations, runs = 0, []
     choice = dict(method=method, reason="asked")
     if not certify(z1, 0):
@@ -531,6 +553,11 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol
     lo, up = best["lower"], best["upper"]
     rel = _rel(lo, up)
     w, b = best["w"], float(best["b"])
+    if bias or prob.dir is not None:  # the point handed out keeps room in the Chebyshev row (FEASIBILITY_SLACK)
+        up_r, w_r, b_r = prob.upper(w, room=True)
+        if np.isfinite(up_r) and _rel(lo, up_r) <= max(tol, rel):  # (kept only when it certifies as well)
+            w, b, up = w_r, float(b_r), max(up, up_r)
+            rel = _rel(lo, up)
     objective = float(lam * (w @ w) + np.maximum(0.0, 1.0 - (X @ w + b)).sum())
     certified = bool(rel <= tol)
     trivial = not bias and prob.dir is None
@@ -590,6 +617,17 @@ def _fista(prob: _Problem, z, L: float, max_iter: int, check, check_every: int, 
                 status = "converged"
     return DescentResult(x=z, f=float(prob.value(z, prob.res(z))), grad=np.zeros(0), iterations=len(hist),
                          status=status, evaluations=evals, history=hist)
+
+
+def _lstsq(B: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Minimum-norm least-squares solution of ``B y = r`` by a complete orthogonal factorisation (LAPACK gelsy: a
+    pivoted QR, several times faster than the SVD of numpy's lstsq on MNIST's 784 x 784 factor)."""
+    import scipy.linalg as sla
+
+    try:
+        return sla.lstsq(B, r, lapack_driver="gelsy", check_finite=False)[0]
+    except (np.linalg.LinAlgError, ValueError):
+        return np.linalg.lstsq(B, r, rcond=None)[0]
 
 
 def _rel(lo: float, up: float) -> float:
