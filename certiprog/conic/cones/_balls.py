@@ -9,6 +9,8 @@ against underflow; a k-term sum of nonnegative floats has relative error at most
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...errors import InputError, ShapeError
@@ -91,7 +93,7 @@ def arb_cholesky_pd(M: list) -> bool:
     """True when an interval Cholesky factorisation of the arb matrix M (list of rows) succeeds: every symmetric
     matrix in M is positive definite."""
     n = len(M)
-    L = [[None] * n for _ in range(n)]
+    L: list[list[Any]] = [[None] * n for _ in range(n)]
     for j in range(n):
         d = M[j][j]
         for k in range(j):

@@ -19,12 +19,14 @@ kind; ``cone.kind`` is the word. Cones are immutable, compare and hash by (kind,
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
 from ...errors import InputError, ShapeError
 from ._balls import as_ball
+
+_C = TypeVar("_C", bound="Cone")
 
 
 class Cone:
@@ -36,11 +38,11 @@ class Cone:
     self_dual: ClassVar[bool] = False
     #: the dual cone in words (for messages and documentation)
     dual_description: ClassVar[str] = ""
-    _by_kind: ClassVar[dict] = {}
+    _by_kind: ClassVar[dict[str, type[Cone]]] = {}
 
     dim: int
     count: int
-    alpha: object
+    alpha: Any
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -58,7 +60,7 @@ class Cone:
         return sub._create(dim, count, alpha)
 
     @classmethod
-    def _create(cls, dim, count, alpha) -> Cone:
+    def _create(cls: type[_C], dim, count, alpha) -> _C:
         """A checked, immutable instance of ``cls`` (every constructor ends here)."""
         for what, v in (("dim", dim), ("count", count)):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
@@ -104,7 +106,7 @@ class Cone:
         alpha = list(self.alpha) if isinstance(self.alpha, tuple) else self.alpha
         return {"kind": self.kind, "dim": self.dim, "count": self.count, "alpha": alpha}
 
-    def with_count(self, count: int) -> Cone:
+    def with_count(self: _C, count: int) -> _C:
         """The same cone with ``count`` copies."""
         return type(self)._create(self.dim, count, self.alpha)
 

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...certificates.duality import set_margin_solver
 from ...conic.cones import (
+    Cone,
     ExponentialCone,
     NonnegCone,
     PowerCone,
@@ -32,7 +34,7 @@ _STATUS = {
 
 #: certiprog's cone class -> Clarabel's cones for all its copies (``cl`` is the clarabel module). Clarabel reads the
 #: same rows in the same order for every cone (exp: (x, y, z) with y exp(x/y) <= z; pownd: (x, z), one z per cone)
-CLARABEL_CONES = {
+CLARABEL_CONES: dict[type[Cone], Callable] = {
     ZeroCone: lambda cl, c: [cl.ZeroConeT(c.rows)],
     NonnegCone: lambda cl, c: [cl.NonnegativeConeT(c.rows)],
     SecondOrderCone: lambda cl, c: [cl.SecondOrderConeT(c.dim)] * c.count,

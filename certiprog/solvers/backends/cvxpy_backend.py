@@ -10,11 +10,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import time
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...conic.cones import (
+    Cone,
     ExponentialCone,
     NonnegCone,
     PowerCone,
@@ -103,7 +105,7 @@ def _pownd_dual(dv, c):  # CVXPY: [W dual (n, count), z dual (count,)]
 
 #: certiprog's cone class -> (its CVXPY constraint on the block's slack s, that constraint's dual value in
 #: certiprog's rows and sign; CVXPY's equality multipliers have the opposite sign)
-CVXPY_CONES = {
+CVXPY_CONES: dict[type[Cone], tuple[Callable, Callable]] = {
     ZeroCone: (lambda cp, s, c: s == 0, lambda dv, c: -np.asarray(dv, float).reshape(-1)),
     NonnegCone: (lambda cp, s, c: s >= 0, lambda dv, c: np.asarray(dv, float).reshape(-1)),
     SecondOrderCone: (_soc, _soc_dual),

@@ -32,6 +32,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...conic.cones import (
+    Cone,
     ExponentialCone,
     NonnegCone,
     PowerCone,
@@ -115,7 +117,7 @@ def quadratic_factor(P) -> sp.csr_matrix:
 
 #: certiprog's cone class -> (the order of one copy's rows in MOSEK's cone, or None for the same order; a function
 #: appending MOSEK's domain for one copy). Zero and nonneg rows are MOSEK's linear rows (`fill_task`)
-MOSEK_CONES = {
+MOSEK_CONES: dict[type[Cone], tuple[Callable | None, Callable]] = {
     SecondOrderCone: (None, lambda task, c: task.appendquadraticconedomain(c.dim)),
     PsdCone: (lambda c: svec_permutation(c.side), lambda task, c: task.appendsvecpsdconedomain(c.dim)),
     PowerCone: (None, lambda task, c: task.appendprimalpowerconedomain(3, [float(c.alpha), 1.0 - float(c.alpha)])),
@@ -124,7 +126,7 @@ MOSEK_CONES = {
     # x_1^a_1 ... x_n^a_n >= |z|: MOSEK's primal power cone with n weights, one z
     PowerConeND: (None, lambda task, c: task.appendprimalpowerconedomain(c.dim, [float(t) for t in c.alpha])),
 }
-_LINEAR = (ZeroCone, NonnegCone)
+_LINEAR: tuple[type[Cone], ...] = (ZeroCone, NonnegCone)
 
 
 def _conic_rows(problem) -> tuple[np.ndarray, list]:

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...conic.cones import (
+    Cone,
     ExponentialCone,
     NonnegCone,
     PowerCone,
@@ -195,7 +196,7 @@ def _component_name(name: str, taken: set, model) -> str:
     return out
 
 
-_LINEAR = (ZeroCone, NonnegCone)  # written as linear rows by every builder
+_LINEAR: tuple[type[Cone], ...] = (ZeroCone, NonnegCone)  # written as linear rows by every builder
 
 
 def _write_cone(builder, cone, y) -> list:
