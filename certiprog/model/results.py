@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any, ClassVar
 
 __all__ = ["Record"]
 
@@ -19,6 +20,7 @@ class Record(Mapping):
     """Base of typed results (subclasses are dataclasses): the public fields, readable by name and as a mapping."""
 
     __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # set on every subclass by @dataclass (for type checkers)
 
     def _names(self) -> tuple:
         return tuple(f.name for f in dataclasses.fields(self) if not f.name.startswith("_"))
