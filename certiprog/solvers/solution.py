@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import warnings
 import weakref
 from dataclasses import asdict, dataclass, field
@@ -166,7 +167,9 @@ class Attempt(Record):
         for key, kind in types.items():
             if not isinstance(d[key], kind) or (kind is not bool and isinstance(d[key], bool)):
                 raise ValueError(f"attempt field {key!r} is a {type(d[key]).__name__}")
-        if not (np.isfinite(d["time"]) and d["time"] >= 0):
+        t = d["time"]
+        finite = math.isfinite(t) if isinstance(t, float) else abs(t) < 2**53  # a huge int: no float
+        if not (finite and t >= 0):
             raise ValueError(f"attempt time must be finite and >= 0; got {d['time']!r}")
         if (d["verdict"] is None) != (d["termination"] is None):
             raise ValueError("an attempt has both a termination and a verdict (an answer) or neither (a refusal)")
@@ -577,7 +580,7 @@ def _check_meta(meta, stem: str) -> None:
     if sum(bool(isinstance(a, dict) and a.get("chosen")) for a in meta["attempts"]) > 1:
         raise _bad(stem, "more than one attempt is marked chosen")
     iv = meta["solver_interval"]
-    if iv is not None and not (len(iv) == 2 and all(isinstance(e, (int, float)) and not isinstance(e, bool)
+    if iv is not None and not (len(iv) == 2 and all(isinstance(e, float) or _is_int(e) and abs(e) < 2**53
                                                      for e in iv) and iv[0] <= iv[1]):
         raise _bad(stem, f"'solver_interval' must be [lower, upper] with lower <= upper; got {iv!r}")
     if meta["iterations"] is not None and meta["iterations"] < 0:

@@ -63,3 +63,38 @@ def test_model_derived_is_none_without_a_primal_point():
     sol = model.solve()
     assert sol.status == "infeasible" and sol.x is None and model.derived(sol) is None
     assert model.derived(None) is None
+
+
+# ------------------------------------------------------------------ the Formulation contract (issue 22 item 4)
+def test_data_is_passed_to_the_model_and_checked():
+    from certiprog.errors import ModelError
+    from certiprog.model import Formulation, StructuredFormulation
+
+    x = Variable(2, "x")
+    data = _Data(np.array([1.0, 2.0]))
+    model = Model(minimize(sum_squares(x - data.target)), [x >= 0], name="projection", data=data)
+    assert model.data is data and isinstance(data, Formulation) and not isinstance(data, StructuredFormulation)
+    d = model.derived(model.solve())
+    assert isinstance(d, _Point) and d.norm == pytest.approx(0.0, abs=1e-7)
+    for bad in ({"derive": None}, "data", 3.0, object()):
+        with pytest.raises(ModelError, match="model.data must be a Formulation"):
+            Model(minimize(sum_squares(x)), data=bad)
+        with pytest.raises(ModelError, match="Formulation"):
+            model.data = bad
+    assert model.data is data  # a refused value leaves the data as it was
+    model.data = None
+    assert model.derived(model.solve()) is None
+
+
+def test_the_papers_structured_data_are_structured_formulations():
+    from certiprog.formulations.error_clumping_paper.programs import error_clumping
+    from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+    from certiprog.model import StructuredFormulation
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for model in (hinge_minimax(X + 1.0, -np.ones(2), np.eye(2), 0.1, 0.3), error_clumping(X, y, 1.0, 0.5, 0.1)):
+        data = model.data
+        assert isinstance(data, StructuredFormulation), type(data).__name__
+        assert isinstance(data.structured_auto(model.compile().assemble()), bool)

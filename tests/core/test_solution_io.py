@@ -216,6 +216,33 @@ TAMPER = {
     "bad block": (lambda s: _rewrite_json(s, lambda m: m["problem"]["blocks"].append(["c", 5, 2, True])), "block"),
     "bad fingerprint": (lambda s: _rewrite_json(s, lambda m: _set(m["problem"]["fingerprint"], "A", "big")),
                         "fingerprint"),
+    # the typed record of the solve (issue 22 item 4)
+    "unknown verdict": (lambda s: _rewrite_json(s, lambda m: _set(m, "verdict", "proved")), "unknown verdict"),
+    "verdict a number": (lambda s: _rewrite_json(s, lambda m: _set(m, "verdict", 1)), "'verdict'"),
+    "attempts missing": (lambda s: _rewrite_json(s, lambda m: m.pop("attempts")), "missing keys"),
+    "attempt without a key": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].pop("time")), "attempt 0"),
+    "attempt with a bad verdict": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(verdict="great")),
+                                   "attempt 0: unknown verdict"),
+    "attempt with a bad termination": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(
+        termination="done")), "attempt 0: unknown termination"),
+    "attempt verdict without termination": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(
+        termination=None)), "neither"),
+    "attempt negative time": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(time=-1.0)), "time"),
+    "attempt huge time": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(time=10**400)), "time"),
+    "attempt chosen a string": (lambda s: _rewrite_json(s, lambda m: m["attempts"][0].update(chosen="yes")),
+                                "'chosen'"),
+    "two attempts chosen": (lambda s: _rewrite_json(s, lambda m: m["attempts"].append(dict(m["attempts"][0]))),
+                            "more than one"),
+    "attempt a list": (lambda s: _rewrite_json(s, lambda m: m["attempts"].append([1, 2])), "attempt 1"),
+    "interval reversed": (lambda s: _rewrite_json(s, lambda m: _set(m, "solver_interval", [2.0, 1.0])),
+                          "solver_interval"),
+    "interval NaN": (lambda s: _rewrite_json(s, lambda m: _set(m, "solver_interval", [float("nan"), 1.0])),
+                     "solver_interval"),
+    "interval of three": (lambda s: _rewrite_json(s, lambda m: _set(m, "solver_interval", [0, 1, 2])),
+                          "solver_interval"),
+    "interval of strings": (lambda s: _rewrite_json(s, lambda m: _set(m, "solver_interval", ["0", "1"])),
+                            "solver_interval"),
+    "note a list": (lambda s: _rewrite_json(s, lambda m: _set(m, "fallback_note", ["x"])), "fallback_note"),
 }
 
 
@@ -265,3 +292,66 @@ def test_changed_numbers_are_caught_by_the_digest(saved):
     _rewrite_npz(stem, lambda a: a["x"].__setitem__(0, a["x"][0] + 1e-9))
     with pytest.raises(SavedFileError, match="SHA-256"):
         Solution.load(stem)
+
+
+# ------------------------------------------------------------------ the typed record of the solve (issue 22 item 4)
+def test_the_fallback_record_verdict_and_interval_round_trip(tmp_path):
+    from certiprog.certify import Interval, Verdict
+    from certiprog.solvers import Attempt
+
+    m, _ = _model()
+    sol = m.solve()
+    sol.fallback_note = "a note"
+    sol.solver_interval = (1.0, np.inf)
+    sol.solver_interval = Interval(1.0, np.inf)
+    sol.save(tmp_path / "run")
+    meta = json.loads((tmp_path / "run.json").read_text())
+    assert meta["verdict"] == "certified" and meta["attempts"][-1]["chosen"] is True
+    assert not {"verdict", "fallback", "interval"} & set(meta["info"])  # typed fields, not info keys
+    back = Solution.load(tmp_path / "run")
+    assert back.verdict is Verdict.CERTIFIED and back.certification is None  # the verdict itself was saved
+    assert all(isinstance(a, Attempt) for a in back.attempts) and len(back.attempts) == len(sol.attempts)
+    assert [a.to_json() for a in back.attempts] == [a.to_json() for a in sol.attempts]
+    assert back.chosen.label == sol.chosen.label and isinstance(back.chosen.verdict, Verdict)
+    assert back.fallback_note == "a note"
+    assert isinstance(back.solver_interval, Interval) and back.solver_interval == (1.0, np.inf)
+    with pytest.warns(DeprecationWarning):
+        assert back.info["fallback"]["chosen"] == sol.chosen.label  # the old key answers for a loaded one too
+
+
+def test_a_structured_answer_keeps_its_interval_through_a_file(tmp_path):
+    from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
+
+    rng = np.random.default_rng(3)
+    model = hinge_minimax(rng.normal(size=(40, 3)) + 1.0, -np.ones(3), np.eye(3), 0.1, 0.3)
+    sol = model.solve(solver="structured")
+    assert sol.solver_interval is not None and sol.attempts == []
+    sol.save(tmp_path / "s")
+    back = Solution.load(tmp_path / "s", problem=model)
+    assert back.solver_interval == sol.solver_interval and back.verdict == sol.verdict
+    assert check(model, back).verdict == sol.verdict
+
+
+def test_a_format_2_file_is_read_into_the_typed_fields(saved):
+    """Files written before issue 22 kept the verdict, the fallback record and an interval in 'info'."""
+    stem, sol = saved
+
+    def to_v2(meta):
+        meta["format"] = "certiprog.solution/2"
+        for key in ("verdict", "attempts", "fallback_note", "solver_interval"):
+            meta.pop(key)
+        meta["info"].update(verdict="certified", interval=[0.5, 0.75], fallback={
+            "chosen": "clarabel/clarabel", "note": "old note", "attempts": [
+                {"solver": "_liar/lie", "status": "unbounded", "verdict": "unbounded without a certificate"},
+                {"solver": "piqp/piqp", "error": "no licence"},
+                {"solver": "clarabel/clarabel", "status": "optimal", "verdict": "certified"}]})
+
+    _rewrite_json(stem, to_v2)
+    back = Solution.load(stem)
+    assert back.verdict == "certified" and back.solver_interval == (0.5, 0.75) and back.fallback_note == "old note"
+    liar, piqp, clarabel = back.attempts
+    assert (liar.backend, liar.solver, liar.verdict, liar.rejected) == ("_liar", "lie", "failed",
+                                                                       "unbounded without a certificate")
+    assert piqp.refused and piqp.error == "no licence" and piqp.termination is None
+    assert clarabel.chosen and not liar.chosen and clarabel.verdict == "certified" and back.chosen is clarabel
+    assert not {"verdict", "fallback", "interval"} & set(dict(back.info))

@@ -29,6 +29,7 @@ import numpy as np
 from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Model, Parameter, Record, Variable, hinge, minimize, norm2, sum_squares
+from certiprog.solvers.structured import StructuredAnswer
 
 __all__ = ["BackgroundRiskData", "BackgroundRiskSolution", "BackgroundRisksData", "BackgroundRisksSolution",
            "HingeMinimaxData", "HingeMinimaxSolution", "PD_RTOL", "background_risk", "background_risks",
@@ -90,14 +91,14 @@ class HingeMinimaxData:
     squared_reg: bool
     params: tuple = field(default=(), repr=False)  # the Parameters (mu, Sigma factor^T) `set_moments` refills
 
-    def structured_solve(self, **options) -> dict:
+    def structured_solve(self, **options) -> StructuredAnswer:
         """The certified first-order solver (`solver.solve_hinge_minimax`) for ``model.solve(solver="structured")``
         (`certiprog.solvers.structured`): ``w``, and the duals of its certificate in certiprog's convention: the
         hinge rows of ``_objective/pos`` (``t_i >= 1 - x_i'w``: alpha; ``t_i >= 0``: 1 - alpha), ``chebyshev``
         (``-(gamma t + mu'w) >= 0``: y0) and its cone ``chebyshev/pnorm`` (``(t, L'w)``: ``gamma y``);
-        its rigorous interval in ``info``. Covers ``squared_reg=True``, ``lam > 0``, with or without ``bias``
-        (`solver.covers`; else an InputError naming the backend to use). ``options`` go to `solve_hinge_minimax`
-        (tol, max_iter, ...); ``tol`` defaults to 1e-7 here: certiprog's check calls a point accurate at 1e-6
+        its rigorous interval (``StructuredAnswer.interval``). Covers ``squared_reg=True``, ``lam > 0``, with or
+        without ``bias`` (`solver.covers`; else an InputError naming the backend to use). ``options`` go to
+        `solve_hinge_minimax` (tol, max_iter, ...); ``tol`` defaults to 1e-7 here: certiprog's check calls a point accurate at 1e-6
         relative, and a first-order answer at the solver's own 1e-5 can read inaccurate (benchmarks/scale.py's
         20,000 x 300: inaccurate at 1e-5 in 3.6 s, accurate at 1e-7 in 6.2 s)."""
         from .solver import covers, solve_hinge_minimax
@@ -113,10 +114,9 @@ class HingeMinimaxData:
         duals = {"_objective/pos": np.concatenate([fit.alpha, 1.0 - fit.alpha]), "chebyshev": y[:1],
                  "chebyshev/pnorm": self.gamma * y}
         values = {"w": fit.w, "b": np.asarray(fit.b)} if self.bias else {"w": fit.w}
-        return dict(values=values, duals=duals,
-                    status="optimal" if fit.certified else "inaccurate", iterations=fit.iterations,
-                    info=dict(interval=(fit.lower, fit.upper), rel_gap=fit.rel_gap, certified=fit.certified,
-                              structured_status=fit.status, **fit.info))
+        return StructuredAnswer(values, duals, "optimal" if fit.certified else "inaccurate", fit.interval,
+                                fit.iterations, info=dict(rel_gap=fit.rel_gap, certified=fit.certified,
+                                                          structured_status=fit.status, **fit.info))
 
     def structured_auto(self, problem) -> bool:
         """certiprog's automatic choice tries `structured_solve` first whenever it covers the model (``lam > 0``,
