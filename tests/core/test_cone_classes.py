@@ -287,6 +287,40 @@ def test_dual_nudge_is_proved_and_close(cone):
         assert np.allclose(cone.dual_nudge(f), f, rtol=1e-12)
 
 
+@pytest.mark.parametrize("cone", CONES, ids=IDS)
+def test_linear_cuts_hold_on_the_cone_and_cut_something_off(cone):
+    rng = np.random.default_rng(10)
+    C = cone.linear_cuts()
+    assert C.shape[1] == cone.dim and C.shape[0] >= 1
+    cut = 0
+    for _ in range(50):
+        v = rng.normal(size=cone.rows) * 10.0 ** rng.integers(-3, 4)
+        P = cone.project(v).reshape(cone.count, cone.dim)
+        assert np.all(P @ C.T <= 1e-12 * (1 + np.abs(v).max()))
+        cut += int(np.any(v.reshape(cone.count, cone.dim) @ C.T > 0))
+    assert cut > 0
+
+
+@pytest.mark.parametrize("cone", [c for c in CONES if c.kind != "zero"], ids=lambda c: f"{c.kind}{c.dim}")
+def test_dual_as_primal_maps_the_dual_cone_onto_the_cone(cone):
+    """w in K* <=> scale * w[perm] in K, on random points clearly on either side (independent margins) and on
+    projections onto K* moved inward."""
+    perm, scale = cone.dual_as_primal()
+    rng = np.random.default_rng(11)
+    decided = 0
+    for x in _random_points(cone, rng):
+        rows = x.reshape(cone.count, cone.dim)
+        mapped = (rows[:, perm] * scale).reshape(-1)
+        expect = _clear(cone, x, True)
+        if expect is not None and _clear(cone, mapped, False) is not None:
+            assert _clear(cone, mapped, False) == expect
+            decided += 1
+        p = inward(cone, cone.project_dual(x), 1 + np.abs(x).max(), dual=True).reshape(cone.count, cone.dim)
+        assert cone.contains((p[:, perm] * scale).reshape(-1))
+    assert decided > 0
+    assert ZeroCone(3).dual_as_primal() is None
+
+
 def test_exact_membership_without_arithmetic():
     assert NonnegCone(3).contains_exactly([0.0, 1.0, 2.0]) and not NonnegCone(3).contains_exactly([0.0, -1e-300, 2.0])
     assert SecondOrderCone(3, 2).contains_exactly([1.0, 0, 0, 0.0, 0, 0])

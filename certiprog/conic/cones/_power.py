@@ -93,6 +93,17 @@ class PowerConeBase(Cone):
     def _dual_unit(self):
         return np.concatenate([np.ones(self.dim - 1), [0.0]])
 
+    def linear_cuts(self):
+        """-x_i <= 0 and +-z - sum x_i <= 0 (|z| <= prod x_i^a_i <= sum a_i x_i <= sum x_i)."""
+        n = self.dim - 1
+        ones = -np.ones((1, n))
+        return np.vstack([np.hstack([-np.eye(n), np.zeros((n, 1))]), np.hstack([ones, [[1.0]]]),
+                          np.hstack([ones, [[-1.0]]])])
+
+    def dual_as_primal(self):
+        """(u, w) in K*  <=>  (u_i / a_i, w) in K."""
+        return np.arange(self.dim), np.r_[1.0 / np.array(self.weights), 1.0]
+
     def plausibly_contains(self, M) -> bool:
         M = np.asarray(M, float).reshape(-1, self.dim)
         a = np.array(self.weights)

@@ -183,6 +183,19 @@ class Cone:
     def _unit(self) -> np.ndarray:
         raise NotImplementedError
 
+    # ------------------------------------------------------------------------------------------ linear views
+    def linear_cuts(self) -> np.ndarray:
+        """A matrix C (r x dim) with ``C s <= 0`` for every s in one copy of the cone: the linear inequalities the
+        certificates' bound tightening reads off a cone (all copies: ``kron(I_count, C)``)."""
+        raise NotImplementedError
+
+    def dual_as_primal(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(perm, scale) with ``w in K*  <=>  scale * w[perm] in K`` for one copy (a solver taking only K can then
+        hold a dual variable); None for the zero cone, whose dual R^dim is no such image."""
+        if self.self_dual:
+            return np.arange(self.dim), np.ones(self.dim)
+        raise NotImplementedError
+
     def _dual_unit(self) -> np.ndarray:
         raise NotImplementedError
 

@@ -131,6 +131,14 @@ class ExponentialCone(Cone):
     def _dual_unit(self):
         return np.array([-1.0, 1.0, 1.0])  # 1 * exp(-1) < e
 
+    def linear_cuts(self):
+        """-y <= 0, -z <= 0 and x + y - z <= 0 (y exp(x/y) >= y (1 + x/y) = x + y)."""
+        return np.array([[0.0, -1.0, 0.0], [0.0, 0.0, -1.0], [1.0, 1.0, -1.0]])
+
+    def dual_as_primal(self):
+        """(u, v, w) in K_exp*  <=>  (-v, -u, e w) in K_exp (u < 0: -u exp(v/u) <= e w)."""
+        return np.array([1, 0, 2]), np.array([-1.0, -1.0, np.e])
+
     def plausibly_contains(self, M) -> bool:
         M = np.asarray(M, float).reshape(-1, 3)
         x, y, z = M[:, 0], M[:, 1], M[:, 2]

@@ -23,6 +23,10 @@ class NonnegCone(Cone):
     def _unit(self):
         return np.ones(self.dim)
 
+    def linear_cuts(self):
+        """-s <= 0."""
+        return -np.eye(self.dim)
+
     def _contains(self, M, R):
         return np.all(lower(M, R) >= 0)
 

@@ -97,6 +97,19 @@ class PsdCone(Cone):
     def _unit(self):
         return svec(np.eye(self.side))
 
+    def linear_cuts(self):
+        """-s_jj <= 0 for the diagonal, and +-s_ij - w (s_ii + s_jj) <= 0 off it with w = 0.7072 >= 1/sqrt 2
+        (|M_ij| <= sqrt(M_ii M_jj) <= (M_ii + M_jj) / 2 and s_ij = sqrt 2 M_ij)."""
+        i, j, diag = _triangle(self.side)
+        pos = {(a, b): k for k, (a, b) in enumerate(zip(i, j))}
+        rows = [-np.eye(1, self.dim, pos[(a, a)])[0] for a in range(self.side)]
+        w = 0.7072
+        for k in np.flatnonzero(~diag):
+            d = w * (np.eye(1, self.dim, pos[(i[k], i[k])])[0] + np.eye(1, self.dim, pos[(j[k], j[k])])[0])
+            e = np.eye(1, self.dim, k)[0]
+            rows += [e - d, -e - d]
+        return np.array(rows).reshape(-1, self.dim)
+
     def _contains(self, M, R):
         """An interval Cholesky factorisation (arb) of every copy succeeds: each is positive definite (a singular
         PSD matrix is not proved)."""

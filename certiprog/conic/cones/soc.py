@@ -48,6 +48,15 @@ class SecondOrderCone(Cone):
         e[:1] = 1.0
         return e
 
+    def linear_cuts(self):
+        """-s_0 <= 0, s_j - s_0 <= 0 and -s_j - s_0 <= 0 (|s_j| <= ||s_1:|| <= s_0)."""
+        m = self.dim - 1
+        C = np.zeros((1 + 2 * m, self.dim))
+        C[:, 0] = -1.0
+        C[1:1 + m, 1:] = np.eye(m)
+        C[1 + m:, 1:] = -np.eye(m)
+        return C
+
     def _contains(self, M, R):
         if self.dim == 0:
             return True

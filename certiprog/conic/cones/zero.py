@@ -29,6 +29,13 @@ class ZeroCone(Cone):
     def _dual_unit(self):
         return np.zeros(self.dim)
 
+    def linear_cuts(self):
+        """s <= 0 and -s <= 0."""
+        return np.vstack([np.eye(self.dim), -np.eye(self.dim)])
+
+    def dual_as_primal(self):
+        return None
+
     def _contains(self, M, R):
         return np.all(lower(M, R) >= 0) and np.all(upper(M, R) <= 0)
 
