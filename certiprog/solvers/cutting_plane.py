@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..certify.kkt import relative_violation
 from ..errors import ModelError
-from .solution import Status
+from .solution import Solution, Status
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +89,16 @@ def _checked_cp(cp_tol, cp_max_iter) -> tuple[float, int]:
     """(cp_tol, cp_max_iter) checked: a positive finite number and a positive integer."""
     import numbers
 
-    if isinstance(cp_tol, bool) or not isinstance(cp_tol, numbers.Real) or not np.isfinite(cp_tol) or not cp_tol > 0:
+    if (isinstance(cp_tol, bool) or not isinstance(cp_tol, numbers.Real) or not np.isfinite(float(cp_tol))
+            or not float(cp_tol) > 0):
         raise ModelError(f"cp_tol={cp_tol!r}: cutting planes need a positive finite tolerance")
-    if isinstance(cp_max_iter, bool) or not isinstance(cp_max_iter, numbers.Integral) or cp_max_iter < 1:
+    if isinstance(cp_max_iter, bool) or not isinstance(cp_max_iter, numbers.Integral) or int(cp_max_iter) < 1:
         raise ModelError(f"cp_max_iter={cp_max_iter!r}: cutting planes need an integer >= 1")
     return float(cp_tol), int(cp_max_iter)
 
 
 def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_max_iter=100, progress=False,
-                        cuts="all", violation="relative", separation=None, drop_inactive=None, **options):
+                        cuts="all", violation="relative", separation=None, drop_inactive=None, **options) -> Solution:
     """Solve a compiled structure's ForAll constraints by cutting planes (options: see the module docstring);
     ``cuts='all'`` adds one cut per violated candidate, ``'worst'`` only the most violated one. Each master goes
     to `solve_conic` with ``backend`` / ``solver`` (None: certiprog chooses per master, confirming each answer)."""
@@ -119,7 +121,7 @@ def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_ma
     problem = structure.assemble()
     foralls = structure.cutting_plane
     known = {id(f) for f in foralls}
-    points = {f.name: [] for f in foralls}
+    points: dict[str, list[np.ndarray]] = {f.name: [] for f in foralls}
     for f in foralls:
         P0 = np.atleast_2d(f.index_set.initial_points())
         problem, _ = _append_cuts(problem, [(f.name, f.instantiate(P0))])
@@ -134,7 +136,7 @@ def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_ma
 
         bar = tqdm(total=max_iter, desc="cutting planes", leave=False)
     termination = "iteration_limit"
-    sol = None
+    sol: Solution | None = None
     t_master = t_oracle = 0.0
     used: dict = {}  # "backend/solver" -> number of masters it solved
     try:
@@ -163,7 +165,7 @@ def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_ma
                 found.append((v, f, u))
             t_oracle += time.perf_counter() - t0
             worst = max((r for r, _, _ in found), default=0.0)
-            entry = {"iteration": it, "objective": sol.objective, "max_violation": worst,
+            entry: dict[str, Any] = {"iteration": it, "objective": sol.objective, "max_violation": worst,
                      "n_cuts": sum(len(p) for p in points.values()), "added": []}
             history.append(entry)
             if bar is not None:
@@ -193,6 +195,7 @@ def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_ma
     finally:
         if bar is not None:
             bar.close()
+    assert sol is not None  # max_iter >= 1 (checked): at least one master was solved
     sol.history = history
     sol.cuts = {k: np.array(v) for k, v in points.items()}
     sol.info.update(termination=termination, violation=violation, master_time=t_master, oracle_time=t_oracle,
