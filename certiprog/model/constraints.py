@@ -27,7 +27,7 @@ from .expression import _is_int, as_expression, hstack, real_scalar
 class Constraint:
     """Base class; ``name`` is set when the constraint is added to a Model."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.name: str | None = None
 
     @property

@@ -82,7 +82,7 @@ class CoordinateCache:
     Entries are keyed by the training data's bytes and the kernel parameters, so a fit on other data or another
     kernel only misses (never reuses a wrong factor). Callable kernels are not cached (no reliable key)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._store: dict = {}
         self.hits = self.misses = 0
 
@@ -106,6 +106,10 @@ def _digest(*arrays) -> str:
 
 class _MPMBase(CertifiedClassifier):
     """Shared fit/predict plumbing: label encoding, the two classes' moments, decision values."""
+
+    # two of the fitted attributes `_set_classifier` sets, declared for the type checker (no class-level values)
+    worst_case_error_: float
+    solution_: dict
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

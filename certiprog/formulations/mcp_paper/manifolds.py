@@ -348,7 +348,7 @@ class ManifoldBatch:
     clouds into one matrix (one row-wise product and a sort); other manifolds are called one by one.
     """
 
-    def __init__(self, manifolds):
+    def __init__(self, manifolds) -> None:
         self.manifolds = as_manifolds(manifolds)
         self.P, self.N = len(self.manifolds), self.manifolds[0].N
         self.exact = all(m.exact for m in self.manifolds)
