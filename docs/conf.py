@@ -34,8 +34,9 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 templates_path = ["_templates"]
-# derivations/ and experiments/NNN.md are included into the paper pages (papers/NNN.md), not pages of their own
-exclude_patterns = ["_build", "derivations/*", "experiments/0*", "papers/generated/**", "papers/figures/**", "**.ipynb_checkpoints",
+# derivations/NNN.md and experiments/NNN.md are included into the paper pages (papers/NNN.md), not pages of their
+# own (derivations/optimality-interval.md is a page: the user guide lists it)
+exclude_patterns = ["_build", "derivations/0*", "experiments/0*", "papers/generated/**", "papers/figures/**", "**.ipynb_checkpoints",
                     "README.md"]
 
 # --- strictness: broken cross-references are errors (the build runs with -W) ---------------------------------

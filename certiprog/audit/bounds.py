@@ -36,6 +36,9 @@ import sympy as sp
 from scipy import stats
 
 from ..errors import InputError
+from ..papers import load_bounds, papers
+from .registry import ID_PATTERN, REGISTRY, Claim, refuted, verified
+from .registry import register as add_entry
 
 __all__ = ["Assumption", "Bound", "BoundedLaw", "CoverageResult", "EXAMPLE_VALUES", "SYMBOLS", "binomial_coverage",
            "delta_in_01", "empirical_moments", "finite_law", "get_bound", "list_bounds", "moment_coverage",
@@ -311,8 +314,6 @@ class Bound:
         at the example values (an assumption failing there counts), when no assumption is stated, or when the
         Monte Carlo coverage test (``monte_carlo``, ``n_trials`` seeded trials) rejects the bound.
         """
-        from .registry import refuted, verified
-
         vals = self.example_values()
         if not self.assumptions or any(not str(a).strip() for a in self.assumptions):
             return refuted(f"bound {self.id} states no assumptions (every bound must say when it holds)",
@@ -569,27 +570,19 @@ def register(bound: Bound) -> Bound:
 
     A claim of the same formula then names it (``@claim(bound.id, ..., bound=bound)``) and becomes that entry.
     """
-    from .registry import REGISTRY, Claim
-    from .registry import register as add
-
     old = REGISTRY.get(bound.id)
     if old is not None and old.bound is bound:  # already registered (with or without its claim)
         return bound
-    add(Claim(bound.id, bound.paper, bound.where, bound.statement(), "bound", None, bound.relied_on, (), bound))
+    add_entry(Claim(bound.id, bound.paper, bound.where, bound.statement(), "bound", None, bound.relied_on, (), bound))
     return bound
 
 
 def _load(paper_ids) -> None:
-    from ..papers import load_bounds
-
     load_bounds(paper_ids)
 
 
 def get_bound(id: str) -> Bound:
     """The registered bound ``id`` (e.g. ``"004-E6a"``), loading its paper's bounds (see `list_bounds`)."""
-    from ..papers import papers
-    from .registry import ID_PATTERN, REGISTRY
-
     m = ID_PATTERN.match(str(id))
     _load((m.group(1),) if m and m.group(1) in papers() else None)
     entry = REGISTRY.get(id)
@@ -600,7 +593,5 @@ def get_bound(id: str) -> Bound:
 
 def list_bounds(paper: str | None = None) -> list:
     """Every registered bound (of ``paper``, or of every installed paper), in id order."""
-    from .registry import REGISTRY
-
     _load(None if paper is None else (paper,))
     return [c.bound for k, c in sorted(REGISTRY.items()) if c.bound is not None and paper in (None, c.paper)]

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
 
+from ..errors import InputError
+
 STATUSES = ("verified", "refuted", "not checkable")
 KINDS = ("formula", "closed_form", "dual", "step", "constant", "lemma", "theorem", "corollary",
          "proposition", "algorithm", "bound", "claim")
@@ -38,6 +40,9 @@ ID_PATTERN = re.compile(r"^(\d{3})-\S+$")
 
 @dataclass
 class Result:
+    """The outcome of one entry's check: ``status`` (one of `STATUSES`), a one-paragraph ``detail``, a concrete
+    ``counterexample`` or the ``corrected`` form when refuted, and the wall time in ``seconds``."""
+
     status: str
     detail: str
     counterexample: dict | None = None
@@ -49,6 +54,7 @@ class Result:
             raise ValueError(f"status must be one of {STATUSES}; got {self.status!r}")
 
     def to_json(self) -> dict:
+        """The result as JSON-ready values (the counterexample's keys and values as strings)."""
         ce = None if self.counterexample is None else {str(k): str(v) for k, v in self.counterexample.items()}
         return {"status": self.status, "detail": self.detail, "counterexample": ce, "corrected": self.corrected,
                 "seconds": round(self.seconds, 4)}
@@ -85,6 +91,8 @@ class Claim:
     bound: Any = None
 
     def check(self) -> Result:
+        """Run the entry: its own check and its bound's audit (the bound's failure decides), timed; a check that
+        raises is reported as such, never hidden."""
         t0 = time.perf_counter()
         own = None if self.fn is None else _run(self.fn)
         audited = None if self.bound is None else _run(self.bound.audit)
@@ -121,8 +129,6 @@ def unregister(id: str) -> Claim:
     try:
         return REGISTRY.pop(id)
     except KeyError:
-        from ..errors import InputError
-
         raise InputError(f"no registry entry {id!r}") from None
 
 

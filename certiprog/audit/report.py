@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..errors import InputError
 from ..papers import load_claims, papers
 from .registry import REGISTRY, STATUSES, Claim, Result, claim, not_checkable, refuted, verified
 
@@ -20,8 +21,6 @@ def load(paper_ids=None) -> dict[str, Claim]:
 def audit(paper: str | None = None, progress: bool | None = False, ids=None) -> list[tuple[Claim, Result]]:
     """Check every entry (claim or bound) of ``paper`` (all papers if None), or only those in ``ids``;
     returns (entry, result) pairs in id order."""
-    from ..errors import InputError
-
     if paper is not None and paper not in papers():
         raise InputError(f"unknown paper {paper!r}; choose one of {tuple(papers())}")
     claims = sorted(load(None if paper is None else (paper,)).values(), key=lambda c: (c.paper, c.id))

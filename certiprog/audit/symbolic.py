@@ -7,6 +7,12 @@ from typing import Any
 
 import sympy
 
+from ..errors import ModelError
+from ..model import Model, Variable, maximize, minimize, quad_form
+from ..model import coef as cf
+from ..model.constraints import PSD, SOC, Equality, Inequality
+from ..model.expression import Expression
+
 
 @dataclass
 class IdentityCheck:
@@ -153,8 +159,6 @@ def _render(expr, free: dict) -> list:
     import numpy as np
     import scipy.sparse as sp
 
-    from ..model import coef as cf
-
     size = expr.size
     const = np.broadcast_to(np.asarray(cf.evaluate(expr.const), dtype=float).reshape(-1), (size,))
     out = [_to_number(c) for c in const]
@@ -207,9 +211,6 @@ def to_sympy(model) -> SymModel:
     ``'<name>==bound'`` (the names certiprog gives their domain blocks, `Variable.domain`). ForAll
     constraints are not supported (`certiprog.errors.ModelError`).
     """
-    from ..errors import ModelError
-    from ..model.constraints import PSD, SOC, Equality, Inequality
-
     if model.objective is None:
         raise ModelError(f"model {model.name!r} has no objective")
     vars_ = model.variables
@@ -269,8 +270,6 @@ def to_sympy(model) -> SymModel:
 
 def _variable_expression(v):
     """The variable as a plain affine Expression (so its entries render through the lift)."""
-    from ..model.expression import Expression
-
     return Expression(v.shape, {v: v.lift}, None)
 
 
@@ -384,8 +383,6 @@ def kkt_conditions(model) -> KKTConditions:
     Needs a differentiable objective and constraints (sum_squares, quad_form, quad_over_lin and affine terms);
     nonsmooth atoms (pos, abs, norms, max) raise `certiprog.errors.ModelError`: write them with an epigraph variable.
     """
-    from ..errors import ModelError
-
     if not isinstance(model, SymModel):
         bad = _nonsmooth(model)
         if bad:
@@ -444,8 +441,6 @@ class LagrangeDual:
         """A certiprog Model of this dual (its optimal value is the original model's optimal value)."""
         import numpy as np
 
-        from ..model import Model, Variable, maximize, minimize, quad_form
-
         zs = self.multipliers
         z = Variable(len(zs), "z")
         H = -sympy.hessian(self.objective, zs) if zs else sympy.zeros(0, 0)
@@ -479,8 +474,6 @@ def lagrange_dual(model) -> LagrangeDual:
     on K. Then ``x_K(z) = P_KK^{-1} (grad terms)`` and the coefficients of x_J in L become equality constraints of
     the dual (an LP has K empty; a strictly convex QP has J empty; ME^2's Problem 2 has J = xi).
     """
-    from ..errors import ModelError
-
     sm = to_sympy(model)
     for name, con in sm.constraints.items():
         if con.cone not in ("nonneg", "zero"):

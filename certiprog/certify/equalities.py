@@ -56,13 +56,11 @@ _EQ_DENSE_FLOPS = 5e7  # and rows^2 x columns, its QRs' cost (3,000 columns and 
 class SparseEqualities:
     """The equality rows E made exact by a minimum-norm correction, for blocks too large to densify.
 
-    With ``M = D A_E[:, J]`` (J: the columns allowed to move; D: powers of two making M's rows about unit length,
-    so M is exact) of full row rank, ``x + M'(MM')^{-1} D r`` solves ``A_E x = b_E`` exactly, r the exact residual
-    ``b_E - A_E x``; its change d has ``|d_j| <= ||M_j||_2 ||Dr||_2 / lam`` and ``||d||_2 <= ||Dr||_2 / sqrt(lam)``
-    for ``lam <= lambda_min(MM')``. lam is proved from G = fl(MM'): Gershgorin's discs (`gershgorin_lower`) or a
-    sparse LDL' of G - t I (`ldl`, `ldl_residual_norm`), less G's own rounding (``|G - MM'| <= gamma_{p+2}
-    |M||M|'``, p the longest row of M, whose 2-norm is at most its largest row sum). Nothing of size rows x
-    columns is formed: the cost is one sparse factorisation of the k x k matrix G per column set J.
+    ``x + M'(MM')^{-1} D r`` (M: the rows scaled by powers of two, on the columns J allowed to move; r: the exact
+    residual) solves ``A_E x = b_E`` exactly; its change is enclosed through a proved lower bound of
+    ``lambda_min(MM')`` (Gershgorin's discs or a sparse LDL', less the rounding of MM'). Nothing of size rows x
+    columns is formed: one sparse factorisation of the k x k matrix MM' per column set J
+    (docs/derivations/optimality-interval.md, the upper end).
     """
 
     def __init__(self, problem, rows):

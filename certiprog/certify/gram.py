@@ -36,14 +36,9 @@ def gram_proof(M: np.ndarray):
 def _gram_proof_uncached(M: np.ndarray):
     """A proved lower bound of lambda_min(M'M) for a dense float matrix M (r x p); <= 0 when nothing is proved.
 
-    G = fl(M'M) carries ``|G - M'M| <= gamma_{r+1} |M|'|M|``, so ``||G - M'M||_2 <= gamma_{r+1} ||M||_F^2`` (e1).
-    A floating-point Cholesky factorisation R of ``A = fl(G - sigma I)`` that runs to completion satisfies
-    ``R'R = A + E3`` with ``|E3| <= gamma_{p+1} |R'||R|`` (Higham, Accuracy and Stability, Thm 10.3; any order of
-    the inner products, so the blocked LAPACK one too, as INTLAB's ``isspd`` uses it), so
-    ``||E3||_2 <= gamma_{p+1} ||R||_F^2`` (e3) and ``A >= -e3 I``; the subtraction of sigma rounds each diagonal
-    entry by at most ``u |A_jj|`` (e2). Hence ``lambda_min(M'M) >= sigma - e1 - e2 - e3``. sigma comes from a
-    first factorisation (sigma = 0) and a few steps of inverse iteration: one Gram product and two Cholesky
-    factorisations in all, no product of p x p matrices and no multiprecision.
+    ``lambda_min(M'M) >= sigma - e1 - e2 - e3``: the Gram product's rounding (e1), the shift's (e2) and Higham's
+    bound on a Cholesky factorisation of ``fl(G - sigma I)`` that runs to completion (e3); sigma from a first
+    factorisation and a few steps of inverse iteration (docs/derivations/optimality-interval.md, the Gram proof).
 
     Returns (bound, solve) with ``solve(rhs)`` an approximate solution of ``M'M g = rhs`` from the first factor
     (None when nothing is proved); the bound alone is `_gram_lambda_min`."""

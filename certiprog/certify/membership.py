@@ -17,6 +17,7 @@ from .rigorous import U as _U
 
 
 def arb_class():
+    """python-flint's arb ball type, with the working precision raised to 128 bits at least."""
     from flint import arb, ctx
 
     ctx.prec = max(ctx.prec, 128)
@@ -24,11 +25,13 @@ def arb_class():
 
 
 def arb_lo(a) -> float:
+    """A float below every point of the arb ball ``a`` (-inf when its lower end is not a number)."""
     v = float(a.lower())
     return -np.inf if np.isnan(v) else float(np.nextafter(v, -np.inf))
 
 
 def arb_hi(a) -> float:
+    """A float above every point of the arb ball ``a`` (inf when its upper end is not a number)."""
     v = float(a.upper())
     return np.inf if np.isnan(v) else float(np.nextafter(v, np.inf))
 
@@ -39,6 +42,8 @@ def _to_arb(ball: Ball) -> list:
 
 
 def smat_arb(v: list, n: int) -> list:
+    """The symmetric n x n arb matrix of an svec vector (column-major upper triangle, off-diagonal entries
+    scaled by sqrt 2)."""
     arb = arb_class()
     r2 = arb(2).sqrt()
     M = [[None] * n for _ in range(n)]

@@ -25,16 +25,12 @@ def soc_ball_bound(problem, lag: Lagrangian, coef: Ball, J: np.ndarray, W: Ball,
     """Lower bound of ``min c_J' x_J`` over every feasible x in the box, through the SOC constraints; (value,
     reason, info). Used when many columns J are unbounded in the box (dense SOCPs such as the kernel MPM of 004).
 
-    Each SOC copy with head row h and body rows B gives ``||A_BJ x_J|| <= ||s_B|| + ||b_B - A_BK x_K|| <=
-    S_h + T_B`` with ``S_h`` the head slack's upper end over the box and ``T_B`` the largest norm of the body's
-    part in the other (bounded) columns K, both in rounded-up arithmetic. Stacking the copies (M = their body rows
-    restricted to J): ``||M x_J|| <= rho = sqrt(sum (S_h + T_B)^2)``; with ``lambda_min(M'M) >= s^2 > 0`` proved
-    (`gram_proof`), ``||x_J|| <= rho / s`` and ``c_J' x_J >= -||c_J|| rho / s`` for c_J in its ball. This
-    replaces the exact dual correction (`dual_correction`: a pivoted QR and a verified |J| x |J| solve with an
-    explicit inverse, ~10 |J|^3 flops) by one Gram product and two Cholesky factorisations, at the price of
-    the term ``||c_J|| rho / s``. W: the dual (proved in K*) the coefficients ``coef`` come from; its SOC body
-    entries are refined in floating point first (below), so that c_J, and the price, are at the rounding level.
-    ``evaluated``: ``lag.evaluate(W)`` when the caller has it already."""
+    The SOC copies whose bodies J enters give ``||M x_J|| <= rho`` (M: their body rows on J); with
+    ``lambda_min(M'M) >= s^2 > 0`` proved (`gram_proof`), ``c_J' x_J >= -||c_J|| rho / s``: the price of this
+    bound beside the exact `dual_correction` (docs/derivations/optimality-interval.md, the SOC ball). W: the dual
+    (proved in K*) the coefficients ``coef`` come from; its SOC body entries are refined in floating point first
+    (below), so that c_J, and the price, are at the rounding level. ``evaluated``: ``lag.evaluate(W)`` when the
+    caller has it already."""
     A, lo, hi = lag.A, lag.lo, lag.hi
     m, n = A.shape
     inJ = np.zeros(n, bool)

@@ -1,6 +1,6 @@
 """Sphinx extension of certiprog's site: what the pages need that is made at build time, not committed.
 
-* ``api/<module>.rst``: one page per public module (``certiprog``, ``.certificates``, ``.solvers``,
+* ``api/<module>.rst``: one page per public module (``certiprog``, ``.certify``, ``.audit``, ``.solvers``,
   ``.formulations``, ``.estimators``) listing every name of its ``__all__``, each with a page autosummary generates
   from the docstring (a public name, method or property whose page would be empty fails the build).
 * ``tutorials/notebooks/``: a copy of every notebook of ``notebooks/`` (myst-nb executes them when it reads them).
@@ -118,10 +118,16 @@ API_MODULES = {
     "certiprog": ("certiprog: modelling, solutions, errors",
                   "The modelling layer (variables, parameters, expressions, atoms, cones, constraints, ``ForAll``, "
                   "``Model``), the solution and its status, and the errors every public function raises."),
-    "certiprog.certificates": ("certiprog.certificates: proofs about an answer",
-                               "Judging a solver's answer from certiprog's own data: the KKT measures, a rigorous "
-                               "optimality interval, dual recovery and the verdict (the user guide's page on "
-                               "certificates says what each verdict promises)."),
+    "certiprog.certify": ("certiprog.certify: proofs about an answer",
+                          "Judging a solver's answer from certiprog's own data: the KKT measures, a rigorous "
+                          "optimality interval, dual recovery and the verdict (the user guide's page on "
+                          "certificates says what each verdict promises; the derivation of the interval is its own "
+                          "page). ``certiprog.certificates``, its old name, still imports with a deprecation "
+                          "warning."),
+    "certiprog.audit": ("certiprog.audit: the paper audit",
+                        "The claims registry of every paper's formulas, steps and bounds, each checked "
+                        "independently (``certiprog audit NNN``); the bounds (``certiprog.audit.bounds``) and the "
+                        "symbolic checks (``certiprog.audit.symbolic``) are its modules."),
     "certiprog.solvers": ("certiprog.solvers: backends and the solver choice",
                           "Compiling a Model to conic form, the backends' declared capabilities, and the one place "
                           "where certiprog chooses a solver."),
@@ -136,8 +142,8 @@ API_MODULES = {
 
 def home_module(obj, exporters: list[str]) -> str:
     """Where an object exported by several public modules is documented: the one whose name is the longest prefix
-    of the module that defines it (``check``, defined in certiprog.certificates.kkt, lives in
-    certiprog.certificates even though ``certiprog`` re-exports it), else the first that exports it."""
+    of the module that defines it (``check``, defined in certiprog.certify.kkt, lives in
+    certiprog.certify even though ``certiprog`` re-exports it), else the first that exports it."""
     defined = getattr(obj, "__module__", None) or ""
     prefixes = [m for m in exporters if defined == m or defined.startswith(m + ".")]
     return max(prefixes, key=len) if prefixes else exporters[0]
@@ -188,7 +194,7 @@ def api_page(module: str) -> str:
 
 
 def write_api_pages() -> None:
-    """``api/<module>.rst`` for the five public modules (rewritten only when changed)."""
+    """``api/<module>.rst`` for the public modules (rewritten only when changed)."""
     listed = set()
     for module in API_MODULES:
         target = DOCS / "api" / ((module.split(".", 1)[1] if "." in module else module) + ".rst")
