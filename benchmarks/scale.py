@@ -235,7 +235,11 @@ def cvxpy_solve(program: str, data: dict) -> tuple[float, float, float]:
     build = time.perf_counter() - t0
     t1 = time.perf_counter()
     prob.solve(solver="CLARABEL")
+    _last_cvxpy_status[0] = str(prob.status)
     return build, time.perf_counter() - t1, float(prob.value)
+
+
+_last_cvxpy_status: list = [None]  # the status of `cvxpy_solve`'s last problem (the sweep reports it)
 
 
 def other_solve(program: str, path: str, data: dict) -> dict | None:
@@ -356,6 +360,8 @@ SWEEP_KAPPAS = (1.0, 1e2, 1e4, 1e6)
 SWEEP_SIZE, SWEEP_BIG, QUICK_SWEEP_SIZE = (20000, 300), (200000, 300), (300, 10)
 SWEEP_REAL = ("letter", "mnist", "adult")
 SWEEP_MNIST_ROWS = 10000  # MNIST images (about half positives) x 784 pixels; CVXPY + Clarabel grows like d^2 there
+SWEEP_REAL_003 = ("mnist",)  # 003's own data: MNIST digits 0-4 against 5-9 (pixels / 255 and a constant feature)
+SWEEP_003_SIZE, QUICK_SWEEP_003_SIZE = (10000, 300), (300, 10)  # m points x d features (+ a constant feature)
 
 
 def _standardise(X):
@@ -451,6 +457,59 @@ def sweep_instance_004(row: str, quick: bool) -> dict:
     return dict(X1=Xs[pos], X0=Xs[~pos])
 
 
+@functools.lru_cache(maxsize=2)
+def sweep_instance_003(row: str, quick: bool) -> dict:
+    """One 003 eq. (1) row of the sweep: ``X`` (m x (d + 1), the last column constant), labels ``y``, the
+    neighbourhood graph (built here, outside the timings, and given to both paths), rho (a mean neighbourhood of 1 %;
+    5 % when ``quick``), eta = 0.5, lam = 1e-2. ``kappa=K``: m = 10,000 points ``N(0, I) A`` in d = 300 dimensions
+    with the ``A`` of `sweep_instance` (feature covariance of condition number K), labels the sign of a random
+    direction of the latent N(0, I) plus noise of sd 0.5 (about 15 % of the margins violated); ``mnist``: the
+    first 10,000 training images, digits 5-9 against 0-4, as 003's experiments (`datasets.mnist.mnist_binary`)."""
+    import numpy as np
+
+    from certiprog.formulations.error_clumping_paper.graph import radius_graph, rho_for_mean_degree
+
+    if row.startswith("kappa="):
+        kappa = float(row.split("=")[1])
+        m, d = QUICK_SWEEP_003_SIZE if quick else SWEEP_003_SIZE
+        rng = np.random.default_rng(23)
+        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
+        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
+        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        Z = rng.normal(size=(m, d))
+        y = np.where(Z @ rng.normal(size=d) / math.sqrt(d) + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
+        X = np.hstack([Z @ A, np.ones((m, 1))])
+    elif row == "mnist":
+        from certiprog.datasets.mnist import mnist_binary
+
+        data = mnist_binary(positive=(5, 6, 7, 8, 9), seed=0, n_train=600 if quick else SWEEP_MNIST_ROWS)
+        X, y = data.X_train, data.y_train
+    else:
+        raise ValueError(f"unknown 003 sweep row {row!r}")
+    rho = rho_for_mean_degree(X, 0.05 if quick else 0.01, seed=0)
+    return dict(X=X, y=y, rho=rho, eta=0.5, lam=1e-2, graph=radius_graph(X, rho))
+
+
+def _measure_003(job: dict, out: dict) -> dict:
+    """003 eq. (1): certiprog (`error_clumping` build, ``model.solve(solver="structured")``: the generalised Newton
+    solver of `error_clumping_paper.solver`, check) or CVXPY + Clarabel (build, solve; `cvxpy_solve`'s program)."""
+    data = sweep_instance_003(job["row"], job["quick"])
+    X = data["X"]
+    out.update(m=X.shape[0], d=X.shape[1], bias="-")
+    if job["path"] == "certiprog":
+        from certiprog.formulations.error_clumping_paper.programs import error_clumping
+
+        _, sol, fields = timed_certiprog(lambda: error_clumping(X, data["y"], data["rho"], data["eta"], data["lam"],
+                                                                graph=data["graph"]), dict(solver="structured"))
+        out.update(fields, method=f"Newton (003 solver, {sol.info.get('method', '?')})",
+                   steps=str(sol.iterations))
+        return out
+    b, s, v = cvxpy_solve("003", data)
+    out.update(build=b, solve=s, seconds=b + s, objective=v, status=_last_cvxpy_status[0])
+    return out
+
+
 def _measure_004(job: dict, out: dict) -> dict:
     """004 eq. (3), the linear MPM: certiprog (`hp_mpm_paper.mpm.mpm` build (moments and their factors),
     ``model.solve(solver="structured")``: its Newton solver, check) or CVXPY + Clarabel (moments, eigen roots,
@@ -496,8 +555,10 @@ def sweep_measure(job: dict) -> dict:
 
     if job["path"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    if job.get("program", "000") == "004":
-        out = _measure_004(job, dict(program="004", row=job["row"], path=job["path"]))
+    if job.get("program", "000") in ("003", "004"):
+        prog = job["program"]
+        out = (_measure_003 if prog == "003" else _measure_004)(job, dict(program=prog, row=job["row"],
+                                                                          path=job["path"]))
         out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return out
     data = sweep_instance(job["row"], job["quick"], job.get("big", False))
@@ -529,13 +590,13 @@ def sweep_measure(job: dict) -> dict:
     return out
 
 
-def sweep_rows(quick: bool) -> list:
+def sweep_rows(quick: bool, program: str = "000") -> list:
     from certiprog.datasets.loaders import data_path
     from certiprog.errors import CertiprogError
 
     rows = [f"kappa={k:g}" for k in SWEEP_KAPPAS]
     files = {"letter": "keel/letter.dat", "mnist": "mnist/train-images.idx3-ubyte.gz", "adult": "uci/adult.csv"}
-    for r in SWEEP_REAL:
+    for r in SWEEP_REAL_003 if program == "003" else SWEEP_REAL:
         try:
             present = data_path(files[r]).is_file()
         except CertiprogError:  # the file (or the whole data folder) is absent
@@ -547,11 +608,11 @@ def sweep_rows(quick: bool) -> list:
     return rows
 
 
-SWEEP_TITLES = {"000": "000 eq. (8) hinge-minimax", "004": "004 eq. (3) linear MPM"}
+SWEEP_TITLES = {"000": "000 eq. (8) hinge-minimax", "004": "004 eq. (3) linear MPM", "003": "003 eq. (1) error clumping"}
 
 
 def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = True,
-                       programs=("000", "004")) -> list:
+                       programs=("000", "003", "004"), rows=None, only=None) -> list:
     """Issue 23's sweep: every row of every program through certiprog and CVXPY + Clarabel (each in its own process
     unless ``inline``), one table per program printed worst ratio first; for 000 then the largest size at the worst
     conditioning (certiprog only: CVXPY + Clarabel would take hours there)."""
@@ -575,9 +636,11 @@ def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = Tr
     results = []
     for prog in programs:
         done = []
-        for row in sweep_rows(quick):
-            ours = run(dict(program=prog, path="certiprog", row=row))
-            ref = run(dict(program=prog, path="cvxpy", row=row))
+        for row in sweep_rows(quick, prog):
+            if rows and row not in rows:
+                continue
+            ours = run(dict(program=prog, path="certiprog", row=row)) if only != "cvxpy" else {}
+            ref = run(dict(program=prog, path="cvxpy", row=row)) if only != "certiprog" else {}
             rec = dict(program=prog, row=row, ours=ours, ref=ref)
             if "seconds" in ours and "seconds" in ref:
                 rec["ratio"] = ref["seconds"] / ours["seconds"]
@@ -591,12 +654,17 @@ def conditioning_sweep(quick: bool, inline: bool, timeout: float, big: bool = Tr
                 rec["inside"] = bool(ours["lower"] - tol <= ref["objective"] <= ours["upper"] + tol)
             done.append(rec)
             print(f"(sweep {prog} row {row} done: {json.dumps(rec, default=str)[:400]})", flush=True)
-        if big and not quick and prog == "000":
+        if big and not quick and prog == "000" and only != "cvxpy" and (not rows or "big" in rows):
             worst = f"kappa={max(SWEEP_KAPPAS):g}"
             done.append(dict(program=prog, row=worst, ratio=math.nan, ref={},
                              ours=run(dict(program=prog, path="certiprog", row=worst, big=True))))
         _print_sweep(prog, done, base)
         results += done
+    rated = [r for r in results if math.isfinite(r["ratio"])]
+    if rated:
+        w = min(rated, key=lambda r: r["ratio"])
+        print(f"\nworst row of the sweep: {w['program']} {w['row']}, {w['ratio']:.1f}x against CVXPY + Clarabel "
+              f"(goal >= 5x); load average {os.getloadavg()[0]:.1f}")
     return results
 
 
@@ -609,7 +677,8 @@ def _print_sweep(prog: str, results: list, base) -> None:
     for r in order:
         o, c = r["ours"], r["ref"]
         if "seconds" not in o:
-            print(f"| {r['row']} | | | {o.get('error') or 'timeout'} |||||||||")
+            ref_t = _t(c["seconds"]) if "seconds" in c else ""
+            print(f"| {r['row']} | | | {o.get('error') or ('timeout' if o else 'not run')} ||| {ref_t} |||||||")
             continue
         width = rel_width(o["lower"], o["upper"])
         ratio = "-" if not math.isfinite(r["ratio"]) else f"{'>' if r.get('ratio_is_lower_bound') else ''}" \
@@ -678,12 +747,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
     ap.add_argument("--sweep", action="store_true", help="only issue 23's conditioning sweep of 000 eq. (8)")
     ap.add_argument("--no-big", action="store_true", help="sweep: skip 200,000 x 300 at the worst conditioning")
-    ap.add_argument("--sweep-programs", nargs="+", default=["000", "004"], choices=["000", "004"],
-                    help="sweep: the programs (000 eq. (8), 004 linear MPM)")
+    ap.add_argument("--sweep-programs", nargs="+", default=["000", "003", "004"], choices=["000", "003", "004"],
+                    help="sweep: the programs (000 eq. (8), 003 eq. (1), 004 linear MPM)")
+    ap.add_argument("--sweep-rows", nargs="+", default=None, help="sweep: only these rows (e.g. kappa=1e+06 mnist)")
+    ap.add_argument("--only", choices=["certiprog", "cvxpy"], default=None,
+                    help="sweep: run one path only (the other's column reads 'not run')")
     args = ap.parse_args(argv)
     if args.sweep:
         res = conditioning_sweep(args.quick, args.inline or args.quick, args.timeout, big=not args.no_big,
-                                 programs=tuple(args.sweep_programs))
+                                 programs=tuple(args.sweep_programs), rows=args.sweep_rows, only=args.only)
         if args.out:
             with open(args.out, "w") as fh:
                 json.dump(res, fh, indent=1, default=float)

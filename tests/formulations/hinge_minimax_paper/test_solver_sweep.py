@@ -1,5 +1,6 @@
 """benchmarks/scale.py --sweep --quick as a correctness run (issue 23's conditioning sweep at small sizes): every 000
-eq. (8) row is certified by certiprog's check at a relative width <= 1e-5, every 004 MPM row certified or accurate,
+eq. (8) and 003 eq. (1) row is certified by certiprog's check at a relative width <= 1e-5, every 004 MPM row
+certified or accurate,
 and CVXPY + Clarabel's value lies inside each interval. No timing assertions."""
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _scale_module():
 def test_quick_conditioning_sweep_is_certified_and_holds_clarabels_value(capsys):
     mod = _scale_module()
     rows = mod.main(["--sweep", "--quick"])["sweep"]
-    for prog in ("000", "004"):
+    for prog in ("000", "003", "004"):
         mine = [r for r in rows if r["program"] == prog]
         assert [r["row"] for r in mine[:4]] == ["kappa=1", "kappa=100", "kappa=10000", "kappa=1e+06"]
         for r in mine:
@@ -29,7 +30,7 @@ def test_quick_conditioning_sweep_is_certified_and_holds_clarabels_value(capsys)
             # the reference's own status: CVXPY + Clarabel once said optimal_inaccurate on a row inside the full
             # suite (not alone); its value must still lie inside certiprog's rigorous interval (r["inside"])
             assert math.isfinite(r["ratio"]) and ref["status"] in ("optimal", "optimal_inaccurate")
-            if prog == "000" or r["row"].startswith("kappa"):
+            if prog in ("000", "003") or r["row"].startswith("kappa"):
                 assert ours["verdict"] == "certified", r
                 assert mod.rel_width(ours["lower"], ours["upper"]) <= 1e-5
             else:  # 004 on constant pixels / collinear one-hot columns: 004's solver proves no lower end there
@@ -37,7 +38,7 @@ def test_quick_conditioning_sweep_is_certified_and_holds_clarabels_value(capsys)
         if prog == "000":  # ill-conditioned synthetic rows go to the interior point first
             assert all(r["ours"]["method"] == "interior point (Newton)" for r in mine[1:4])
     out = capsys.readouterr().out
-    for title in ("000 eq. (8) hinge-minimax", "004 eq. (3) linear MPM"):
+    for title in ("000 eq. (8) hinge-minimax", "003 eq. (1) error clumping", "004 eq. (3) linear MPM"):
         table = out[out.index(f"## {title}: conditioning sweep"):].split("\n\n")[1]
         ratios = [float(line.split("|")[8].strip().lstrip(">").rstrip("x")) for line in table.splitlines()
                   if line.startswith("| ") and line.split("|")[8].strip().endswith("x")]
