@@ -389,6 +389,8 @@ def test_bad_vectors_raise(cone):
             test(np.ones(cone.rows + 1))
         with pytest.raises(InputError):
             test(good, rad=-1.0)
+        with pytest.raises(InputError):
+            test("not numbers")
         assert not test(bad) and not test(good, rad=np.inf)  # NaN or an infinite ball: nothing proved
 
 

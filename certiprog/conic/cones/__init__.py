@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import ShapeError
 from ._power import power_project as _pownd_project  # noqa: F401  (the name before the classes)
 from .base import Cone
 from .exp import ExponentialCone
@@ -45,8 +46,10 @@ CLASSES = tuple(Cone._by_kind[k] for k in KINDS)
 def project(cone: Cone, s: np.ndarray, dual: bool = False) -> np.ndarray:
     """Euclidean projection of s (all rows of the block) onto the cone, or onto its dual (`Cone.project`, except
     that NaN entries give NaN instead of an error: the certificates read missing duals as NaN)."""
-    P = cone._parts(s, finite=False) if not np.isnan(np.asarray(s, dtype=float)).any() else \
-        np.asarray(s, dtype=float).reshape(cone.count, cone.dim)
+    v = np.asarray(s, dtype=float).reshape(-1)
+    if v.size != cone.rows:
+        raise ShapeError(f"s has {v.size} entries; {cone!r} has {cone.rows} rows")
+    P = v.reshape(cone.count, cone.dim)
     return (cone._project_dual(P) if dual else cone._project(P)).reshape(-1)
 
 

@@ -24,8 +24,12 @@ def as_ball(s, rad=None, rows: int | None = None, what: str = "s") -> tuple[np.n
     the length (``rows``) and the radius (>= 0, not NaN); an InputError names ``what``."""
     if rad is None and hasattr(s, "mid") and hasattr(s, "rad"):
         s, rad = s.mid, s.rad
-    mid = np.asarray(s, dtype=float).reshape(-1)
-    r = np.zeros_like(mid) if rad is None else np.broadcast_to(np.asarray(rad, dtype=float), mid.shape).reshape(-1)
+    try:
+        mid = np.asarray(s, dtype=float).reshape(-1)
+        r = np.zeros_like(mid) if rad is None else np.broadcast_to(np.asarray(rad, dtype=float), mid.shape).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be an array of numbers with a radius of its shape or a scalar one; got "
+                         f"{type(s).__name__}") from None
     if rows is not None and mid.size != rows:
         raise ShapeError(f"{what} has {mid.size} entries; the cone has {rows} rows")
     if not np.all(r >= 0):
