@@ -26,11 +26,11 @@ import json
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import InputError, SavedFileError
+from certiprog.estimators.base import CertifiedClassifier
 
 from .graph import rho_for_mean_degree
 from .hole_punching import HolePunchingResult, hole_punching, route
@@ -54,8 +54,10 @@ def _warn_uncertified(est, solver: str) -> None:
                       f"{c['tol']:.2g}); see certificate_", RuntimeWarning, stacklevel=3)
 
 
-class _Base(ClassifierMixin, BaseEstimator):
-    """Label encoding, parameter checks, the constant feature, saving."""
+class _Base(CertifiedClassifier):
+    """Label encoding, parameter checks, the constant feature, saving (the shared parameters:
+    `certiprog.estimators.base`; here ``solver`` names the backend too: 'auto', 'structured', 'algorithm1', a backend
+    or 'backend:solver')."""
 
     _FORMAT = ""
 

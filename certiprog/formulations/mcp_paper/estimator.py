@@ -19,19 +19,19 @@ import json
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import InputError, ModelError
+from certiprog.estimators.base import CertifiedClassifier
 from certiprog.formulations.mcp_paper.manifolds import LqEllipsoidManifold, _q_value, as_manifolds
 from certiprog.formulations.mcp_paper.programs import _geometry, mcp_simple, mcp_slack
 
 __all__ = ["ManifoldClassifier"]
 
 
-class ManifoldClassifier(ClassifierMixin, BaseEstimator):
+class ManifoldClassifier(CertifiedClassifier):
     """Max-margin linear classifier of labelled manifolds (001: MCP-simple for C=None, MCP-slack for C > 0).
 
     Parameters: ``C`` (None or > 0), ``q`` (Lq norm of ellipsoids given as a dict), ``delta`` (MCP tolerance:
@@ -45,6 +45,8 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
     ``n_iter_``, ``n_added_``, ``history_`` (the `MCPResult` history), ``status_``, ``objective_``, ``margin_``
     (1/||w||), ``xi_`` (slacks, C > 0), ``achieved_delta_``, ``solve_time_``, ``certificate_`` (or None).
     """
+
+    _certify_allowed = (True, False)
 
     def __init__(self, C=None, q=2, delta=1e-2, max_iter=1000, cuts="worst", drop_inactive=None, backend=None,
                  solver=None, progress=False, certify=False):
@@ -75,9 +77,8 @@ class ManifoldClassifier(ClassifierMixin, BaseEstimator):
         validate.choice(self.cuts, "cuts", ("worst", "all"))
         if self.drop_inactive is not None:
             validate.positive(self.drop_inactive, "drop_inactive (None or a slack threshold > 0)")
-        validate.solver(self.solver, validate.backend(self.backend))
+        self._check_shared()  # backend, solver, certify (True / False here; certiprog.estimators.base)
         validate.flag(self.progress, "progress")
-        validate.flag(self.certify, "certify")
 
     def _manifolds(self, manifolds) -> list:
         if isinstance(manifolds, dict):

@@ -1,43 +1,25 @@
-"""ErrorClumpingClassifier and HolePunchingClassifier (paper 003) under scikit-learn conventions: check_estimator,
-any two labels, the fitted attributes and certificates, agreement with eq. (1) solved by the reference, every solver
-path, saving (JSON + .npz) and bad input.
+"""ErrorClumpingClassifier and HolePunchingClassifier (paper 003) under scikit-learn conventions: any two labels,
+the fitted attributes and certificates, agreement with eq. (1) solved by the reference, every solver path, saving
+(JSON + .npz) and bad input.
 
-check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
-estimators (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
-needs pandas, not installed).
+scikit-learn's estimator checks run in tests/core/test_estimator_checks.py (one test for every paper's estimators).
 """
 import json
 
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from certiprog.errors import CertiprogError, InputError, SavedFileError
 from certiprog.estimators import ErrorClumpingClassifier, HolePunchingClassifier
 
 from ref_001_003 import ref_error_clumping  # noqa: E402
 
-ENV_SKIPS = {"check_array_api_input", "check_classifier_data_not_an_array"}
-
-
 def data(seed=0, m=120):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((m, 2))
     y = np.where(X[:, 0] + 0.8 * rng.standard_normal(m) > 0, 1, -1)
     return X, y
-
-
-@pytest.mark.parametrize("est", [ErrorClumpingClassifier(), HolePunchingClassifier(n_holes=2),
-                                 ErrorClumpingClassifier(solver="algorithm1", passes=5, random_state=0)],
-                         ids=["clumping", "hole_punching", "clumping_alg1"])
-def test_check_estimator(est):
-    results = check_estimator(est, on_fail=None, on_skip=None)
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
-    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
-    assert not failed, failed
-    assert skipped <= ENV_SKIPS, skipped
-    assert len(results) >= 50
 
 
 def test_matches_eq1_and_any_two_labels():

@@ -1,24 +1,20 @@
-"""KHHMClassifier and LHMClassifier (paper 000) under scikit-learn conventions: check_estimator, labels and the
-positive class, decision_function = max over components of min over hyperplanes, fitted attributes (hyperplanes on
-the raw features, history, worst-case risk, certificates), the components accessor, scale invariance, bad input.
+"""KHHMClassifier and LHMClassifier (paper 000) under scikit-learn conventions: labels and the positive class,
+decision_function = max over components of min over hyperplanes, fitted attributes (hyperplanes on the raw features,
+history, worst-case risk, certificates), the components accessor, scale invariance, bad input.
 
-check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
-estimators (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
-needs pandas, not installed). It runs with ``certify=False`` (the KKT verdict of every solve instead of the rigorous
-interval), at most 2 refinement rounds and, for LHM, at most 2 model steps: the checks are about the API; the
-certified path and longer runs are tested below and in test_khhm.py / test_lhm.py.
+scikit-learn's estimator checks run in tests/core/test_estimator_checks.py (one test for every paper's
+estimators). They run with ``certify=False`` (the KKT verdict of every solve instead of the rigorous interval), at
+most 2 refinement rounds and, for LHM, at most 2 model steps: the checks are about the API; the certified path and
+longer runs are tested below and in test_khhm.py / test_lhm.py.
 """
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from certiprog.errors import CertiprogError, InputError
 from certiprog.estimators import KHHMClassifier, LHMClassifier
 from certiprog.formulations.hinge_minimax_paper.claims import latent_toy
 from certiprog.formulations.hinge_minimax_paper.khhm import fit_khhm
-
-ENV_SKIPS = {"check_array_api_input", "check_classifier_data_not_an_array"}
 
 
 def two_clusters(seed=0, n_pos=40, n_neg=300):
@@ -27,19 +23,6 @@ def two_clusters(seed=0, n_pos=40, n_neg=300):
     centres = np.array([[-3.0, 0.0], [2.0, 4.0]])
     Xn = centres[rng.integers(0, 2, n_neg)] + rng.normal(size=(n_neg, 2)) * 0.9
     return np.vstack([Xp, Xn]), np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
-
-
-@pytest.mark.parametrize("est", [KHHMClassifier(delta=0.1, lam=0.1, certify=False, max_rounds=2),
-                                 LHMClassifier(delta=0.1, lam=0.1, certify=False, max_iter=2, max_rounds=2),
-                                 pytest.param(KHHMClassifier(certify=False, max_rounds=2), marks=pytest.mark.slow)],
-                         ids=["KHHM", "LHM", "KHHM-auto"])
-def test_check_estimator(est):
-    results = check_estimator(est, on_fail=None, on_skip=None)
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
-    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
-    assert not failed, failed
-    assert skipped <= ENV_SKIPS, skipped
-    assert len(results) >= 50
 
 
 def test_khhm_minority_positive_any_labels_and_signs():

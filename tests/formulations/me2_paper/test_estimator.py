@@ -1,16 +1,13 @@
-"""ME2Classifier (paper 002) under scikit-learn conventions: check_estimator, the decision-rule readings, labels,
-fitted attributes and certificates, the tuned fit, the generic solver path and bad input.
+"""ME2Classifier (paper 002) under scikit-learn conventions: the decision-rule readings, labels, fitted attributes
+and certificates, the tuned fit, the generic solver path and bad input.
 
-check_estimator: every check runs; the only two skipped are skipped by sklearn for the environment, not for the
-estimator (check_array_api_input needs SCIPY_ARRAY_API=1 and an array-API library; check_classifier_data_not_an_array
-needs pandas, not installed).
+scikit-learn's estimator checks run in tests/core/test_estimator_checks.py (one test for every paper's estimators).
 """
 import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from certiprog.errors import InputError
 from certiprog.estimators import ME2Classifier
@@ -27,15 +24,6 @@ def imbalanced(seed=0, n_pos=12, n_neg=150, d=3):
     X = np.vstack([pos, neg])
     y = np.array([1] * n_pos + [0] * n_neg)
     return X, y
-
-
-def test_check_estimator():
-    results = check_estimator(ME2Classifier(), on_fail=None, on_skip=None)
-    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
-    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
-    assert not failed, failed
-    assert skipped <= {"check_array_api_input", "check_classifier_data_not_an_array"}, skipped
-    assert len(results) >= 50
 
 
 def test_minority_is_positive_and_labels_any_two_values():
