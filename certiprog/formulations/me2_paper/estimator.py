@@ -37,10 +37,12 @@ from sklearn.utils.validation import check_is_fitted
 from certiprog import validation as validate
 from certiprog.errors import InputError
 
+from .batch_solver import fit_batch
 from .decision import check_rule, rank_thresholds, rule_scores
 from .local_solver import DEFAULT_TOL, LOCAL_METHODS, local_method
+from .parallel import over_chunks
 from .programs import me2_fit
-from .tuning import PAPER_LAM, PAPER_MU, PREFER, positive_grid, tune_local
+from .tuning import PAPER_LAM, PAPER_MU, PREFER, batch_groups, positive_grid, tune_local
 
 __all__ = ["ME2Classifier"]
 
@@ -159,17 +161,24 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
         method, backend = local_method(self.solver)
         # the final fits start from the tuning's ellipsoids at the chosen pairs (learnt on half the negatives)
         warm = [t.ellipsoid for t in self.tuning_] if self.tuning == "local" and method == "dedicated" else None
-        fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol, n_jobs=self.n_jobs,
-                         warm_start=warm)
-        certs = list(fitted.certificates)
+        if method == "dedicated" and 2.0 * float(np.min(mus)) * B >= 1.0:
+            # all the local models in batches (batch_solver.fit_batch), over joblib workers
+            groups = batch_groups(list(range(p)), P.shape[1], key=lambda j: 0, size=lambda j: len(N))
+            sols = [s for chunk in over_chunks(_fit_batch_chunk, groups, self.n_jobs, P, N, mus, lams, B, warm, tol)
+                    for s in chunk]
+            models, certs = [(s.M, s.R) for s in sols], [s.certificate() for s in sols]
+        else:
+            fitted = me2_fit(P, N, mus, lams, B, method=method, backend=backend, tol=tol, n_jobs=self.n_jobs,
+                             warm_start=warm)
+            models, certs = [(m.M, m.R) for m in fitted.models], list(fitted.certificates)
         bad = [c for c in certs if c.status != "optimal"]
         if bad:
             warnings.warn(f"ME2Classifier: {len(bad)} local model(s) not certified to the tolerance (worst relative "
                           f"gap {max(c.rel_gap for c in bad):.2g}); see certificates_", RuntimeWarning,
                           stacklevel=2)
         self.centers_ = P.copy()
-        self.M_ = np.array([m.M for m in fitted.models])
-        self.R_ = np.array([m.R for m in fitted.models], dtype=float)
+        self.M_ = np.array([M for M, _ in models])
+        self.R_ = np.array([R for _, R in models], dtype=float)
         self.mu_, self.lam_ = mus, lams
         self.certificates_ = certs
         self.thresholds_ = (rank_thresholds(P, self.M_, N, self.m, self.rank_metric) if self.rule == "rank"
@@ -198,3 +207,12 @@ class ME2Classifier(ClassifierMixin, BaseEstimator):
     def assign(self, X) -> np.ndarray:
         """Index (into ``centers_``) of the local model each row of X is associated with (Euclidean-nearest)."""
         return self._positive_score(X)[1]
+
+
+def _fit_batch_chunk(groups, P, N, mus, lams, B, warm, tol) -> list:
+    """`batch_solver.fit_batch` for every batch of local models in ``groups`` (one joblib task), BLAS on 1 thread."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return [s for rows in groups for s in fit_batch(P[rows], N, mus[rows], lams[rows], B, tol=tol,
+                                                        warm_start=None if warm is None else [warm[j] for j in rows])]

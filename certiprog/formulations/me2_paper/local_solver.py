@@ -106,6 +106,15 @@ def unsvec(v: np.ndarray, d: int) -> np.ndarray:
     return A
 
 
+def unsvec_batch(V: np.ndarray, d: int) -> np.ndarray:
+    """`unsvec` of every row of V (b x d(d+1)/2) -> b x d x d."""
+    iu, ju, w = _svec_index(d)
+    A = np.zeros((V.shape[0], d, d))
+    A[:, iu, ju] = V / w
+    A[:, ju, iu] = V / w
+    return A
+
+
 def local_problem(X_neg, center) -> LocalProblem:
     """Validate the negatives (n x d) and the centre (d,) and precompute `LocalProblem` (O(n d^2) memory)."""
     X = validate.matrix(X_neg, "X_neg", min_rows=1)
@@ -232,19 +241,33 @@ def _objective(prob: LocalProblem, alpha, mu, lam, B) -> float:
     return float(prob.q0 @ alpha + (w @ w) / (4.0 * lam) + mu * (R * R - B * B))
 
 
-def _gap(a, g, n) -> float:
-    """``sum_i (1/n)[-g_i]_+ + a_i g_i`` written as a sum of products of non-negative numbers (>= 0 exactly)."""
-    return float(np.sum(np.where(g < 0, (1.0 / n - a) * -g, a * g)))
+def duality_batch(K, q0, a, mu, lam, B):
+    """The certificate's numbers at b dual points at once: ``K`` (b x p x n, each problem's `LocalProblem.K`),
+    ``q0`` (b x n), ``a`` (b x n, in the box), ``mu``, ``lam`` (b,) -> (w, s, R, q, g, primal, dual, gap), each with
+    a leading axis b: ``w = svec S(a)``, ``s = 1^T a``, ``R = max(0, B - s/(2 mu))``, ``q`` the squared M-distances,
+    ``g = q - R``, the closed-form primal's objective, the dual objective and the gap
+    ``sum_i (1/n)[-g_i]_+ + a_i g_i`` written as a sum of products of non-negative numbers (>= 0 exactly). The one
+    definition of the certificate (`certify` and the batched solver use it)."""
+    n = a.shape[1]
+    mu, lam = np.asarray(mu, float).reshape(-1), np.asarray(lam, float).reshape(-1)
+    w = np.matmul(K, a[..., None])[..., 0]
+    s = a.sum(axis=1)
+    R = np.maximum(0.0, B - s / (2.0 * mu))
+    q = q0 + np.matmul(w[:, None, :], K)[:, 0, :] / (2.0 * lam)[:, None]
+    g = q - R[:, None]
+    norm_S2 = np.einsum("bp,bp->b", w, w)
+    primal = np.maximum(0.0, -g).mean(axis=1) + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam)
+    dual = -(np.einsum("bn,bn->b", q0, a) + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
+    gap = np.sum(np.where(g < 0, (1.0 / n - a) * -g, a * g), axis=1)
+    return w, s, R, q, g, primal, dual, gap
 
 
 def _duality(prob: LocalProblem, a, mu, lam, B):
     """(w, s, R, g, primal, dual, gap) at the dual point ``a`` (in the box): the closed-form primal's objective,
-    the dual objective and their gap (`_gap`), as `certify` reports them."""
-    w, s, R, q, g = _evaluate(prob, a, mu, lam, B)
-    norm_S2 = float(w @ w)
-    primal = float(np.maximum(0.0, -g).mean() + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam))
-    dual = -float(prob.q0 @ a + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
-    return w, s, R, g, primal, dual, _gap(a, g, prob.n)
+    the dual objective and their gap (`duality_batch` for one point), as `certify` reports them."""
+    w, s, R, _, g, primal, dual, gap = duality_batch(prob.K[None], prob.q0[None], np.asarray(a, float)[None],
+                                                     mu, lam, B)
+    return w[0], float(s[0]), float(R[0]), g[0], float(primal[0]), float(dual[0]), float(gap[0])
 
 
 def _within(gap: float, primal: float, tol: float) -> bool:

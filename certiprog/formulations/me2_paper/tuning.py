@@ -46,7 +46,8 @@ PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
 PREFER = ("simple", "grid")
 
-__all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "positive_grid", "tune_centre", "tune_local", "tuning_folds"]
+__all__ = ["PAPER_LAM", "PAPER_MU", "CentreTuning", "positive_grid", "tune_centre", "tune_fold", "tune_local",
+           "tuning_folds"]
 
 
 def positive_grid(grid, name: str) -> np.ndarray:
@@ -142,6 +143,14 @@ def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER
         tp.append(int(np.sum(pred & y_val)))
         fp.append(int(np.sum(pred & ~y_val)))
         fn.append(int(np.sum(~pred & y_val)))
+    best, crit, value = _choose(tp, fp, fn, n_pos, n_neg, pref)
+    return CentreTuning(pairs[best][0], pairs[best][1], crit, value, n_pos, n_neg, fold, pairs, tp, fp,
+                        fn, max(s.rel_gap for s in sols), time.perf_counter() - t0, len(sols),
+                        (sols[best].M, sols[best].R))
+
+
+def _choose(tp, fp, fn, n_pos: int, n_neg: int, pref) -> tuple:
+    """(index of the chosen pair, criterion, its value) from the local counts (module docstring's rule)."""
     fp_arr = np.asarray(fp)
     if n_pos > 0:
         crit, value = "f-measure", _f_measure(tp, fp, fn)
@@ -150,9 +159,7 @@ def tune_centre(center, X_neg, X_val, y_val, *, mu_grid=PAPER_MU, lam_grid=PAPER
         crit, value = "fp-rate", fp_arr / max(n_neg, 1)
         key = np.lexsort((pref, value))
     best = int(key[0])
-    return CentreTuning(pairs[best][0], pairs[best][1], crit, float(value[best]), n_pos, n_neg, fold, pairs, tp, fp,
-                        fn, max(s.rel_gap for s in sols), time.perf_counter() - t0, len(sols),
-                        (sols[best].M, sols[best].R))
+    return best, crit, float(value[best])
 
 
 def tuning_folds(y_pos, cv: int = 2, random_state=None) -> list:
@@ -202,7 +209,36 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
         jobs = [j for j in jobs if j[0] in wanted]
     kw = dict(mu_grid=mu_grid, lam_grid=lam_grid, B=B, m=m, rule=rule, rank_metric=rank_metric, prefer=prefer,
               tol=tol, solver=solver)
+    if solver == "dedicated" and 2.0 * float(np.min(positive_grid(mu_grid, "mu_grid"))) * B >= 1.0:
+        # the centres of a fold in batches (tune_fold); the batches do not depend on n_jobs, so neither does the fit
+        groups = batch_groups(jobs, X.shape[1], key=lambda job: job[1], size=lambda job: len(job[2]))
+        done = {job[0]: t for chunk in over_chunks(_tune_groups, groups, n_jobs, X, y_pos, kw)
+                for job, t in chunk}
+        return [done[job[0]] for job in jobs]
     return [t for chunk in over_chunks(_tune_chunk, jobs, n_jobs, X, y_pos, kw) for t in chunk]
+
+
+def batch_groups(items: list, d: int, key, size, max_bytes: float = 64e6) -> list:
+    """``items`` cut into the batches of the batched solver: consecutive items with the same ``key(item)`` (the
+    same negatives), at most ``max_bytes`` of `local_solver.LocalProblem.K` (``size(item)`` negatives x d(d+1)/2
+    doubles each) per batch. Deterministic, so results do not depend on how the batches are spread over workers."""
+    groups: list = []
+    for item in items:
+        per = 8.0 * size(item) * d * (d + 1) / 2
+        last = groups[-1] if groups else None
+        if (last is not None and key(last[-1]) == key(item) and (len(last) + 1) * per <= max_bytes):
+            last.append(item)
+        else:
+            groups.append([item])
+    return groups
+
+
+def _tune_groups(groups, X, y_pos, kw) -> list:
+    """`tune_fold` for every batch of ``groups`` (one joblib task), BLAS on 1 thread: [(job, CentreTuning)]."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return [(job, t) for group in groups for job, t in zip(group, tune_fold(X, y_pos, group, **kw))]
 
 
 def _tune_chunk(jobs, X, y_pos, kw) -> list:
@@ -211,3 +247,91 @@ def _tune_chunk(jobs, X, y_pos, kw) -> list:
 
     with threadpool_limits(1):
         return [tune_centre(X[row], X[neg], X[val], y_pos[val], fold=k, **kw) for row, k, neg, val in jobs]
+
+
+def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3,
+              rule: str = "rank", rank_metric: str = "mahalanobis", prefer: str = "grid", tol: float = DEFAULT_TOL,
+              solver: str = "dedicated") -> list:
+    """`tune_centre` for the local models of ONE fold at once (``jobs``: (row, fold, negatives, validation set) with
+    the same negatives): the same choices from the same certified solves, but every (mu, lam) of the grid path is
+    solved for all the fold's centres in one batch (`batch_solver.solve_batch`, warm-started from the previous
+    pair), the few it does not certify re-solved one by one (`local_solver.solve_local_checked`, warm-started from
+    the batch's best point), and the local validation sets labelled for all pairs at once. ``seconds`` of each
+    `CentreTuning` is the fold's time divided by its number of centres."""
+    import time
+
+    from .batch_solver import solve_batch
+    from .local_solver import solve_local_checked
+
+    t0 = time.perf_counter()
+    if solver != "dedicated":
+        raise InputError(f"tune_fold runs the dedicated solver only; got solver={solver!r}")
+    negs = {tuple(job[2]) for job in jobs}
+    if len(negs) != 1:
+        raise InputError("tune_fold needs local models that share their negatives (one fold)")
+    neg = jobs[0][2]
+    pairs = grid_path(mu_grid, lam_grid)
+    P, C = len(pairs), len(jobs)
+    probs = [local_problem(X[neg], X[row]) for row, *_ in jobs]
+    K = np.stack([pr.K for pr in probs])
+    q0 = np.stack([pr.q0 for pr in probs])
+    d = X.shape[1]
+    Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
+    alpha = None
+    for j, (mu, lam) in enumerate(pairs):
+        ans = solve_batch(K, q0, np.full(C, mu), np.full(C, lam), B, alpha, tol=tol)
+        alpha, Ms[j], Rs[j], gaps[j] = ans.alpha.copy(), ans.M, ans.R, ans.rel_gap
+        for i in np.flatnonzero(~ans.ok):
+            sol = solve_local_checked(probs[i], mu, lam, B, alpha0=ans.alpha[i], tol=tol)
+            alpha[i], Ms[j, i], Rs[j, i], gaps[j, i] = sol.alpha, sol.M, sol.R, sol.rel_gap
+    seconds = (time.perf_counter() - t0) / max(C, 1)
+    pref = _preference(pairs, prefer)
+    out = []
+    for i, (row, k, _, val) in enumerate(jobs):
+        t1 = time.perf_counter()
+        y_val = np.asarray(y_pos[val], bool)
+        n_pos, n_neg = int(y_val.sum()), int((~y_val).sum())
+        if n_pos + n_neg == 0:
+            best = int(np.argmin(pref))
+            out.append(CentreTuning(pairs[best][0], pairs[best][1], "none", float("nan"), 0, 0, k, pairs,
+                                    max_rel_gap=float(gaps[:, i].max()), seconds=seconds, n_solves=P,
+                                    _ellipsoid=(Ms[best, i], Rs[best, i])))
+            continue
+        tp, fp, fn = _pair_counts(X[row], X[neg], X[val], y_val, Ms[:, i], Rs[:, i], m, rule, rank_metric)
+        best, crit, value = _choose(tp, fp, fn, n_pos, n_neg, pref)
+        out.append(CentreTuning(pairs[best][0], pairs[best][1], crit, value, n_pos, n_neg, k, pairs, tp, fp, fn,
+                                float(gaps[:, i].max()), seconds + time.perf_counter() - t1, P,
+                                (Ms[best, i], Rs[best, i])))
+    return out
+
+
+def _pair_counts(center, X_neg, X_val, y_val, Ms, Rs, m: int, rule: str, rank_metric: str) -> tuple:
+    """(tp, fp, fn) lists of the local validation set ``(X_val, y_val)`` labelled by the decision rule with each
+    local model (``Ms`` P x d x d, ``Rs``) of the centre: the same numbers as `tune_centre`'s loop, the "rank" and
+    "ellipsoid" rules for all P models at once."""
+    C = np.asarray(center, float)[None, :]
+    Yn = X_neg - C[0]
+    if rule == "batch":
+        tp, fp, fn = [], [], []
+        for M, R in zip(Ms, Rs):
+            score, _ = rule_scores(C, [M], np.array([R]), X_val, rule=rule, m=m, rank_metric=rank_metric)
+            pred = score > 0
+            tp.append(int(np.sum(pred & y_val)))
+            fp.append(int(np.sum(pred & ~y_val)))
+            fn.append(int(np.sum(~pred & y_val)))
+        return tp, fp, fn
+    Yv = X_val - C[0]
+    q_val = np.einsum("pij,ij->pi", np.matmul(Yv, Ms), Yv)
+    score = Rs[:, None] - q_val
+    if rule == "rank":
+        if rank_metric == "mahalanobis":
+            r_neg, r_val = np.einsum("pij,ij->pi", np.matmul(Yn, Ms), Yn), q_val
+        else:
+            e2 = np.einsum("ij,ij->i", Yn, Yn)
+            r_neg, r_val = np.broadcast_to(e2, (len(Ms), len(e2))), np.einsum("ij,ij->i", Yv, Yv)[None, :]
+        thr = (np.partition(r_neg, m - 1, axis=1)[:, m - 1] if r_neg.shape[1] >= m
+               else np.full(len(Ms), np.inf))
+        score = np.minimum(score, thr[:, None] - r_val)
+    pred = score > 0
+    return ([int(v) for v in np.sum(pred & y_val, axis=1)], [int(v) for v in np.sum(pred & ~y_val, axis=1)],
+            [int(v) for v in np.sum(~pred & y_val, axis=1)])
