@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from certiprog.certify import check
 from certiprog.errors import InputError
 from certiprog.formulations.hinge_minimax_paper import solver as hm_solver
-from certiprog.formulations.hinge_minimax_paper.newton import soc_scaling, soc_step
+from certiprog.formulations.hinge_minimax_paper.newton import _nt_vector, soc_inverse_rows, soc_scaling, soc_step
 from certiprog.formulations.hinge_minimax_paper.programs import hinge_minimax
 from certiprog.formulations.hinge_minimax_paper.solver import solve_hinge_minimax
 
@@ -56,6 +56,19 @@ def test_nesterov_todd_scaling_maps_z_and_s_to_the_same_point(n, seed, scale):
     lam = W @ z
     assert np.allclose(lam, Wi @ s, rtol=1e-6, atol=1e-9 * np.abs(lam).max())
     assert lam[0] > np.linalg.norm(lam[1:]) * (1 - 1e-9)  # the scaled point is in the cone
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(n=st.integers(2, 12), p=st.integers(1, 6), seed=st.integers(0, 10**6), scale=st.sampled_from([1e-4, 1.0, 1e4]))
+def test_inverse_scaling_rows_match_the_dense_product(n, p, seed, scale):
+    # the O(k p) identity-plus-rank-two product the interior point uses for W^-1 Gq equals the dense W^-1 @ Gq
+    rng = np.random.default_rng(seed)
+    s, z = _interior(rng, n, scale), _interior(rng, n, 1.0 / scale)
+    G = rng.normal(size=(n, p))
+    _, Wi = soc_scaling(s, z)
+    v, eta = _nt_vector(s, z)
+    dense = Wi @ G
+    assert np.allclose(soc_inverse_rows(v, eta, G), dense, rtol=1e-9, atol=1e-12 * np.abs(dense).max())
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
@@ -192,3 +205,24 @@ def test_large_common_offset_with_a_bias_stays_tight():
     off = solve_hinge_minimax(X + 1e6, mu + 1e6, S, 0.3, 0.2, bias=True, tol=1e-7)
     assert base.certified and off.certified
     assert off.upper == pytest.approx(base.upper, rel=1e-6)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_structured_point_is_proved_without_a_margin_problem(bias, monkeypatch):
+    # issue 23's MNIST row: the norm's epigraph column filled at fl(||L'w||) sat on the cone's boundary and check()
+    # repaired the point by a margin problem over the d-dimensional cone; the solver now leaves room in the
+    # Chebyshev row and fill_auxiliary raises that cost-free column into the cone, so the point is proved as it is
+    import certiprog.certify.upper_end as upper_end
+
+    X, mu, S = correlated(400, 30, 1e3, seed=2)
+    model = hinge_minimax(X, mu, S, 1.0, 0.3, bias=bias)
+    sol = model.solve(solver="structured")
+    calls = []
+    real = upper_end.interior_point
+    monkeypatch.setattr(upper_end, "interior_point", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cert = check(model, sol)
+    assert cert.verdict == "certified" and not calls
+    w = np.asarray(sol.value("w"), float)
+    LT = model.data.params[1].value  # the model's own factor, transposed
+    t = sol.x[sol.problem.columns["_pnorm1"][1]]
+    assert t > np.linalg.norm(LT @ w)  # strictly inside its cone, by the margin, not at the boundary
