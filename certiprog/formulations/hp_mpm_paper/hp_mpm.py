@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from certiprog import validation as validate
+from certiprog.certify import Certificate
 from certiprog.errors import BackendError, CertiprogError, InputError
 from certiprog.formulations.hp_mpm_paper.mpm import ClassMoments, class_moments
 from certiprog.model import Model, Parameter, Record, Variable, hstack, maximize, norm2
@@ -135,7 +136,7 @@ class HPMPMResult(Record):
     iterations: int = 0
     n_solves: int = 0
     history: list = field(default_factory=list)
-    certificate: object = None
+    certificate: Certificate | None = None
     backend: str = ""
     solver: str = ""
     seconds: float = 0.0
@@ -219,10 +220,11 @@ class HPMPMProblem:
         self.nu = validate.scalar(nu, "nu", low=0.0, low_open=True)
         self.R, self.form, self.var_name = float(R), form, var_name
         self.A1, self.A0 = uncertainty_terms(moments.n1, moments.n0, self.R, self.delta, self.nu, form)
-        self._model = None
-        self._params = None  # (kappa, c1, c0) of the w-step model
-        self._grams = None  # (F1^T F1, F0^T F0) for the structured w-step (`solver.grams`), computed once
-        self._warm = None  # the last structured w-step's v: the next kappa's start
+        self._model: Model | None = None
+        self._params: tuple[Parameter, Parameter, Parameter] | None = None  # (kappa, c1, c0) of the w-step model
+        # (F1^T F1, F0^T F0) for the structured w-step (`solver.grams`), computed once
+        self._grams: tuple[np.ndarray, np.ndarray] | None = None
+        self._warm: np.ndarray | None = None  # the last structured w-step's v: the next kappa's start
 
     @property
     def nu_max(self) -> float:
@@ -342,10 +344,16 @@ class HPMPMProblem:
         return self._model
 
     @property
+    def _w_params(self) -> tuple[Parameter, Parameter, Parameter]:
+        """The Parameters (kappa, c1, c0) of the w-step model (built on first use)."""
+        self.model
+        assert self._params is not None  # set with the model
+        return self._params
+
+    @property
     def kappa(self) -> float:
         """The kappa the w-step model is set to."""
-        self.model
-        return float(self._params[0].value)
+        return float(self._w_params[0].value)
 
     def derive(self, sol) -> HPMPMStep:
         """What the w-step SOCP's solution ``sol`` gives (``model.derived(sol)``)."""
@@ -361,8 +369,7 @@ class HPMPMProblem:
         ``min -h`` (``unit_ball``: lam; ``unit_ball/pnorm``: ``lam (1, -v/||v||)``; ``_objective/pnorm``: ``(1, -u1)``,
         ``(1, -u0)``) and its rigorous interval of g(kappa) (``StructuredAnswer.interval``). Warm started from the
         previous call's v. ``options`` go to `solve_w_step` (tol, max_iter)."""
-        self.model
-        kappa, c1, c0 = (float(p.value) for p in self._params)
+        kappa, c1, c0 = (float(p.value) for p in self._w_params)
         fit = self.newton_w_step(kappa, c1, c0, **options)
         nv = float(np.linalg.norm(fit.v))
         ball = np.concatenate([[1.0], -fit.v / nv]) if nv > 0 else np.concatenate([[1.0], np.zeros(fit.v.size)])
@@ -391,14 +398,13 @@ class HPMPMProblem:
 
     def structured_auto(self, problem) -> bool:
         """certiprog's automatic choice tries `structured_solve` first when c_1, c_0 > 0 (its smooth case)."""
-        self.model
-        return all(float(p.value) > 0 for p in self._params[1:])
+        return all(float(p.value) > 0 for p in self._w_params[1:])
 
     def set_kappa(self, kappa: float) -> Model:
         """Set the Parameters of the w-step SOCP for ``kappa`` and return the model."""
         kappa = validate.scalar(kappa, "kappa", low=0.0)
         m = self.model
-        k, c1, c0 = self._params
+        k, c1, c0 = self._w_params
         k.value = kappa
         c1.value, c0.value = self.c_terms(kappa)
         return m
@@ -526,7 +532,7 @@ def _first_negative(a: float, b: float, c: float) -> float:
     return max(hi, 0.0)  # a < 0: negative beyond the larger root
 
 
-def _certify(sol, certify):
+def _certify(sol, certify) -> Certificate | None:
     """`certiprog.certificates.check` of a solved SOCP: True/'full' with the rigorous optimality interval (interval
     arithmetic, O(nnz) per product: seconds for ~1000 coordinates), 'kkt' the residuals only, False none."""
     if not certify or sol is None or not sol.ok:
@@ -550,7 +556,9 @@ def _bisection(prob: HPMPMProblem, backend, solver, tol, max_iter, certify, prog
     v_lo = mom.dmu / np.linalg.norm(mom.dmu)  # Alg. 1's initial point: argmax h(., 0)
     lo = prob.kappa_root(v_lo)
     hi = min(prob.kappa_bound(), prob.kappa_upper(v_lo, lo)[1])
-    history, notes, sol = [], [], None
+    history: list[dict] = []
+    notes: list[str] = []
+    sol = None
     bar = _bar(progress, max_iter, "HP-MPM bisection")
     # The probes' bounds come from their points alone (kappa_root, kappa_upper), never from a solver's status, so
     # when certiprog picks the solver the probes call the Newton w-step directly (no compile, no confirmation: each
