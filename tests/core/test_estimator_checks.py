@@ -99,3 +99,22 @@ def test_the_shared_parameters_are_checked_one_way():
         E.MPMClassifier(backend="no-such-backend").fit(X, y)
     assert E.MPMClassifier(certify=True).fit(X, y).solution_["certificate"] is not None
     assert E.MPMClassifier(certify=False).fit(X, y).solution_.get("certificate") is None
+
+
+def test_lhm_components_are_n_components_and_C_still_works_with_a_future_warning():
+    """``C`` means a regularisation weight in scikit-learn and in ManifoldClassifier; LHM's components are
+    ``n_components`` (Alg. 2's C), and the old keyword gives the same model with a FutureWarning."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)) * 0.5 + [2.0, 0.0], rng.normal(size=(60, 2)) * 1.5])
+    y = np.r_[np.ones(20, int), np.zeros(60, int)]
+    kw = dict(K=1, delta=0.3, lam=0.1, certify=False, max_iter=2, max_rounds=0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        new = E.LHMClassifier(n_components=2, **kw).fit(X, y)
+    with pytest.warns(FutureWarning, match="n_components"):
+        old = E.LHMClassifier(C=2, **kw).fit(X, y)
+    assert len(new.components()) == len(old.components()) == 2
+    np.testing.assert_array_equal(new.decision_function(X), old.decision_function(X))
+    assert E.LHMClassifier().get_params()["n_components"] == 2
