@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -459,7 +460,7 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
             v = d.copy()
     sigma = gram_floor((F1, F0), G)
     cfG = _chol(G) if sigma > 0 else None
-    best = dict(lower=0.0, upper=math.inf, v=None, dual=None, info={})
+    best: dict[str, Any] = dict(lower=0.0, upper=math.inf, v=None, dual=None, info={})  # the best ends so far
 
     def consider(v, weights=None):
         v = v / float(d @ v)
@@ -646,8 +647,12 @@ def solve_w_step(moments, kappa: float, c1: float | None = None, c0: float | Non
     if not (np.isfinite(kappa) and kappa >= 0):
         raise InputError(f"kappa must be a finite number >= 0; got {kappa!r}")
     if c1 is None:
+        if A1 is None:
+            raise InputError("the structured w-step needs c1 or A1")
         c1 = math.sqrt((2 + kappa * kappa) * float(A1))
     if c0 is None:
+        if A0 is None:
+            raise InputError("the structured w-step needs c0 or A0")
         c0 = math.sqrt((2 + kappa * kappa) * float(A0))
     c1, c0 = float(c1), float(c0)
     if not (c1 > 0 and c0 > 0 and np.isfinite(c1) and np.isfinite(c0)):
