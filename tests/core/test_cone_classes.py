@@ -156,6 +156,24 @@ def test_projections_match_closed_forms():
         assert distance_to_cone(c, x) == pytest.approx(c.distance(x), abs=1e-15)
 
 
+def test_exponential_projection_keeps_moreau_exact_near_the_faces():
+    """Points whose projections lie close to a face of K_exp or of its polar, where the root-based candidates lose
+    digits to cancellation (before the final Moreau pairing, the gap ||Pi_K(v) + Pi_K°(v) - v|| reached 8e-8 of
+    ||v||): 20,000 random points at scales 1e-8 .. 1e8 and the two found by a stress run keep it at rounding level."""
+    rng = np.random.default_rng(12)
+    V = rng.normal(size=(20000, 3)) * 10.0 ** rng.integers(-8, 9, size=(20000, 1))
+    V[rng.random(V.shape) < 0.2] = 0.0
+    V = np.vstack([[[0.08467573, -2.20854762, 0.86003215]], [[-2299460.64229925, 85468.76690583, -1983973.88126396]],
+                   V])
+    E = ExponentialCone(V.shape[0])
+    v = V.reshape(-1)
+    with np.errstate(all="ignore"):
+        p, q = E.project(v).reshape(-1, 3), polar(E, v).reshape(-1, 3)
+    scale = 1.0 + np.linalg.norm(V, axis=1)
+    assert np.all(np.abs(p + q - V).max(axis=1) <= 1e-13 * scale)
+    assert np.all(np.abs(np.einsum("ij,ij->i", p, q)) <= 1e-10 * scale ** 2)
+
+
 def test_vectorised_psd_svec_round_trip():
     rng = np.random.default_rng(4)
     for n in (1, 2, 5):

@@ -100,7 +100,45 @@ def _exp_project(V: np.ndarray) -> tuple:
         take_d = dd <= ddist[idx]
         vp[idx[take_p]] = cand_p[take_p]
         vd[idx[take_d]] = cand_d[take_d]
+        vp[idx], vd[idx] = _moreau_pair(W, vp[idx], vd[idx])
     return vp, vd
+
+
+def _violation(X: np.ndarray, polar: bool) -> np.ndarray:
+    """About how far each row of X lies outside K_exp (``polar``: outside K° = -K_exp*), 0 inside: the positive
+    part of the defining function over its gradient's norm on the open part, the coordinates' signs on the faces."""
+    a, b, c = X[:, 0], X[:, 1], X[:, 2]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if polar:  # (a, b, c) with a > 0: a exp(b/a - 1) + c <= 0; a = 0: b, c <= 0
+            q = b / a
+            e = np.exp(q - 1)
+            f, grad = a * e + c, np.sqrt((e * (1 - q)) ** 2 + e * e + 1)
+            side, key = a, (b, c)
+        else:  # (a, b, c) with b > 0: b exp(a/b) - c <= 0; b = 0: a <= 0, c >= 0
+            q = a / b
+            e = np.exp(q)
+            f, grad = b * e - c, np.sqrt(e * e + (e * (1 - q)) ** 2 + 1)
+            side, key = b, (a, -c)
+        face = np.hypot(np.maximum(key[0], 0.0), np.maximum(key[1], 0.0))
+        inner = np.where(np.isfinite(f) & np.isfinite(grad), np.maximum(f, 0.0) / grad, np.inf)
+    return np.where(side > 0, inner, np.where(side == 0, face, np.hypot(side, face)))
+
+
+def _moreau_pair(V: np.ndarray, vp: np.ndarray, vd: np.ndarray) -> tuple:
+    """The most consistent of the pairs (vp, vd), (vp, V - vp) and (V - vd, vd) for each row: a root-based
+    candidate can lose digits to cancellation along the cone's boundary, where distances cannot tell (distance
+    changes to second order), while Moreau's decomposition V = Pi_K(V) + Pi_K°(V), <Pi_K(V), Pi_K°(V)> = 0 can.
+    Score: the largest of the two cones' violations and the sum's error, plus |<P, D>| / (1 + ||V||)."""
+    norm = 1.0 + np.linalg.norm(V, axis=1)
+    pairs = [(vp, vd), (vp, V - vp), (V - vd, vd)]
+    scores = []
+    for P, D in pairs:
+        bad = np.maximum(np.maximum(_violation(P, False), _violation(D, True)), np.abs(P + D - V).max(axis=1))
+        scores.append(bad + np.abs(np.einsum("ij,ij->i", P, D)) / norm)
+    best = np.argmin(np.stack(scores), axis=0)
+    P = np.select([(best == k)[:, None] for k in range(3)], [p for p, _ in pairs])
+    D = np.select([(best == k)[:, None] for k in range(3)], [d for _, d in pairs])
+    return P, D
 
 
 class ExponentialCone(Cone):
