@@ -1,6 +1,7 @@
 """The paper kit: what every ``certiprog reproduce NAME`` shares, so a paper's experiment holds only its science.
 
-An experiment is a `Experiment` subclass with
+An experiment is a `PaperExperiment` subclass (the base of the experiment's code; `certiprog.papers.Experiment` is
+the registry entry that names it for ``certiprog reproduce``) with
 
 * ``Config``: a dataclass whose fields define a run (stored in ``results.json``); a field made with `option` is also
   a command-line option (``--field-name`` unless ``flag`` says otherwise), so the options and the configuration
@@ -29,7 +30,7 @@ from typing import Any, ClassVar
 from ..errors import InputError
 from .runner import encode
 
-__all__ = ["Experiment", "Option", "markdown_table", "option", "output_folder", "row", "write_csv", "write_json"]
+__all__ = ["PaperExperiment", "Option", "markdown_table", "option", "output_folder", "row", "write_csv", "write_json"]
 
 _KEY = "certiprog.kit"  # the metadata key of an option on a dataclass field
 
@@ -95,7 +96,7 @@ def _flag(f: dataclasses.Field, opt: Option) -> str:
     return f"--no-{name}" if opt.negate else f"--{name}"
 
 
-class Experiment:
+class PaperExperiment:
     """Base of every paper's experiment (see the module docstring).
 
     Class attributes

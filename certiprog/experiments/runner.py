@@ -13,7 +13,8 @@ every failed task once the rest are stored.
 
 An experiment module (see `reproduce`) exposes ``add_arguments(parser)``, ``config_from_args(args)``,
 ``tasks(config) -> [Task]``, ``aggregate(config, results, out, meta) -> {file name: path}`` (the first file is the
-report the CLI shows) and optionally ``default_out(config)``.
+report the CLI shows) and optionally ``default_out(config)``. `certiprog.experiments.kit.PaperExperiment` gives all
+of them from a configuration dataclass; each paper's experiment subclasses it.
 """
 from __future__ import annotations
 
@@ -696,7 +697,8 @@ def reproduce(module, args, name: str | None = None) -> Reproduction:
     opts = options_from_args(args)
     cfg = module.config_from_args(args)
     tasks = module.tasks(cfg)
-    name = name or getattr(args, "experiment", None) or module.__name__.rsplit(".", 1)[-1]
+    name = name or getattr(args, "experiment", None) or getattr(module, "name", None) \
+        or module.__name__.rsplit(".", 1)[-1]
     out = Path(opts.out or default_folder(module, cfg, name))
     store = ResultStore(out / "tasks")
     merged = store.merge(*opts.merge) if opts.merge else None

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.kit import Experiment, option, output_folder, row, write_csv, write_json
+from certiprog.experiments.kit import PaperExperiment, option, output_folder, row, write_csv, write_json
 from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, number_list
 
@@ -102,7 +102,7 @@ class Config:
 # ----------------------------------------------------------------------------------------------------------------
 # Command line and validation (the paper kit: options from Config, --quick from QUICK)
 # ----------------------------------------------------------------------------------------------------------------
-class ME2Experiment(Experiment):
+class ME2Experiment(PaperExperiment):
     """``certiprog reproduce me2``: Table 3 and Fig. 3 (see the module docstring)."""
 
     name = "me2"

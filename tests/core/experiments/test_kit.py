@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from certiprog.errors import InputError
-from certiprog.experiments.kit import Experiment, markdown_table, option, options, row, write_csv, write_json
+from certiprog.experiments.kit import PaperExperiment, markdown_table, option, options, row, write_csv, write_json
 from certiprog.experiments.runner import encode, number_list
 
 
@@ -27,7 +27,7 @@ class Config:
     quick: bool = False
 
 
-class Toy(Experiment):
+class Toy(PaperExperiment):
     name = "toy"
     Config = Config
     quick = dict(reps=2, grid=(1.0,))

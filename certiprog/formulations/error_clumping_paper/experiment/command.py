@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from certiprog.experiments.kit import Experiment
+from certiprog.experiments.kit import PaperExperiment
 
 from .config import FIG2_SIZE, QUICK, Config, validate_config
 from .report import aggregate
 from .runs import tasks
 
 
-class ErrorClumpingExperiment(Experiment):
+class ErrorClumpingExperiment(PaperExperiment):
     """``certiprog reproduce error-clumping``: Table 1, Figs. 1-2 and the Theta study (see the package docstring)."""
 
     name = "error-clumping"

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from certiprog.errors import InputError
-from certiprog.experiments.kit import Experiment
+from certiprog.experiments.kit import PaperExperiment
 
 from .config import KERNEL_DATASETS, QUICK, QUICK_DATASETS, Config, available_datasets, validate_config
 from .runs import aggregate, tasks
 
 
-class HPMPMExperiment(Experiment):
+class HPMPMExperiment(PaperExperiment):
     """``certiprog reproduce hp-mpm``: Table 2 (linear) or, with ``--kernel``, Table 3 (see the package docstring)."""
 
     name = "hp-mpm"

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from certiprog.experiments.kit import Experiment
+from certiprog.experiments.kit import PaperExperiment
 
 from .config import PAPER_SETTINGS, QUICK, QUICK_SETTINGS, Config, validate_config
 from .runs import aggregate, tasks
 
 
-class MCPExperiment(Experiment):
+class MCPExperiment(PaperExperiment):
     """``certiprog reproduce mcp``: Figs. 3-4 and the image manifolds (see the package docstring)."""
 
     name = "mcp"
