@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -473,7 +474,7 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol
     if y0 is not None:
         yv = validate.vector(y0, "y0", size=k + 1)
         z0[m:] = yv[1:] if bias else yv
-    best = dict(lower=-np.inf, upper=np.inf, w=np.zeros(X.shape[1]), b=0.0, alpha=np.zeros(m), y=np.zeros(k + 1),
+    best: dict[str, Any] = dict(lower=-np.inf, upper=np.inf, w=np.zeros(X.shape[1]), b=0.0, alpha=np.zeros(m), y=np.zeros(k + 1),
                 method=None)
     if prob.dir is None and not bias:  # w = 0 is the only feasible point: p* = f(0) = m exactly
         best.update(upper=float(m))
