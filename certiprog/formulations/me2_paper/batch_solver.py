@@ -164,7 +164,7 @@ def _line_search(z, dz, v, g, dg, u, free):
 
 
 def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, tol: float = DEFAULT_TOL,
-                max_rounds: int = 60, patience: int = 8) -> BatchAnswer:
+                max_rounds: int = 60, patience: int = 16) -> BatchAnswer:
     """Solve b local problems sharing the number of negatives n, in lock step, by an active-set method on the
     primal with exact line searches (a finite Newton method for the piecewise quadratic primal, in the spirit of
     Keerthi & DeCoste 2005's for the L2-SVM).

@@ -219,17 +219,18 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
 
 
 def batch_groups(items: list, d: int, key, size, max_bytes: float = 64e6) -> list:
-    """``items`` cut into the batches of the batched solver: consecutive items with the same ``key(item)`` (the
-    same negatives), at most ``max_bytes`` of `local_solver.LocalProblem.K` (``size(item)`` negatives x d(d+1)/2
+    """``items`` cut into the batches of the batched solver: items with the same ``key(item)`` (the same negatives),
+    in their order, at most ``max_bytes`` of `local_solver.LocalProblem.K` (``size(item)`` negatives x d(d+1)/2
     doubles each) per batch. Deterministic, so results do not depend on how the batches are spread over workers."""
     groups: list = []
-    for item in items:
-        per = 8.0 * size(item) * d * (d + 1) / 2
-        last = groups[-1] if groups else None
-        if (last is not None and key(last[-1]) == key(item) and (len(last) + 1) * per <= max_bytes):
-            last.append(item)
-        else:
-            groups.append([item])
+    keys = [key(item) for item in items]
+    for k in sorted(set(keys)):
+        for item in (it for it, kk in zip(items, keys) if kk == k):
+            per = 8.0 * size(item) * d * (d + 1) / 2
+            if groups and key(groups[-1][-1]) == k and (len(groups[-1]) + 1) * per <= max_bytes:
+                groups[-1].append(item)
+            else:
+                groups.append([item])
     return groups
 
 
@@ -251,13 +252,15 @@ def _tune_chunk(jobs, X, y_pos, kw) -> list:
 
 def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3,
               rule: str = "rank", rank_metric: str = "mahalanobis", prefer: str = "grid", tol: float = DEFAULT_TOL,
-              solver: str = "dedicated") -> list:
+              solver: str = "dedicated", max_bytes: float = 64e6) -> list:
     """`tune_centre` for the local models of ONE fold at once (``jobs``: (row, fold, negatives, validation set) with
-    the same negatives): the same choices from the same certified solves, but every (mu, lam) of the grid path is
-    solved for all the fold's centres in one batch (`batch_solver.solve_batch`, warm-started from the previous
-    pair), the few it does not certify re-solved one by one (`local_solver.solve_local_checked`, warm-started from
-    the batch's best point), and the local validation sets labelled for all pairs at once. ``seconds`` of each
-    `CentreTuning` is the fold's time divided by its number of centres."""
+    the same negatives): the same choices from certified solves of the same problems, but solved in batches
+    (`batch_solver.solve_batch`): for a chunk of lam values (as many as fit in ``max_bytes`` of
+    `local_solver.LocalProblem.K` copies), every centre x lam from a cold start at the smallest mu, then the mu
+    values in ascending order for all of them at once, each warm-started from the previous mu; the few answers the
+    batch does not certify are re-solved one by one (`local_solver.solve_local_checked`, from the batch's best
+    point). The local validation sets are labelled for all pairs at once. ``seconds`` of each `CentreTuning` is
+    the fold's time divided by its number of centres."""
     import time
 
     from .batch_solver import solve_batch
@@ -266,24 +269,34 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     t0 = time.perf_counter()
     if solver != "dedicated":
         raise InputError(f"tune_fold runs the dedicated solver only; got solver={solver!r}")
-    negs = {tuple(job[2]) for job in jobs}
-    if len(negs) != 1:
+    if len({tuple(job[2]) for job in jobs}) != 1:
         raise InputError("tune_fold needs local models that share their negatives (one fold)")
     neg = jobs[0][2]
     pairs = grid_path(mu_grid, lam_grid)
+    where = {pair: j for j, pair in enumerate(pairs)}
+    mus, lams = sorted({mu for mu, _ in pairs}), sorted({lam for _, lam in pairs})
     P, C = len(pairs), len(jobs)
     probs = [local_problem(X[neg], X[row]) for row, *_ in jobs]
     K = np.stack([pr.K for pr in probs])
     q0 = np.stack([pr.q0 for pr in probs])
     d = X.shape[1]
     Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
-    alpha = None
-    for j, (mu, lam) in enumerate(pairs):
-        ans = solve_batch(K, q0, np.full(C, mu), np.full(C, lam), B, alpha, tol=tol)
-        alpha, Ms[j], Rs[j], gaps[j] = ans.alpha.copy(), ans.M, ans.R, ans.rel_gap
-        for i in np.flatnonzero(~ans.ok):
-            sol = solve_local_checked(probs[i], mu, lam, B, alpha0=ans.alpha[i], tol=tol)
-            alpha[i], Ms[j, i], Rs[j, i], gaps[j, i] = sol.alpha, sol.M, sol.R, sol.rel_gap
+    step = max(1, int(max_bytes // max(K.nbytes, 1)))
+    for a in range(0, len(lams), step):
+        chunk = lams[a:a + step]
+        L = len(chunk)
+        Kc, q0c = np.concatenate([K] * L), np.concatenate([q0] * L)  # row r: centre r % C, lam chunk[r // C]
+        lam_rows = np.repeat(np.asarray(chunk, float), C)
+        alpha = None
+        for mu in mus:
+            ans = solve_batch(Kc, q0c, np.full(C * L, mu), lam_rows, B, alpha, tol=tol)
+            alpha, M, R, gap = ans.alpha.copy(), ans.M, ans.R, ans.rel_gap
+            for r in np.flatnonzero(~ans.ok):
+                sol = solve_local_checked(probs[r % C], mu, lam_rows[r], B, alpha0=ans.alpha[r], tol=tol)
+                alpha[r], M[r], R[r], gap[r] = sol.alpha, sol.M, sol.R, sol.rel_gap
+            for li, lam in enumerate(chunk):
+                j = where[(mu, lam)]
+                Ms[j], Rs[j], gaps[j] = M[li * C:(li + 1) * C], R[li * C:(li + 1) * C], gap[li * C:(li + 1) * C]
     seconds = (time.perf_counter() - t0) / max(C, 1)
     pref = _preference(pairs, prefer)
     out = []
