@@ -126,8 +126,9 @@ class PaperExperiment:
                 if kind is None and opt.parse is None and isinstance(f.default, (int, float, str)) \
                         and not isinstance(f.default, bool):
                     kind = type(f.default)
+                metavar = opt.metavar or (opt.flag.lstrip("-").replace("-", "_").upper() if opt.flag else None)
                 for key, value in (("type", kind), ("nargs", opt.nargs), ("choices", opt.choices),
-                                   ("metavar", opt.metavar)):
+                                   ("metavar", metavar)):
                     if value is not None:
                         kwargs[key] = value
             parser.add_argument(_flag(f, opt), **kwargs)
