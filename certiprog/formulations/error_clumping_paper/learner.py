@@ -24,7 +24,7 @@ from certiprog.errors import BackendError, InputError
 from .algorithm1 import algorithm1
 from .gap import DualityGap, certified_gap, from_interval
 from .normalisation import check_normalisation
-from .programs import error_clumping
+from .programs import ErrorClumpingData, error_clumping
 from .solver import solve_error_clumping
 
 __all__ = ["CertifiedFit", "fit_error_clumping", "resolve_solver"]
@@ -97,6 +97,7 @@ def fit_error_clumping(X, y, rho, eta, lam, solver="auto", graph=None, passes=50
                                 f"structured:{out.info.get('method', '')}", str(out.status), list(out.history))
     model = error_clumping(X, y, rho, eta, lam, graph=graph, normalisation=normalisation)
     d = model.data
+    assert isinstance(d, ErrorClumpingData)
     backend, _, sub = name.partition(":")
     try:
         sol = model.solve(backend=backend, solver=sub or None)

@@ -184,6 +184,7 @@ class ErrorClumpingData:
         if self.normalisation == "printed":
             discount = self.eta / (m - 1) * float(xv @ (A @ xv)) / (2.0 * m)
         else:
+            assert self.graph is not None  # no graph reads as 'printed'
             discount = float(xv @ self.graph.apply(xv, self.eta)) / (2.0 * m)
         has_nb = err & (degree > 0)
         clump = float(np.mean(err_nb[has_nb] / degree[has_nb])) if has_nb.any() else float("nan")
