@@ -32,14 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from certiprog import validation as validate
 from certiprog.errors import CertiprogError, InputError
+from certiprog.estimators.base import CertifiedClassifier
 
 from .khhm import ACCEPT, KEEP, STARTS, InfeasiblePlaneWarning, fit_khhm, region_scores, verdict_counts
-from .lhm import INITS, fit_lhm, stop_threshold
+from .lhm import INITS, check_n_jobs, fit_lhm, stop_threshold
 
 __all__ = ["AUTO_DELTA_GRID", "AUTO_INITS", "AUTO_LAM_GRID", "UNVALIDATED", "UnvalidatedWarning", "GridChoice", "KHHMClassifier", "LHMClassifier", "WIDEN",
            "select_on_grid"]
@@ -142,7 +142,7 @@ def select_on_grid(evaluate, grids: dict, widen: dict | None = None):
     return best[2], GridChoice(best[1], best[0], results, widened, tuple(edges))
 
 
-class _HingeMinimax(ClassifierMixin, BaseEstimator):
+class _HingeMinimax(CertifiedClassifier):  # backend, solver, certify: certiprog.estimators.base
     """What both classifiers share: the binary split, standardisation, scores, predictions, components."""
 
     def __sklearn_tags__(self):
@@ -382,7 +382,9 @@ class LHMClassifier(_HingeMinimax):
 
     Parameters
     ----------
-    C : int >= 1 — components. K : int >= 1 — hyperplanes per component.
+    n_components : int >= 1 — components (Alg. 2's C). K : int >= 1 — hyperplanes per component.
+    C : deprecated name of ``n_components`` (a FutureWarning; in scikit-learn, and in `ManifoldClassifier`, C is a
+        regularisation weight).
     delta, lam : numbers, or "auto" (default): chosen by internal validation as in `KHHMClassifier`.
     init : "auto" (default: the start among `AUTO_INITS` -- k-means and single linkage -- with the better internal
         validation AUC, ``init_``; with numbers for both delta and lam there is no validation part and k-means,
@@ -395,13 +397,17 @@ class LHMClassifier(_HingeMinimax):
     lam_assign : eq. (25)'s lambda. hinge_scale : "mean" (default) or "sum" (eq. (22) as printed; see `lhm`).
     T : stop when eq. (20)'s risk falls by less than T (-inf: never; only a fixed point or max_iter stop it).
         max_iter : model steps at most. random_state : k-means / random initialisation / validation split seed.
+    n_jobs : None or int — the C components of each model step are fitted in parallel through joblib (None / 1: in
+        this process; -1: every core; a ``joblib.parallel_backend`` such as Dask's spreads them over a cluster); the
+        fitted model is bitwise the same for every value (`lhm.fit_components`).
     The other parameters are `KHHMClassifier`'s and apply to every component.
     """
 
-    def __init__(self, C=2, K=2, delta="auto", lam="auto", init="auto", lam_assign=1.0, hinge_scale="mean",
+    def __init__(self, n_components=2, K=2, delta="auto", lam="auto", init="auto", lam_assign=1.0, hinge_scale="mean",
                  T=1e-6, max_iter=10, random_state=None, bias=True, squared_reg=True, eps=None, max_rounds=10,
                  accept="always", keep="best", start="auto", backend=None, solver=None, certify=True, cov_ridge=0.0,
-                 standardize=True, pos_label=None, validation_fraction=0.3):
+                 standardize=True, pos_label=None, validation_fraction=0.3, n_jobs=None, C="deprecated"):
+        self.n_components = n_components
         self.C = C
         self.K = K
         self.delta = delta
@@ -426,14 +432,26 @@ class LHMClassifier(_HingeMinimax):
         self.standardize = standardize
         self.pos_label = pos_label
         self.validation_fraction = validation_fraction
+        self.n_jobs = n_jobs
+
+    def _components(self) -> int:
+        """``n_components``, or the deprecated ``C`` (with a FutureWarning) when it is given."""
+        if isinstance(self.C, str) and self.C == "deprecated":
+            return self.n_components
+        import warnings
+
+        warnings.warn("LHMClassifier(C=...) is deprecated: pass n_components (in scikit-learn, and in "
+                      "ManifoldClassifier, C is a regularisation weight)", FutureWarning, stacklevel=3)
+        return self.C
 
     def fit(self, X, y):
         """Alg. 2 on the positive class against the background class (delta / lam chosen first where "auto")."""
         stop_threshold(self.T)  # fit_lhm's own check (-inf: stop only at a fixed point or max_iter)
         P, N = self._data(X, y)
         common = self._common()
-        lhm_args = dict(C=self.C, K=self.K, lam_assign=self.lam_assign, hinge_scale=self.hinge_scale, T=self.T,
-                        max_iter=self.max_iter, random_state=self.random_state, **common)
+        lhm_args = dict(C=self._components(), K=self.K, lam_assign=self.lam_assign, hinge_scale=self.hinge_scale, T=self.T,
+                        max_iter=self.max_iter, random_state=self.random_state, n_jobs=check_n_jobs(self.n_jobs),
+                        **common)
         if isinstance(self.init, str) and self.init != "auto" and self.init not in INITS:
             raise InputError(f"init must be 'auto', one of {INITS} or an array of component labels; got "
                              f"{self.init!r}")

@@ -59,15 +59,17 @@ An inactive hyperplane is stored as ``w = 0, b = 1`` (the whole space, also with
 keep the shape (K, d) for consumers such as the network mapping of Sec. 4, and the scores (`KHHMFit.decision`) take
 the minimum over the *active* hyperplanes only (an inactive plane would cap every score at 1).
 
-Certification: every eq. (8) and Thm 1 solve is checked by `certiprog.certificates.check` (``certify=True``: KKT
-residuals and the rigorous optimality interval; ``False``: the KKT verdict the solve path computes anyway), and its
-verdict is kept in ``KHHMFit.subproblems``. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and
-the risk is exactly 1: verdict ``exact``). Which solver produced each sub-problem is kept too
-(``SubProblem.solver``): eq. (8) goes first to its certified structured solver (`solver.solve_hinge_minimax`, FISTA
-on the dual with a rigorous interval) with ``solver="structured"``, or when certiprog chooses (no backend, no
-solver), the sub-problem is large and its conditioning set is not smaller than the positives (`uses_structured`,
-measured); its answer is kept only when the check certifies it, else the generic backend solves the sub-problem and
-``SubProblem.fallback`` says why (`solve_eq8`). Thm 1's QPs always run on the generic backends. The compiled models
+Certification: every eq. (8) and Thm 1 solve carries a verdict, kept in ``KHHMFit.subproblems`` with the solver
+that produced the kept answer (``SubProblem.solver``). Eq. (8) is answered by its structured solver
+(`solver.solve_hinge_minimax`: an interior point whose Newton systems are (d+1) x (d+1)) when certiprog chooses
+(no backend, no solver) and the solver covers the settings, or with ``solver="structured"`` (`uses_structured`);
+that solver's rigorous interval IS the certificate (the lower end from its dual point, the upper end from a primal
+point proved feasible, both in ball arithmetic: `solve_eq8`), so no generic check runs again on it, with
+``certify`` True or False. Where it does not certify (or does not cover the settings, or a backend is named) the
+compiled model is solved by the generic backend and checked by `certiprog.certificates.check` (``certify=True``:
+KKT residuals and the rigorous optimality interval; ``False``: the KKT verdict the solve path computes anyway), and
+``SubProblem.fallback`` says why. Thm 1's QP is skipped when ``mu`` lies in the region (then d^2 = 0 and the risk
+is exactly 1: verdict ``exact``); otherwise it runs on the generic backends. The compiled models
 are reused: eq. (8)'s moments and Thm 1's (W, b) are Parameters (`programs.set_moments`, `programs.set_halfspaces`);
 no backend takes a warm start (all declare ``warm_start=False``).
 """
@@ -99,18 +101,22 @@ class InfeasiblePlaneWarning(UserWarning):
     """An eq. (8) of Alg. 1 had only the trivial optimum ``w = 0`` at the given delta (no half-space meets the
     worst-case false-positive level against its conditioning set), or the fit fell back to another start."""
 MARGIN = 1.0  # the hinge margin of eq. (8) (Sec. 3.1's alpha)
-#: when certiprog chooses the solver, eq. (8) goes to the certified structured solver first if m * d is at least
-#: this and the conditioning set holds at least as many negatives as there are positives (`uses_structured`). Why
-#: (benchmarks/hinge_minimax.py part 4, seeded two-cluster data, d = 16 and 100, m = 5,000 and 20,000): against all
-#: the negatives (far from the positives, few active hinges) the dual FISTA certified every time, 1.6-5x faster than
-#: the interior point (more as m grows); against the few negatives left near the positives (a refit, or a greedy plane
-#: after the first) it certified none of the 13 such sub-problems at d = 16 within 3,000 iterations (nor the 3 at
-#: d = 100 within 500), where the interior point takes 2-10 s; each of those 16 had fewer negatives than positives.
-#: Below 80,000 (5,000 x 16) the interior point costs well under a second either way.
-STRUCTURED_MIN_SIZE = 80_000
-#: the iteration budget of that first attempt: a sub-problem it does not certify within it costs about a tenth of a
-#: generic solve more (the fallback)
+#: when certiprog chooses the solver (no backend, no solver), eq. (8) goes to its structured solver
+#: (`solver.solve_hinge_minimax`: the interior point of `newton`, or the dual gradient where it is cheaper) whenever it
+#: covers the settings and m * d is at least this (`uses_structured`), and that solver's rigorous interval is the
+#: certificate (`solve_eq8`). Why 0 (issue 23; it was 80,000 while the structured solver was the dual gradient alone,
+#: which did not certify the refits against the few negatives near the positives): the interior point takes 10-25
+#: steps on every Alg. 1 sub-problem, and answering directly skips the compiled program, its generic solve and the
+#: generic check (benchmarks/learners_000.py: LHM C = 2, K = 2 on Letter 16,000 x 16, certified).
+STRUCTURED_MIN_SIZE = 0
+#: iterations of each structured method on one eq. (8) (the interior point stops at `solver.NEWTON_MAX_ITER`): when the
+#: interior point stalls short of `STRUCTURED_TOL`, the gradient it hands over to stops here instead of at 20,000
+#: (measured on Letter: 12 of 132 LHM sub-problems stalled at a relative width of 1-3e-7 against 1e-7 and the gradient
+#: then ran 20,000 iterations, 13-23 s each, without closing the gap)
 STRUCTURED_MAX_ITER = 500
+#: relative width at which the structured interval certifies an eq. (8) answer: certiprog's own check calls a point
+#: certified at this width (`certiprog.certify.kkt.DEFAULT_TOL`)
+STRUCTURED_TOL = 1e-6
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -289,7 +295,7 @@ def _certify(model, sol, certify: bool):
 
         cert = check(model, sol)
         return cert.verdict, (None if cert.interval is None else (float(cert.interval[0]), float(cert.interval[1])))
-    return str(sol.info.get("verdict", "unchecked")), None
+    return str(sol.verdict or "unchecked"), None
 
 
 def thm1_solver(solver):
@@ -298,12 +304,11 @@ def thm1_solver(solver):
     return None if solver == STRUCTURED else solver
 
 
-def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: int, n_background: int) -> bool:
-    """Whether Alg. 1 tries eq. (8)'s certified structured solver (`solver.solve_hinge_minimax`) first for a
-    sub-problem with m positives x d features against ``n_background`` negatives: always with ``solver="structured"``
+def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: int) -> bool:
+    """Whether Alg. 1 answers eq. (8) with m positives x d features by its structured solver
+    (`solver.solve_hinge_minimax`, certified by its own rigorous interval): always with ``solver="structured"``
     (InputError when it does not cover the settings); when certiprog chooses (backend and solver None), if it covers
-    them (``squared_reg=True``, ``lam > 0``), ``m * d >= STRUCTURED_MIN_SIZE`` and ``n_background >= m`` (the
-    measured rule: `STRUCTURED_MIN_SIZE`'s comment)."""
+    them (``squared_reg=True``, ``lam > 0``) and ``m * d >= STRUCTURED_MIN_SIZE``."""
     what = covers(True, squared_reg, lam)
     if solver == STRUCTURED:
         if backend is not None:
@@ -312,25 +317,60 @@ def uses_structured(backend, solver, squared_reg: bool, lam: float, m: int, d: i
             raise InputError(f"solver='structured' covers eq. (8) with squared_reg=True, lam > 0; got {what}: "
                              "use a backend, e.g. backend='clarabel'")
         return True
-    return (backend is None and solver is None and what is None and m * d >= STRUCTURED_MIN_SIZE
-            and n_background >= m)
+    return backend is None and solver is None and what is None and m * d >= STRUCTURED_MIN_SIZE
+
+
+class StructuredEq8Answer:
+    """An eq. (8) answer of `solver.solve_hinge_minimax` called directly (no compiled program, no generic solve):
+    what Alg. 1 reads of a certiprog Solution (``ok``, ``status``, ``backend``, ``x``, ``value(name)``), so that
+    ``model.derived(answer)`` gives the same `programs.HingeMinimaxSolution`; ``fit`` is the solver's result (its
+    rigorous interval, dual point, iterations)."""
+
+    ok = True
+    backend = STRUCTURED
+
+    def __init__(self, fit, bias: bool):
+        self.fit = fit
+        self.status = str(fit.status)
+        self._values = {"w": np.asarray(fit.w, float), "b": np.asarray(float(fit.b))} if bias else \
+            {"w": np.asarray(fit.w, float)}
+        self.x = np.concatenate([self._values["w"], np.atleast_1d(self._values.get("b", []))])
+
+    def value(self, name: str):
+        return self._values[name]
 
 
 def solve_eq8(model, structured: bool, certify: bool, backend=None, solver=None, options=None):
-    """One eq. (8) sub-problem: ``(sol, verdict, interval, fallback)``. With ``structured`` the certified first-order
-    solver runs first (at most `STRUCTURED_MAX_ITER` iterations) and its answer is kept only when the check
-    certifies it (``certify=False``: when the KKT verdict is certified or accurate); otherwise (or when it refuses)
-    the generic ``backend`` / ``solver`` solves it and ``fallback`` says why."""
+    """One eq. (8) sub-problem (``model`` from `programs.hinge_minimax`, moments set): ``(answer, verdict, interval,
+    fallback)``.
+
+    With ``structured`` the structured solver answers it directly (`StructuredEq8Answer`; `STRUCTURED_TOL`,
+    `STRUCTURED_MAX_ITER`), and its interval is the certificate, whatever ``certify`` says: the lower end is the
+    dual function at the solver's dual point (alpha clipped into the box, the cone multiplier made to satisfy the
+    cone and the bias equality exactly) and the upper end the objective at a primal point proved feasible, both
+    evaluated in ball arithmetic on the float data the model compiles (`solver` module docstring). It is kept when
+    the interval is finite, at most `STRUCTURED_TOL` wide (relative) and holds the answer's recomputed objective
+    (`programs.HingeMinimaxData.derive`); otherwise (or when the solver refuses) the generic ``backend`` /
+    ``solver`` solves the compiled model, checked by `certiprog.certificates.check` with ``certify`` (else the solve
+    path's KKT verdict), and ``fallback`` says why. Tested against the generic check and Clarabel's optimum."""
     fallback = None
     if structured:
+        from .solver import solve_hinge_minimax
+
+        data = model.data
         try:
-            sol = model.solve(solver=STRUCTURED, max_iter=STRUCTURED_MAX_ITER)
-            verdict, interval = _certify(model, sol, certify)
-            if verdict.startswith(("certified",) if certify else ("certified", "accurate")):
-                return sol, verdict, interval, None
-            fallback = f"structured answer {verdict}"
+            fit = solve_hinge_minimax(data.X, data.mu, data.Sigma, data.lam, data.delta, bias=data.bias,
+                                      tol=STRUCTURED_TOL, max_iter=STRUCTURED_MAX_ITER)
         except CertiprogError as exc:
             fallback = f"structured refused: {exc}"
+        else:
+            answer = StructuredEq8Answer(fit, data.bias)
+            lo, up = float(fit.lower), float(fit.upper)
+            objective = float(data.derive(answer).objective)
+            if fit.certified and math.isfinite(lo) and math.isfinite(up) and lo <= objective <= up:
+                return answer, "certified", (lo, up), None
+            fallback = (f"structured interval [{lo:.9g}, {up:.9g}] (relative width {fit.rel_gap:.2g}, "
+                        f"{fit.status}) does not certify the answer (objective {objective:.9g})")
     sol = model.solve(backend=backend, solver=thm1_solver(solver), **dict(options or {}))
     verdict, interval = _certify(model, sol, certify)
     return sol, verdict, interval, fallback
@@ -477,7 +517,7 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
                     certify=bool(certify), cov_ridge=cov_ridge)
 
     eq8 = hinge_minimax(X, mu, Sigma, lam, delta, bias=bias, squared_reg=squared_reg)
-    uses_structured(backend, solver, squared_reg, lam, X.shape[0], d, 0)  # refuse a bad solver='structured' now
+    structured = uses_structured(backend, solver, squared_reg, lam, X.shape[0], d)  # refuses a bad 'structured'
     evaluator = BackgroundRiskEvaluator(mu, Sigma, K, backend, solver, certify, options)
     subproblems: list = []
     events: list = []
@@ -491,7 +531,6 @@ def fit_khhm(X_pos, X_neg, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, 
             return "empty", None
         t0 = time.perf_counter()
         set_moments(eq8, *background_moments(Z[S], cov_ridge))
-        structured = uses_structured(backend, solver, squared_reg, lam, X.shape[0], d, n)
         sol, verdict, interval, fallback = solve_eq8(eq8, structured, certify, backend, solver, options)
         if not sol.ok:
             subproblems.append(SubProblem("eq8", stage, k, rnd, n, str(sol.status), verdict, math.nan, interval,

@@ -40,6 +40,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,8 @@ from .khhm import (
 )
 from .programs import background_risks
 
-__all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "deflate", "fit_lhm", "inflate",
+__all__ = ["HINGE_SCALES", "INITS", "LHMFit", "LHMIteration", "assignment_scores", "check_n_jobs", "deflate",
+           "fit_components", "fit_lhm", "inflate",
            "initial_assignment", "lemma9_runs", "risk_rose", "stop_threshold", "structure_iteration", "surrogate",
            "surrogate_risks"]
 
@@ -266,9 +268,14 @@ def initial_assignment(X: np.ndarray, C: int, init, random_state, Sigma: np.ndar
         if init.startswith("kmeans"):
             from sklearn.cluster import KMeans
 
-            Y = X if init == "kmeans" else np.linalg.solve(np.linalg.cholesky(Sigma), X.T).T
+            if init == "kmeans":
+                Y = X
+            elif Sigma is None:
+                raise InputError(f"init={init!r} whitens by the background covariance: give Sigma")
+            else:
+                Y = np.linalg.solve(np.linalg.cholesky(Sigma), X.T).T
             return KMeans(n_clusters=C, n_init=10, random_state=random_state).fit_predict(Y).astype(int)
-        return np.random.default_rng(random_state).integers(0, C, size=m)
+        return np.random.default_rng(random_state).integers(0, C, size=int(m))
     try:
         phi = np.asarray(init)
     except Exception as exc:  # noqa: BLE001
@@ -282,18 +289,58 @@ def initial_assignment(X: np.ndarray, C: int, init, random_state, Sigma: np.ndar
 # ----------------------------------------------------------------------------------------------------------------
 # Alg. 2
 # ----------------------------------------------------------------------------------------------------------------
+def check_n_jobs(n_jobs):
+    """``n_jobs`` as joblib reads it: None, or a nonzero integer (-1: every core); InputError otherwise."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InputError(f"n_jobs must be None or a nonzero integer (-1: every core); got {n_jobs!r}")
+    return int(n_jobs)
+
+
+def _fit_component(X_i: np.ndarray, Z: np.ndarray, khhm_args: dict):
+    """Alg. 1 for one component (a component's infeasible planes are in its fit's events, not warned), on one BLAS
+    thread: the same floating-point operations in this process and in a joblib worker, so ``n_jobs`` never
+    changes a bit of the result."""
+    from threadpoolctl import threadpool_limits
+
+    with warnings.catch_warnings(), threadpool_limits(1):
+        warnings.simplefilter("ignore", InfeasiblePlaneWarning)
+        return fit_khhm(X_i, Z, **khhm_args)
+
+
+def fit_components(X: np.ndarray, Z: np.ndarray, phi: np.ndarray, C: int, khhm_args: dict, n_jobs=None) -> list:
+    """The model step (a) of Alg. 2: `khhm.fit_khhm` of each component's positives ``X[phi == i]`` against all
+    negatives ``Z`` (None for a component without positives). The components are independent, so with ``n_jobs``
+    other than None / 1 they run in parallel through joblib (``joblib.parallel_backend("dask")`` or Ray's spread
+    them over a cluster); the fits come back in component order."""
+    todo = [i for i in range(C) if np.any(phi == i)]
+    n_jobs = check_n_jobs(n_jobs)
+    if n_jobs in (None, 1) or len(todo) < 2:
+        done = [_fit_component(X[phi == i], Z, khhm_args) for i in todo]
+    else:
+        from joblib import Parallel, delayed
+
+        done = Parallel(n_jobs=n_jobs)(delayed(_fit_component)(X[phi == i], Z, khhm_args) for i in todo)
+    fits: list = [None] * C
+    for i, f in zip(todo, done):
+        fits[i] = f
+    return fits
+
+
 def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float = 0.1, *, init="kmeans",
             lam_assign: float = 1.0, hinge_scale: str = "mean", T: float = 1e-6, max_iter: int = 10,
             random_state=None, bias: bool = True, squared_reg: bool = True, eps: float | None = None,
             max_rounds: int = 10, accept: str = "always", keep: str = "best", start: str = "auto",
             backend: str | None = None, solver: str | None = None, certify: bool = True, cov_ridge: float = 0.0,
-            progress: bool = False, **options) -> LHMFit:
+            progress: bool = False, n_jobs: int | None = None, **options) -> LHMFit:
     """Alg. 2 (module docstring) for positives ``X_pos`` against negatives ``X_neg``: C components of K hyperplanes.
 
     ``init``: "kmeans" | "kmeans-whitened" | "single-linkage" | "random" | labels (m,); ``lam_assign``: eq. (25)'s lambda; ``hinge_scale``: "mean" | "sum"
     (the hinge part of eq. (20), module docstring); ``T``: stop when the risk falls
-    by less than T; ``max_iter``: model steps at most. The rest are Alg. 1's (`khhm.fit_khhm`) and go to every
-    component. Raises InputError for bad input (C < 1, fewer positives than components, singular background
+    by less than T; ``max_iter``: model steps at most; ``n_jobs``: the components of a model step are fitted in
+    parallel through joblib (`fit_components`; None or 1: in this process; the result is bitwise the same). The
+    rest are Alg. 1's (`khhm.fit_khhm`) and go to every component. Raises InputError for bad input (C < 1, fewer positives than components, singular background
     covariance, NaN, ...).
     """
     C = _int(C, "C (number of components)", 1)
@@ -302,6 +349,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
     lam_assign = validate.scalar(lam_assign, "lam_assign", low=0.0)
     T = stop_threshold(T)
     max_iter = _int(max_iter, "max_iter", 1)
+    n_jobs = check_n_jobs(n_jobs)
     if hinge_scale not in HINGE_SCALES:
         raise InputError(f"hinge_scale must be one of {HINGE_SCALES}; got {hinge_scale!r}")
     X = validate.matrix(X_pos, "X_pos (positives)", min_rows=1)
@@ -324,16 +372,17 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
                                                                       if k not in options})
     from tqdm.auto import tqdm
 
-    history, best, assign_sps, assignments = [], None, [], []
+    history: list[LHMIteration] = []
+    best: tuple[float, int, list, np.ndarray] | None = None
+    assign_sps: list = []  # assignment_scores appends each step's surrogate-risk subproblems
+    assignments: list[np.ndarray] = []
     stop = f"max_iter = {max_iter} model steps"
     prev = math.inf
     bar = tqdm(total=max_iter, desc=f"LHM C={C} K={K}", disable=not progress, leave=False)
     for t in range(1, max_iter + 1):
         t0 = time.perf_counter()
         assignments.append(phi.copy())
-        with warnings.catch_warnings():  # a component's infeasible planes are in its fit's events
-            warnings.simplefilter("ignore", InfeasiblePlaneWarning)
-            fits = [fit_khhm(X[phi == i], Z, **khhm_args) if np.any(phi == i) else None for i in range(C)]
+        fits = fit_components(X, Z, phi, C, khhm_args, n_jobs)
         comp_risk = []
         hinge_total = background_total = 0.0
         for i, f in enumerate(fits):
@@ -347,7 +396,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
             comp_risk.append(h + f.worst_case_background)
         risk = hinge_total + background_total
         sizes = tuple(int(np.sum(phi == i)) for i in range(C))
-        record = dict(iteration=t, hinge=hinge_total, background=background_total, risk=risk,
+        record: dict[str, Any] = dict(iteration=t, hinge=hinge_total, background=background_total, risk=risk,
                       component_risk=tuple(comp_risk), sizes=sizes)
         if best is None or risk < best[0]:
             best = (risk, t, fits, phi.copy())
@@ -372,6 +421,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
             break
         phi = new
     bar.close()
+    assert best is not None  # max_iter >= 1 model steps, the first one sets it
     _, t_best, fits, phi_best = best
     W = np.zeros((C, K, d))
     b = -np.ones((C, K))

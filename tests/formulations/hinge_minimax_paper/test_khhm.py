@@ -245,30 +245,57 @@ def test_structured_eq8_gives_the_same_fit_and_records_its_solver(bias):
     assert d["solver"] == eq8s[0].solver and "fallback" in d
 
 
-def test_structured_rule_by_size_and_its_fallback(monkeypatch):
+def test_structured_rule_and_its_fallback(monkeypatch):
+    """certiprog's choice answers every covered eq. (8) by the structured solver (issue 23: its interior point
+    certifies Alg. 1's refits too); STRUCTURED_MIN_SIZE switches it off; an answer it cannot certify goes to the
+    generic backend with the reason recorded; the planes agree on every path."""
     from certiprog.formulations.hinge_minimax_paper import khhm
 
     Xp, Xn = two_clusters(2, n_pos=30, n_neg=200)
-    kw = dict(K=2, delta=0.3, lam=0.1, max_rounds=0)
-    small = fit_khhm(Xp, Xn, **kw)  # 30 x 2 is far below the rule's size: the generic backend
-    assert all(s.solver != "structured" and s.fallback is None for s in small.subproblems)
+    kw = dict(K=2, delta=0.3, lam=0.1, max_rounds=1)
+    direct = fit_khhm(Xp, Xn, **kw)
+    eq8s = [s for s in direct.subproblems if s.program == "eq8"]
+    assert eq8s and all(s.solver == "structured" and s.fallback is None and s.verdict == "certified" for s in eq8s)
+    assert direct.certified
+    monkeypatch.setattr(khhm, "STRUCTURED_MIN_SIZE", float("inf"))
+    generic = fit_khhm(Xp, Xn, **kw)
+    assert all(s.solver != "structured" and s.fallback is None for s in generic.subproblems)
+    assert np.array_equal(direct.active, generic.active)
+    assert np.allclose(direct.W, generic.W, atol=1e-3) and np.allclose(direct.b, generic.b, atol=1e-3)
     monkeypatch.setattr(khhm, "STRUCTURED_MIN_SIZE", 0)
-    large = fit_khhm(Xp, Xn, **kw)
-    eq8s = [s for s in large.subproblems if s.program == "eq8"]
-    assert eq8s[0].n_background == len(Xn) and eq8s[0].solver == "structured"  # all negatives: the structured one
-    assert all((s.solver == "structured") == (s.n_background >= len(Xp)) for s in eq8s)  # the rule, sub-problem-wise
-    assert np.allclose(large.W, small.W, atol=1e-3) and large.certified
-    monkeypatch.setattr(khhm, "STRUCTURED_MAX_ITER", 0)  # no budget: the first attempt cannot certify
+    monkeypatch.setattr(khhm, "STRUCTURED_MAX_ITER", 0)  # no iteration: only a trivial fit could certify
     fb = fit_khhm(Xp, Xn, **kw)
     eq8s = [s for s in fb.subproblems if s.program == "eq8"]
-    assert all(s.solver != "structured" for s in eq8s)
-    assert eq8s[0].fallback.startswith("structured answer")
-    assert np.allclose(fb.W, small.W, atol=1e-3)
-    assert khhm.uses_structured(None, None, True, 0.1, 10**6, 100, 10**6)
-    assert not khhm.uses_structured(None, None, True, 0.1, 10**6, 100, 10**6 - 1)  # fewer negatives than positives
-    assert not khhm.uses_structured(None, None, False, 0.1, 10**6, 100, 10**6)  # squared_reg=False: not covered
-    assert not khhm.uses_structured(None, None, True, 0.0, 10**6, 100, 10**6)  # lam = 0: not covered
-    assert not khhm.uses_structured("clarabel", None, True, 0.1, 10**6, 100, 10**6)  # a named backend is obeyed
+    assert eq8s[0].solver != "structured" and eq8s[0].fallback.startswith("structured interval")
+    assert np.allclose(fb.W, generic.W, atol=1e-3) and fb.certified
+    assert khhm.uses_structured(None, None, True, 0.1, 10, 2)
+    assert not khhm.uses_structured(None, None, False, 0.1, 10, 2)  # squared_reg=False: not covered
+    assert not khhm.uses_structured(None, None, True, 0.0, 10, 2)  # lam = 0: not covered
+    assert not khhm.uses_structured("clarabel", None, True, 0.1, 10, 2)  # a named backend is obeyed
+
+
+@pytest.mark.parametrize("seed, delta, bias", [(0, 0.3, True), (1, 0.1, True), (2, 0.5, False), (3, 0.9, True)])
+def test_structured_certificate_agrees_with_the_generic_check(seed, delta, bias):
+    """The structured solver's interval (the certificate `solve_eq8` keeps without re-checking) and certiprog's
+    generic rigorous check of Clarabel's answer both hold p*: they overlap, each is narrow, and the structured
+    answer's recomputed objective lies in its own interval; also on the conditional moments of a refit."""
+    from certiprog.formulations.hinge_minimax_paper.khhm import solve_eq8
+    from certiprog.formulations.hinge_minimax_paper.programs import set_moments
+
+    Xp, Xn = two_clusters(seed, n_pos=50, n_neg=400)
+    mu, S = background_moments(Xn)
+    model = hinge_minimax(Xp, mu, S, 0.1, delta, bias=bias)
+    for Z in (Xn, Xn[Xn[:, 1] > 2.0]):  # all negatives; the cluster a second plane is fitted against
+        set_moments(model, *background_moments(Z))
+        ans, verdict, (lo, up), fallback = solve_eq8(model, True, True)
+        assert verdict == "certified" and fallback is None and ans.backend == "structured"
+        ref, ref_verdict, ref_iv, _ = solve_eq8(model, False, True, backend="clarabel")
+        assert str(ref_verdict) == "certified", ref_verdict
+        assert max(lo, ref_iv[0]) <= min(up, ref_iv[1]), ((lo, up), ref_iv)
+        assert up - lo <= 1e-6 * max(1.0, abs(up))
+        obj = model.derived(ans).objective
+        assert lo <= obj <= up
+        assert obj == pytest.approx(model.derived(ref).objective, rel=1e-5, abs=1e-7)
 
 
 @pytest.mark.parametrize("kw, match", [(dict(squared_reg=False), "squared_reg=False"), (dict(lam=0.0), "lam = 0"),

@@ -227,3 +227,19 @@ def test_single_linkage_start_finds_the_bars_that_kmeans_cuts_across():
     with pytest.raises(InputError, match="init"):
         initial_assignment(P, 2, "spectral", 0)
 
+
+
+def test_n_jobs_gives_bitwise_the_same_model():
+    """Issue 23 item 4: the components of a model step run through joblib with n_jobs; the fit (planes, risks,
+    assignments, every sub-problem's interval) is bitwise the same as in one process; bad n_jobs is refused."""
+    X, Z = latent_toy(0, n_pos=60, n_neg=300)
+    kw = dict(C=2, K=2, delta=0.3, lam=0.1, max_iter=2, max_rounds=1, random_state=0, init="kmeans", certify=False)
+    one = fit_lhm(X, Z, **kw)
+    two = fit_lhm(X, Z, n_jobs=2, **kw)
+    assert np.array_equal(one.W, two.W) and np.array_equal(one.b, two.b) and np.array_equal(one.active, two.active)
+    assert [h.risk for h in one.history] == [h.risk for h in two.history]
+    assert all(np.array_equal(a, b) for a, b in zip(one.assignments, two.assignments))
+    assert [s.interval for s in one.subproblems] == [s.interval for s in two.subproblems]
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(InputError, match="n_jobs"):
+            fit_lhm(X, Z, n_jobs=bad, **kw)
