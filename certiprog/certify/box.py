@@ -103,7 +103,9 @@ def _cone_linear_rows(c: Cone, Ab, bb) -> tuple:
     rows, cols, vals = [], [], []
     for j, combo in enumerate(combos):
         for r, v in combo.items():
-            rows.append(j * k + np.arange(k)), cols.append(base + r), vals.append(np.full(k, v))
+            rows.append(j * k + np.arange(k))
+            cols.append(base + r)
+            vals.append(np.full(k, v))
     C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(len(combos) * k, d * k))
     return -(C @ Ab), -(C @ bb)
@@ -305,9 +307,10 @@ def variable_box(problem, x_bound=None, upper: float = np.inf, rounds: int = 30,
                 if name not in problem.columns:
                     raise InputError(f"x_bound names {name!r}, which is no variable here; have {list(problem.columns)}")
                 _, a, b = problem.columns[name]
-                l_, h_ = (-float(bnd), float(bnd)) if np.isscalar(bnd) else bnd
+                scalar = bool(np.isscalar(bnd))  # a plain bool: np.isscalar's stub narrows to str | complex | ...
+                l_, h_ = (-float(bnd), float(bnd)) if scalar else bnd
                 lo[a:b], hi[a:b] = np.maximum(lo[a:b], l_), np.minimum(hi[a:b], h_)
-        elif np.isscalar(x_bound):
+        elif bool(np.isscalar(x_bound)):  # (as above)
             R = float(x_bound)
             if not R > 0:
                 raise InputError(f"x_bound must be positive, got {x_bound!r}")

@@ -29,7 +29,7 @@ def gram_proof(M: np.ndarray):
     import hashlib
 
     M = np.ascontiguousarray(M, dtype=float)
-    key = (M.shape, hashlib.blake2b(M.view(np.uint8), digest_size=20).hexdigest())
+    key = (M.shape, hashlib.blake2b(M.view(np.uint8).data, digest_size=20).hexdigest())
     return memo(_GRAM_CACHE, _GRAM_CACHE_SIZE, key, lambda: _gram_proof_uncached(M))
 
 

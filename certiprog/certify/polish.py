@@ -226,7 +226,7 @@ def _margin(kind: str, S: np.ndarray, weights) -> np.ndarray:
     raise InputError(f"no margin for cone kind {kind!r}")
 
 
-def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
+def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()) -> _Active | str:
     """The active set of the pair (x, z), or a string saying why it cannot be polished. force_on / force_off:
     rows (nonneg) and cone starts moved across by an earlier round. z None: identified from the slacks alone
     (a row or cone within SLACK_ACTIVE of its boundary, relative to its unit, is active)."""
@@ -255,7 +255,9 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()):
             srel = np.where(u > 0, s[r] / np.where(u > 0, u, 1.0), 0.0)
             on = ((srel <= SLACK_ACTIVE) if by_slack else (zrel[r] > srel)) | np.isin(r, on_set)
             on &= ~np.isin(r, off_set)
-            eq.append(r[on]), signed.append(r[on]), offrows.append(r[~on])
+            eq.append(r[on])
+            signed.append(r[on])
+            offrows.append(r[~on])
             continue
         one = Cone(c.kind, c.dim, 1, c.alpha)  # a single copy: projections act on one cone's rows
         starts = blk.start + c.dim * np.arange(c.count)
@@ -579,7 +581,9 @@ def polish_duals(problem, x, z=None, rounds: int = 3) -> DualPolish:
     gs, _ = _scales(problem, x, z)
     rho = row_units(problem, x)
     unit = np.where(rho > 0, rho, 1.0)
-    force_on, force_off, iters = set(), set(), 0
+    force_on: set[int] = set()
+    force_off: set[int] = set()
+    iters = 0
     why = "not polished"
     for _ in range(rounds):
         act = _classify(problem, x, z if given else None, frozenset(force_on), frozenset(force_off))

@@ -8,6 +8,7 @@ The derivation: docs/derivations/optimality-interval.md (the objective's P).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ class PsdCertificate:
     lam: float = 0.0
     why: str = ""
     witness: np.ndarray | None = None
-    solver: object = None
+    solver: Callable[[np.ndarray], np.ndarray] | None = None
 
     @property
     def mu(self) -> float:
@@ -43,6 +44,7 @@ class PsdCertificate:
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """An approximate solution of ``P_SS u = rhs`` with the proof's factorisation (its error is bounded
         separately)."""
+        assert self.solver is not None, "only a 'pd' certificate carries its factorisation"
         return self.solver(rhs)
 
 
@@ -125,7 +127,7 @@ def _psd_key(P: sp.csr_matrix):
 
     h = hashlib.blake2b(digest_size=20)
     for arr in (P.indptr, P.indices, P.data):
-        h.update(np.ascontiguousarray(arr).view(np.uint8))
+        h.update(np.ascontiguousarray(arr).view(np.uint8).data)
     return P.shape, P.nnz, h.hexdigest()
 
 
