@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from types import FrameType
 
 from ..certify import (
     DEFAULT_TOL,
@@ -50,7 +51,8 @@ MOVED = {
 def warn_moved(old: str, new: str) -> None:
     """A `DeprecationWarning` that ``old`` is now ``new``, attributed to the line that imported it; silent when
     that line is inside certiprog itself (a leftover import there is the architecture test's business)."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
                                  or frame.f_globals.get("__name__", "").startswith("certiprog.certificates")):
         frame, level = frame.f_back, level + 1

@@ -104,13 +104,13 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
             continue
         dim = blk.cone.dim
         for h0 in np.unique(head[hit]):
-            rows = slice(h0, h0 + dim)
-            if in_cone(Cone("soc", dim), W2[rows]):
+            cone_rows = slice(h0, h0 + dim)
+            if in_cone(Cone("soc", dim), W2[cone_rows]):
                 continue
             S0 = S_hi[h0]
             if not np.isfinite(S0):
                 return -np.inf, "a corrected SOC dual left its cone where the cone's slack is unbounded", {}
-            dzb = W2[rows] - Ball(zc[rows])
+            dzb = W2[cone_rows] - Ball(zc[cone_rows])
             pen.append(np.array([-(dzb.norm_hi() * S0 * 1.4142135623730951 * (1 + 8 * _U))]))
     for blk in problem.blocks:  # exp / power cones: the corrected dual must stay in K* (proved; no penalty form)
         if blk.cone.kind not in _NONSYMMETRIC or not np.any((R >= blk.start) & (R < blk.stop)):

@@ -583,7 +583,7 @@ def _kkt_measures(problem, x, z, base) -> Certificate:
     p = 0.5 * float(x @ Px) + float(q @ x) + problem.r0
     d = -0.5 * float(x @ Px) - float(b @ z) + problem.r0
     nrm = np.linalg.norm
-    xn = nrm(x)
+    xn = float(nrm(x))
     Pax = aP @ ax
     S = float(nrm(Pax + np.abs(q) + aA.T @ az))
     G = float(ax @ Pax + np.abs(q) @ ax + np.abs(b) @ az)

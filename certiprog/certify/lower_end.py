@@ -27,7 +27,7 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
 
     ``upper``: the upper end at hand (minimisation form); it only decides whether the SOC ball's price is small
     enough (`soc_ball_bound`), never the bound's validity."""
-    info = {}
+    info: dict = {}  # how the lower end was found (the certificate's report)
     pc = psd if psd is not None else psd_certificate(problem.P)
     info["P"] = pc.kind
     if pc.kind == "indefinite":
@@ -81,7 +81,7 @@ def lower_bound(problem, x, z, lo, hi, psd: PsdCertificate | None = None,
             info.update(zinfo)
             return L0, "", info
     if L == -np.inf:
-        names = sorted({_col_name(problem, j) for j in J})
+        names = sorted({_col_name(problem, int(j)) for j in J})
         return -np.inf, (f"no bound on column(s) of {names[:6]} whose coefficient in the Lagrangian is not exactly "
                          f"zero, and {why}; pass x_bound= (box or ball radius of the variables)"), info
     return L, "", info

@@ -137,7 +137,7 @@ def _least_squares_duals(problem, x, thresholds, weight) -> np.ndarray:
             z = _solve_lp(scaled, act, g)
         else:
             z = _solve_conic(scaled, act, g, s, weight / (1.0 + np.linalg.norm(s)))
-        res = np.linalg.norm(g + scaled.A.T @ z)
+        res = float(np.linalg.norm(g + scaled.A.T @ z))
         if res < best_res:
             best, best_res = z, res
         if res <= 2e-9:
@@ -180,7 +180,7 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
     k = keep.size
     M = sp.csr_matrix(problem.A)[keep].T  # n x k
     s_proj = np.concatenate([project(blk.cone, s[blk.start:blk.stop]) for blk in problem.blocks])
-    pos = {j: i for i, j in enumerate(keep)}
+    pos = {int(j): i for i, j in enumerate(keep)}
     rows, cones = [], []
     for blk in problem.blocks:
         c = blk.cone
@@ -197,15 +197,19 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
             if not sub:
                 continue
             if c.kind == "soc":
-                rows.append((sub, np.ones(c.dim))), cones.append(clarabel.SecondOrderConeT(c.dim))
+                rows.append((sub, np.ones(c.dim)))
+                cones.append(clarabel.SecondOrderConeT(c.dim))
             elif c.kind == "psd":
-                rows.append((sub, np.ones(c.dim))), cones.append(clarabel.PSDTriangleConeT(c.side))
+                rows.append((sub, np.ones(c.dim)))
+                cones.append(clarabel.PSDTriangleConeT(c.side))
             elif c.kind == "pow":  # (u, v, w) in K*_a  <=>  (u/a, v/(1-a), w) in K_a
                 a = c.alpha
-                rows.append((sub, np.array([1 / a, 1 / (1 - a), 1.0]))), cones.append(clarabel.PowerConeT(a))
+                rows.append((sub, np.array([1 / a, 1 / (1 - a), 1.0])))
+                cones.append(clarabel.PowerConeT(a))
             elif c.kind == "pownd":  # (u, w) in K*  <=>  (u_i / a_i, w) in K
                 a = np.asarray(c.alpha)
-                rows.append((sub, np.r_[1 / a, 1.0])), cones.append(clarabel.GenPowerConeT(list(a), 1))
+                rows.append((sub, np.r_[1 / a, 1.0]))
+                cones.append(clarabel.GenPowerConeT(list(a), 1))
             elif c.kind == "exp":  # (u, v, w) in K_exp*  <=>  (-v, -u, e w) in K_exp
                 rows.append(([sub[1], sub[0], sub[2]], np.array([-1.0, -1.0, np.e])))
                 cones.append(clarabel.ExponentialConeT())
