@@ -30,7 +30,8 @@ from typing import Any, ClassVar
 from ..errors import InputError
 from .runner import encode
 
-__all__ = ["PaperExperiment", "Option", "markdown_table", "option", "output_folder", "row", "write_csv", "write_json"]
+__all__ = ["Option", "PaperExperiment", "markdown_table", "option", "output_folder", "row", "rule", "write_csv",
+           "write_json"]
 
 _KEY = "certiprog.kit"  # the metadata key of an option on a dataclass field
 
@@ -222,6 +223,11 @@ def row(*cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
+def rule(columns: int) -> str:
+    """The Markdown line under a table's header: ``rule(3)`` -> ``"|---|---|---|"``."""
+    return "|" + "---|" * columns
+
+
 def markdown_table(header: Sequence, rows: Iterable[Sequence]) -> list[str]:
-    """The lines of a Markdown table: the header, the rule, one `row` per entry of ``rows``."""
-    return [row(*header), "|" + "---|" * len(header)] + [row(*r) for r in rows]
+    """The lines of a Markdown table: the header, the `rule`, one `row` per entry of ``rows``."""
+    return [row(*header), rule(len(header))] + [row(*r) for r in rows]

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.kit import PaperExperiment, option, output_folder, row, write_csv, write_json
+from certiprog.experiments.kit import PaperExperiment, option, output_folder, row, rule, write_csv, write_json
 from certiprog.experiments.plotting import pyplot
 from certiprog.experiments.runner import Task, number_list
 
@@ -429,7 +429,7 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
     for name in cfg.datasets:
         info = DATASETS_002[name]
         out += [f"## {info.paper_name}" + (f" ({info.note})" if info.note else ""), "",
-                row("method", *names.values()), "|---|---|---|---|"]
+                row("method", *names.values()), rule(4)]
         for method in cfg.methods:
             vals = []
             for s in names:
@@ -453,7 +453,7 @@ def format_table(cfg: Config, rows: list, records: list, meta: dict) -> str:
         rates = sorted({r["rate"] for r in fig}, reverse=True)
         cellf = {(r["rate"], r["method"]): r for r in fig}
         out += [f"## Fig. 3: mean F-measure on Yeast6 as the positive rate falls ({cfg.fig3_runs} runs per rate)", "",
-                row("method", *(f"{100 * r:.2f} %" for r in rates)), "|---|" + "---|" * len(rates)]
+                row("method", *(f"{100 * r:.2f} %" for r in rates)), rule(1 + len(rates))]
         for method in cfg.methods:
             out.append(row(method, *(f"{cellf[(r, method)]['f1_mean']:.2f}" if (r, method) in cellf else ""
                                      for r in rates)))

@@ -53,9 +53,13 @@ def test_bad_cache_and_certify_values_raise():
     X, y = _data(2)
     with pytest.raises(InputError, match="CoordinateCache"):
         HPMPMClassifier().fit(X, y, cache={})
-    for bad in ("yes", True, 1, None):
+    for bad in ("yes", 1, None, "FULL"):
         with pytest.raises(InputError, match="certify"):
             HPMPMClassifier(certify=bad).fit(X, y)
+    # True is the rigorous interval in every certiprog estimator (certiprog.estimators.base); "full" its old name
+    with_true, with_full = (HPMPMClassifier(nu=0.01, certify=c).fit(X, y) for c in (True, "full"))
+    assert with_true.solution_["certificate"]["verdict"] == with_full.solution_["certificate"]["verdict"]
+    assert with_true.solution_["certificate"].get("interval") is not None
 
 
 def test_residual_only_grid_fits_equal_the_certified_fit():

@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from certiprog.experiments.kit import output_folder, row, write_csv, write_json
+from certiprog.experiments.kit import output_folder, row, rule, write_csv, write_json
 from certiprog.experiments.plotting import pyplot
 
 from ..tables import DIGITS, EXTRACTION_NOTES, TABLE1, check_text_statements, paper_error, paper_overall
@@ -101,7 +101,7 @@ def _study_report(cfg: Config, study: list) -> list:
            + "; every fit by the structured certified solver.", "",
            "### PSD status: lambda_max(B)/eta, proved bound (Collatz-Wielandt, ball arithmetic) and ARPACK", "",
            row("neighbourhood (mean degree, max)", "reading", "off-diagonal", "proved lambda_max(W)/den <=",
-               "ARPACK", "PSD for eta <=", "discount at eta = 0.5 at most"), "|---|---|---|---|---|---|---|"]
+               "ARPACK", "PSD for eta <=", "discount at eta = 0.5 at most"), rule(7)]
     for rec in study:
         for g in rec["readings"]:
             out.append(row(f"{100 * rec['neighbourhood']:g} % ({rec['mean_degree']:.0f}, {rec['max_degree']})",
@@ -112,7 +112,7 @@ def _study_report(cfg: Config, study: list) -> list:
     eta_show = max(cfg.study_etas)
     out += ["", f"### Test error on the digits 0 and 1 (w_0, then w_{eta_show:g} under each reading)", "",
             row("neighbourhood", "lambda", "w_0: 0 / 1", *(f"{n}: 0 / 1" for n in readings)),
-            "|---|---|---|" + "---|" * len(readings)]
+            rule(3 + len(readings))]
     for rec in study:
         rows = {(r["lam"], r["reading"], r["eta"]): r for r in rec["study_rows"]}
         for lam in cfg.study_lams:
@@ -130,7 +130,7 @@ def _study_report(cfg: Config, study: list) -> list:
             "0.27 x)", "",
             row("reading", "fits (refused)", "largest rise of the 1's error (w_0 -> w_eta; where)",
                 "largest fall of the 0's error (w_0 -> w_eta; where)", "fits meeting the criterion"),
-            "|---|---|---|---|---|"]
+            rule(5)]
 
     def where(w):
         return (f"{w['d1'][0]:.3f} -> {w['d1'][1]:.3f} / 0's {w['d0'][0]:.3f} -> {w['d0'][1]:.3f}; "
@@ -160,7 +160,7 @@ def _fig2_report(cfg: Config, fig2: list) -> list:
            "the last round. 'paper rule': error fraction 0.5, holes of any size.", "",
            row("split", "eta (Theta)", "lambda", "linear (round 0)", f"paper rule: round {k} / last", "chosen rule",
                f"chosen: round {k} / last", f"gain at round {k} (points)", "holes (EC / constant)"),
-           "|---|---|---|---|---|---|---|---|---|"]
+           rule(9)]
     for r in fig2:
         paper = next((q for q in r["rules"] if q["error_fraction"] == 0.5 and q["min_hole_size"] == 1), None)
         q = r["rules"][r["chosen_rule"]]
@@ -217,7 +217,7 @@ def format_report(cfg: Config, table: list, fig2: list, meta: dict, have_fig1: b
         out += ["## Table 1: ours beside the paper's", "",
                 "Test error rate per digit; each `ours` row is followed by the paper's (`paper`). The paper's "
                 "'all' is its rates weighted by our test counts (it gives no overall number).", "",
-                head, "|---|" + "---|" * 11]
+                head, rule(12)]
         for r in table:
             out.append(row(f"w_{r['eta']:g} ours", *(_fmt(float(e)) for e in r["error"]), _fmt(r["overall"])))
             p = [paper_error(r["eta"], k) for k in DIGITS]
@@ -225,7 +225,7 @@ def format_report(cfg: Config, table: list, fig2: list, meta: dict, have_fig1: b
                 out.append(row(f"w_{r['eta']:g} paper", *(_fmt(v) for v in p),
                                _fmt(paper_overall(r["eta"], r["count"]))))
         out += ["", row("eta", "certificate (verdict, interval of the optimum, rel. gap)", "graph s", "solve s",
-                        "nnz(A)", "max degree", "q", "training error"), "|---|---|---|---|---|---|---|---|"]
+                        "nnz(A)", "max degree", "q", "training error"), rule(8)]
         for r in table:
             c = r["certificate"]
             out.append(row(f"{r['eta']:g}", f"{c['verdict']}, [{c['lower']:.8g}, {c['upper']:.8g}], {c['rel_gap']:.1e}",

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from certiprog.errors import InputError
-from certiprog.experiments.kit import output_folder, row, write_csv, write_json
+from certiprog.experiments.kit import output_folder, row, rule, write_csv, write_json
 
 from .config import METHODS, MISSING_NOTE, PAPER_PROPORTIONS
 
@@ -87,7 +87,7 @@ def format_table(result: dict, rows: list[dict]) -> str:
         props = sorted({r["proportion"] for r in rs})
         cell = {(r["method"], r["proportion"]): r for r in rs}
         out += [f"## {info.paper_name}" + (f" ({info.note})" if info.note else ""), "",
-                row("method", *(f"{p:g}" for p in props)), "|---|" + "---|" * len(props)]
+                row("method", *(f"{p:g}" for p in props)), rule(1 + len(props))]
         for m in METHODS:
             vals = []
             for p in props:
