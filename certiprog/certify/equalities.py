@@ -63,7 +63,7 @@ class SparseEqualities:
     (docs/derivations/optimality-interval.md, the upper end).
     """
 
-    def __init__(self, problem, rows):
+    def __init__(self, problem, rows) -> None:
         self.rows = rows
         A = csr_A(problem)
         AE = sp.csr_matrix(A[rows])

@@ -247,7 +247,7 @@ def resolve_problem(model_or_problem, solution):
     raise InputError(f"check() takes a Model or a ConicProblem, got {type(model_or_problem).__name__}")
 
 
-def _group_blocks(problem):
+def _group_blocks(problem) -> dict[str, list]:
     groups: dict[str, list] = {}
     for blk in problem.blocks:
         groups.setdefault(blk.owner, []).append(blk)
