@@ -2,34 +2,8 @@
 
 A paper's estimator inherits `CertifiedClassifier` (scikit-learn's ``ClassifierMixin`` and ``BaseEstimator``
 included) and calls `CertifiedClassifier._check_shared` from its own parameter check; the shared parameters are
-documented here once (numpydoc), and each estimator's docstring says only where it narrows them.
-
-Parameters shared by the estimators
------------------------------------
-backend : str or None
-    The certiprog backend that solves the estimator's convex programs: ``"clarabel"``, ``"cvxpy"``, ``"piqp"``,
-    ``"pyomo"``, ``"mosek"`` (`certiprog.solvers.available_backends`). None lets certiprog choose: the paper's
-    structured solver where it has one, else the default backend order.
-solver : str or None
-    Which solver runs: a solver of ``backend`` (``"CLARABEL"``, ``"OSQP"`` for cvxpy) or, for estimators whose
-    paper has its own algorithm, that algorithm's name (``"dedicated"`` in ME2, ``"algorithm1"`` in error
-    clumping), as each estimator lists. None: the backend's (or the paper's) default.
-certify : {True, False, "auto", "kkt"}
-    What a fitted model's optimum is checked with, the same word in every estimator:
-
-    * True: a rigorous interval [lower, upper] around the optimum, both ends proved (`certiprog.check` with the
-      interval), for every reported solve;
-    * ``"kkt"``: the KKT check of the solve (a verdict with measured residuals, no proved interval);
-    * ``"auto"``: the rigorous interval where it is affordable (each estimator states its size rule), else the KKT
-      check;
-    * False: no check beyond what the solve itself reports (for the points of a parameter grid: certify the one
-      you choose).
-
-    ``"full"`` is read as True (the older spelling of the MPM estimators). An estimator that offers only part of
-    this set says so and refuses the rest with an InputError.
-n_jobs : int or None
-    joblib workers over the estimator's independent sub-problems, scikit-learn's meaning: None is 1 unless inside a
-    ``joblib.parallel_backend`` context, -1 uses every core, 0 is refused.
+documented once, in `CertifiedClassifier`'s numpydoc entries, and each estimator's docstring says only where it
+narrows them.
 """
 from __future__ import annotations
 
@@ -58,11 +32,39 @@ def certify_mode(value, allowed=CERTIFY) -> str:
 
 
 class CertifiedClassifier(ClassifierMixin, BaseEstimator):
-    """scikit-learn classifier whose fits are certiprog programs: the shared parameters (``backend``, ``solver``,
-    ``certify``, ``n_jobs``; see the module docstring) checked one way, binary-only tags.
+    """scikit-learn classifier whose fits are certiprog programs: the parameters every paper's estimator shares,
+    with one meaning each, checked one way (`_check_shared`), and binary-only tags.
 
     Subclasses set ``_certify_allowed`` when they offer only part of `CERTIFY`, and ``_solver_names`` for the
-    paper algorithms ``solver`` may name besides a backend's solver."""
+    paper algorithms ``solver`` may name besides a backend's solver. An estimator has only the parameters it uses.
+
+    Parameters
+    ----------
+    backend : str or None
+        The certiprog backend that solves the estimator's convex programs: ``"clarabel"``, ``"cvxpy"``, ``"piqp"``,
+        ``"pyomo"``, ``"mosek"`` (`certiprog.solvers.available_backends`). None lets certiprog choose: the paper's
+        structured solver where it has one, else the default backend order.
+    solver : str or None
+        Which solver runs: a solver of ``backend`` (``"CLARABEL"``, ``"OSQP"`` for cvxpy) or, for estimators whose
+        paper has its own algorithm, that algorithm's name (``"dedicated"`` in ME2, ``"algorithm1"`` in error
+        clumping), as each estimator lists. None: the backend's (or the paper's) default.
+    certify : {True, False, "auto", "kkt"}
+        What a fitted model's optimum is checked with, the same word in every estimator:
+
+        * True: a rigorous interval [lower, upper] around the optimum, both ends proved (`certiprog.check` with the
+          interval), for every reported solve;
+        * ``"kkt"``: the KKT check of the solve (a verdict with measured residuals, no proved interval);
+        * ``"auto"``: the rigorous interval where it is affordable (each estimator states its size rule), else the KKT
+          check;
+        * False: no check beyond what the solve itself reports (for the points of a parameter grid: certify the one
+          you choose).
+
+        ``"full"`` is read as True (the older spelling of the MPM estimators). An estimator that offers only part of
+        this set says so and refuses the rest with an InputError.
+    n_jobs : int or None
+        joblib workers over the estimator's independent sub-problems, scikit-learn's meaning: None is 1 unless inside a
+        ``joblib.parallel_backend`` context, -1 uses every core, 0 is refused.
+    """
 
     _certify_allowed: tuple = CERTIFY
     _solver_names: tuple = ()

@@ -100,8 +100,8 @@ def _flag(f: dataclasses.Field, opt: Option) -> str:
 class PaperExperiment:
     """Base of every paper's experiment (see the module docstring).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : the ``certiprog reproduce`` name (e.g. ``"me2"``).
     Config : the configuration dataclass; it must have a ``quick: bool`` field.
     quick : field values of a ``--quick`` run (options given on the command line win).
