@@ -82,8 +82,8 @@ def test_every_api_name_and_tutorial_has_a_built_page():
     """The strict build produced a page per public name and per notebook, and the paper pages show their figures."""
     import importlib
 
-    for module in ("certiprog", "certiprog.certificates", "certiprog.estimators", "certiprog.formulations",
-                   "certiprog.solvers"):
+    for module in ("certiprog", "certiprog.audit", "certiprog.certify", "certiprog.estimators",
+                   "certiprog.formulations", "certiprog.solvers"):
         mod = importlib.import_module(module)
         for name in mod.__all__:
             own = SITE / "api" / "generated" / f"{module}.{name}.html"
