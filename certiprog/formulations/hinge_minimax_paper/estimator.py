@@ -113,7 +113,7 @@ def select_on_grid(evaluate, grids: dict, widen: dict | None = None):
         run(dict(zip(names, combo)))
     if best is None:
         raise InputError("model selection: every grid point failed to fit")
-    widened = {n: [] for n in names}
+    widened: dict[str, list[float]] = {n: [] for n in names}
     changed = True
     while changed:
         changed = False

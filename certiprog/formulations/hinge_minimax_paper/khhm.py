@@ -83,6 +83,7 @@ import numpy as np
 
 from certiprog import validation as validate
 from certiprog.errors import BackendError, CertiprogError, InputError
+from certiprog.model import Model
 from certiprog.solvers.structured import STRUCTURED
 
 from .programs import background_risk, hinge_minimax, positive_definite_factor, set_halfspaces, set_moments
@@ -389,7 +390,7 @@ class BackgroundRiskEvaluator:
         self.mu, self.Sigma, self.K = mu, Sigma, K
         self.backend, self.solver = backend, thm1_solver(solver)
         self.certify, self.options = certify, dict(options or {})
-        self._model = None
+        self._model: Model | None = None  # Thm 1's QP, built on first use, its half-spaces reset after
 
     def risk(self, W, b, stage: str = "round", round: int = 0):
         t0 = time.perf_counter()

@@ -405,7 +405,8 @@ def me2_fit(X_pos, X_neg, mu, lam, B, *, method: str = "primal", backend: str | 
                 raise InputError(f"warm_start needs one (M, R) or None per positive ({p}); got {len(warm_start)}")
         return _fit_local(P, X, mus, lams, B, method, backend, _local_options(method, options), n_jobs, warm_start)
     build = me2_primal if method == "primal" else me2_dual
-    models, solutions, history, certificates = [], [], [], []
+    models, solutions, history = [], [], []
+    certificates: list = []  # a Certificate per local model, or None when not certified
     for j in range(p):
         model = build(X, P[j], mus[j], lams[j], B)
         sol = model.solve(backend=backend, **options)
