@@ -18,7 +18,13 @@ continuous). ``F`` is minimised over w (n = 785 variables for MNIST) by
   differs from I by at most ``c d_max`` in norm), updated row-wise as S changes, Armijo line search;
 * ``method='agd'``: `first_order.accelerated_gradient` (FISTA, backtracking, gradient restart); far slower here
   (F's condition number is ~||X||^2/(m lam): 435 iterations and 13 min against Newton's 4 iterations and 6 s on
-  MNIST m = 10,000, 10 % neighbourhoods, lam = 1e-2), kept as the matrix-free alternative for large n.
+  MNIST m = 10,000, 10 % neighbourhoods, lam = 1e-2), kept as the matrix-free alternative for large n;
+* ``method='auto'`` (default, issue 23): `choose_method` compares their predicted costs in passes over X from a
+  cheap estimate of kappa_F (Newton: a step count growing like log10 kappa_F, each step a Gram matrix of n columns;
+  the gradient: ~sqrt(kappa_F) ln(1/tol) iterations), so the gradient runs only when n is large and the problem
+  well conditioned (e.g. n = 1,200 > m = 300 at lam = 1e3). The Newton step count does not follow the features'
+  conditioning (3-6 steps at 10,000 x 300, covariance condition 1 to 1e6, and on MNIST: benchmarks/scale.py
+  --sweep), since H is F's generalised Hessian up to the factor ``1 +- c d_max`` of Theta's coupling.
 
 Certificate (never the method's own estimate). From the final w: ``xi`` is raised to a provably feasible point
 (``xi >= 0`` and ``xi >= `` the upper end of an enclosure of ``1 - Zw``), and the primal value ``upper`` is its
