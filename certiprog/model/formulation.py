@@ -13,11 +13,12 @@ and, when the formulation has its own structure-exploiting solver (`StructuredFo
 * ``structured_auto(problem) -> bool``: whether certiprog's automatic choice tries that solver first at this size.
 
 These are `typing.Protocol`s: a dataclass with those methods is a Formulation, no base class needed. Why not
-`getattr` on any object: the contract is written down once, type checkers read it, and `Model` refuses a ``data``
-that offers none of it (a mistyped attribute would otherwise silently turn the formulation's solver off).
+`getattr` on any object: the contract is written down once, type checkers read it, and `Model` warns about a
+``data`` that offers none of it (a mistyped method would otherwise silently turn the formulation's solver off).
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..errors import ModelError
@@ -57,10 +58,15 @@ METHODS = ("derive", "structured_solve", "structured_auto")
 
 
 def check_formulation(data):
-    """``data`` if it can be a Model's ``data`` (None, or an object offering at least one of `METHODS`), else a
-    ModelError naming the contract."""
+    """``data`` as a Model's ``data``: None or a `Formulation` (an object offering at least one of `METHODS`). Any
+    other object is still kept, with a DeprecationWarning naming the contract (code that stored arbitrary values in
+    ``model.data`` keeps working for one release); a dict is refused (a mistyped formulation, never a contract)."""
     if data is None or any(callable(getattr(data, m, None)) for m in METHODS):
         return data
-    raise ModelError(f"model.data must be a Formulation (certiprog.model.Formulation: derive(solution), and for a "
-                     f"formulation with its own solver structured_solve(**options) / structured_auto(problem)) or "
-                     f"None; got a {type(data).__name__} with none of {list(METHODS)}")
+    what = (f"model.data should be a Formulation (certiprog.model.Formulation: derive(solution), and for a "
+            f"formulation with its own solver structured_solve(**options) / structured_auto(problem)) or None; "
+            f"got a {type(data).__name__} with none of {list(METHODS)}")
+    if isinstance(data, dict):
+        raise ModelError(what)
+    warnings.warn(what + "; other objects will be refused in a future release", DeprecationWarning, stacklevel=3)
+    return data

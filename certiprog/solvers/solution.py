@@ -76,9 +76,9 @@ class Status:
     accuracy) | unknown. All three are string enums: they compare equal to (and serialise as) the words.
     """
 
-    termination: Termination
-    primal: Feasibility
-    dual: Feasibility
+    termination: Termination | str  # a Termination after construction (a word is converted)
+    primal: Feasibility | str  # a Feasibility after construction
+    dual: Feasibility | str
 
     def __post_init__(self):
         object.__setattr__(self, "termination", _enum(Termination, self.termination, "termination"))
@@ -96,7 +96,7 @@ class Status:
         return hash((self.termination, self.primal, self.dual))
 
     def __str__(self):
-        return self.termination.value
+        return str(self.termination)
 
     @property
     def ok(self) -> bool:
@@ -121,8 +121,8 @@ class Attempt(Record):
     backend: str
     solver: str
     options: dict = field(default_factory=dict)
-    termination: Termination | None = None
-    verdict: Verdict | None = None
+    termination: Termination | str | None = None  # a Termination after construction
+    verdict: Verdict | str | None = None  # a Verdict after construction
     time: float = 0.0
     chosen: bool = False
     rejected: str = ""
@@ -146,22 +146,23 @@ class Attempt(Record):
         # the old record's 'verdict' was the reason when the certificate never ran (no point and no ray)
         word = str(self.verdict)
         reason = self.rejected if self.rejected and not self.rejected.startswith(word) else word
-        backed = self.verdict.startswith(("certified", "accurate", "inaccurate"))
+        backed = word.startswith(("certified", "accurate", "inaccurate"))
         return {"solver": self.label, "status": str(self.termination), "verdict": word if backed else reason}
 
     def to_json(self) -> dict:
         """Plain JSON data (`Solution.save`); `from_json` reads it back, validated."""
         return {"label": self.label, "backend": self.backend, "solver": self.solver,
                 "options": _jsonable(self.options),
-                "termination": None if self.termination is None else self.termination.value,
-                "verdict": None if self.verdict is None else self.verdict.value, "time": float(self.time),
+                "termination": None if self.termination is None else str(self.termination),
+                "verdict": None if self.verdict is None else str(self.verdict), "time": float(self.time),
                 "chosen": bool(self.chosen), "rejected": self.rejected, "error": self.error}
 
     @classmethod
     def from_json(cls, d) -> "Attempt":
         """An Attempt from `to_json`'s data; ValueError naming the fault for anything else."""
-        types = {"label": str, "backend": str, "solver": str, "options": dict, "termination": (str, type(None)),
-                 "verdict": (str, type(None)), "time": (int, float), "chosen": bool, "rejected": str, "error": str}
+        types: dict[str, type | tuple[type, ...]] = {
+            "label": str, "backend": str, "solver": str, "options": dict, "termination": (str, type(None)),
+            "verdict": (str, type(None)), "time": (int, float), "chosen": bool, "rejected": str, "error": str}
         if not isinstance(d, dict) or set(d) != set(types):
             raise ValueError(f"an attempt must have exactly the keys {sorted(types)}")
         for key, kind in types.items():
@@ -280,7 +281,7 @@ class Solution:
     #: why the returned answer is not proved, when the default path returns an unconfirmed one ('' otherwise)
     fallback_note: str = field(default="", repr=False, compare=False)
     #: the structured solver's own rigorous interval on the optimum (`Interval`; None for a backend's answer)
-    solver_interval: object = field(default=None, repr=False, compare=False)
+    solver_interval: Interval | tuple[float, float] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self._verdict = None
@@ -472,11 +473,12 @@ FORMAT = "certiprog.solution/3"
 #: in its untyped 'info' (moved to typed fields by `_upgrade`)
 OLD_FORMATS = ("certiprog.solution/2",)
 ARRAYS = ("x", "z", "s", "certificate")
-_KEYS = {"format": str, "status": dict, "objective": (int, float), "backend": str, "solver": str,
-         "solver_version": str, "iterations": (int, type(None)), "compile_time": (int, float),
-         "solve_time": (int, float), "duals_recovered": bool, "history": list, "info": dict, "cuts": dict,
-         "not_saved": list, "arrays": dict, "sha256": dict, "problem": dict, "verdict": (str, type(None)),
-         "attempts": list, "fallback_note": str, "solver_interval": (list, type(None))}
+_KEYS: dict[str, type | tuple[type, ...]] = {
+    "format": str, "status": dict, "objective": (int, float), "backend": str, "solver": str, "solver_version": str,
+    "iterations": (int, type(None)), "compile_time": (int, float), "solve_time": (int, float),
+    "duals_recovered": bool, "history": list, "info": dict, "cuts": dict, "not_saved": list, "arrays": dict,
+    "sha256": dict, "problem": dict, "verdict": (str, type(None)), "attempts": list, "fallback_note": str,
+    "solver_interval": (list, type(None))}
 _PROBLEM_KEYS = {"n", "m", "sense", "cones", "variables", "blocks", "fingerprint"}
 _FINGERPRINT = ("A", "b", "P", "q", "r0")
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import BackendError, CertiprogError, ModelError
-from ..model.results import Record
 from .backends.common import make_solution
 from .solution import Interval, Termination, _interval
 
@@ -49,7 +48,7 @@ AUTO_MIN_NNZ = 10**6
 
 
 @dataclass(frozen=True, eq=False)
-class StructuredAnswer(Record):
+class StructuredAnswer:
     """What a formulation's ``structured_solve`` returns (module docstring): ``values`` {variable: array},
     ``duals`` {constraint or block owner: array}, ``status`` ('optimal' when its own interval met the tolerance,
     else 'inaccurate'), ``interval`` (its rigorous `Interval`, or None), ``iterations``, ``solver_status`` (the
@@ -57,8 +56,8 @@ class StructuredAnswer(Record):
 
     values: dict
     duals: dict = field(default_factory=dict)
-    status: Termination = Termination.INACCURATE
-    interval: Interval | None = None
+    status: Termination | str = Termination.INACCURATE  # a Termination after construction
+    interval: Interval | tuple[float, float] | None = None  # an Interval after construction
     iterations: int | None = None
     solver_status: str = ""
     info: dict = field(default_factory=dict)
@@ -182,7 +181,7 @@ def structured_answer(model, problem, options: dict):
     info = dict(out.info)
     if out.solver_status:
         info.setdefault("structured_status", out.solver_status)
-    sol = make_solution(problem, out.status.value, x, z, problem.b - problem.A @ x, backend=STRUCTURED,
+    sol = make_solution(problem, str(out.status), x, z, problem.b - problem.A @ x, backend=STRUCTURED,
                         solver=STRUCTURED, iterations=out.iterations, solve_time=elapsed, info=info)
     sol.solver_interval = out.interval
     return sol

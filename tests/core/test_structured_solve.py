@@ -204,7 +204,7 @@ def test_a_dict_answer_is_read_with_a_deprecation_warning():
 def test_structured_answer_is_validated():
     a = StructuredAnswer({"x": np.zeros(2)}, status="optimal", interval=[0, 1], iterations=np.int64(4))
     assert a.status == "optimal" and a.interval == (0.0, 1.0) and type(a.interval).__name__ == "Interval"
-    assert isinstance(a.iterations, int) and a["values"] is a.values  # a Record: readable by name
+    assert isinstance(a.iterations, int) and a.values["x"].shape == (2,) and a.duals == {} and a.info == {}
     assert StructuredAnswer({}, status="trivial").solver_status == "trivial"
     for bad in (dict(values=[1.0]), dict(values={}, duals=[0.0]), dict(values={}, interval=(1.0,)),
                 dict(values={}, interval=("a", "b")), dict(values={}, info={"interval": (0, 1)}),
