@@ -11,8 +11,9 @@ standard a-priori bounds for round-to-nearest arithmetic (u = 2^-53, gamma_k = k
 Radii are themselves computed in floating point, so each radius is multiplied by a safety factor
 ``1 + 4(k + 4) u`` that exceeds the relative error of that (nonnegative) computation, and ``_ETA`` (far
 above the underflow unit) is added against underflow. `lo` / `hi` round outward by one ulp. This is
-how `duality` evaluates Lagrangians, residuals and cone memberships over thousands of rows at numpy
-speed; arb (python-flint) is used only for small dense solves and per-cone nonlinear tests.
+how the optimality interval (`interval`, `lower_end`, `upper_end`) evaluates Lagrangians, residuals and cone
+memberships over thousands of rows at numpy speed; arb (python-flint) is used only for small dense solves and
+per-cone nonlinear tests.
 """
 from __future__ import annotations
 
