@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import DCPError, ModelError, ShapeError
 from .constraints import Constraint
 from .expression import Expression, Parameter, Variable, as_expression
 from .formulation import Formulation, check_formulation
+
+if TYPE_CHECKING:  # for the annotation only: `Model.compile` imports it when first called
+    from .compile import Structure
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class Model:
         self.objective = objective
         self.data = data
         self._version = 0
-        self._compiled = None
+        self._compiled: tuple[tuple[int, str], Structure] | None = None  # (version, forall) -> its structure
         if isinstance(constraints, dict):
             for k, c in constraints.items():
                 self.add(c, name=k)
