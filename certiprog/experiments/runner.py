@@ -32,6 +32,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -175,7 +176,7 @@ def encode(obj, arrays: dict | None, where: str = "result"):
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind not in "biufc":
             raise InputError(f"{where}: only numeric or boolean arrays can be stored (no pickle), got {obj.dtype}")
-        if plain:
+        if arrays is None:  # plain
             return encode(obj.tolist(), arrays, where)
         name = f"a{len(arrays)}"
         arrays[name] = obj
@@ -200,7 +201,7 @@ def decode(obj, arrays):
     return obj
 
 
-def normalise(result):
+def normalise(result) -> Any:
     """``result`` as a store gives it back (tuples -> lists, numpy scalars -> Python, arrays kept)."""
     arrays: dict = {}
     return decode(json.loads(json.dumps(encode(result, arrays))), arrays)
@@ -546,7 +547,7 @@ def run_tasks(tasks, store: ResultStore | None = None, executor: str = "loky", j
     tasks = list(tasks)
     _check_run_options(executor, jobs)
     shard = parse_shard(shard)
-    seen = {}
+    seen: dict[str, int] = {}  # task key -> its index
     for i, t in enumerate(tasks):
         if not isinstance(t, Task):
             raise InputError(f"tasks[{i}] is a {type(t).__name__}, not a Task")
@@ -556,8 +557,10 @@ def run_tasks(tasks, store: ResultStore | None = None, executor: str = "loky", j
         seen[t.key] = i
     start = time.perf_counter()
     selected = [i for i in range(len(tasks)) if shard is None or i % shard[1] == shard[0]]
-    results, seconds = [None] * len(tasks), [None] * len(tasks)
-    reused, pending = [], []
+    results: list = [None] * len(tasks)  # each task's result (None until it is done)
+    seconds: list[float | None] = [None] * len(tasks)
+    reused: list[int] = []
+    pending: list[int] = []
     for i in selected:
         if store is not None and tasks[i] in store:
             try:
