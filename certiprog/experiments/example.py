@@ -1,17 +1,21 @@
-"""A minimal experiment on the runner's protocol: the template for a new ``certiprog reproduce NAME``.
+"""A minimal experiment on the paper kit: the template for a new ``certiprog reproduce NAME``.
 
 Each task draws ``n`` Gaussian samples from its own seed and returns their mean (and, with ``keep_samples``, the
 samples as an array, stored in a .npz beside the JSON); the aggregation writes ``summary.md`` and ``means.csv``.
 The tests run it on every executor (it is tiny and needs nothing but numpy).
+
+The pattern every paper follows: a ``Config`` dataclass whose `option` fields are the command line, a
+`PaperExperiment` subclass with ``check``, ``tasks`` and ``aggregate``, and the protocol's module-level names bound
+to one instance (``add_arguments = EXPERIMENT.add_arguments`` ...).
 """
 from __future__ import annotations
 
-import csv
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
 from certiprog.errors import InputError
+from certiprog.experiments.kit import PaperExperiment, option, output_folder, write_csv
 from certiprog.experiments.runner import Task
 
 VERSION = "1"
@@ -26,39 +30,48 @@ def sample_mean(config: dict, scale: float = 1.0) -> dict:
     return out
 
 
-def add_arguments(parser) -> None:
-    parser.add_argument("--reps", type=int, default=4, help="repetitions")
-    parser.add_argument("--n", type=int, default=100, help="samples per repetition")
-    parser.add_argument("--mu", type=float, default=0.0, help="mean of the samples")
-    parser.add_argument("--seed", type=int, default=0, help="base seed")
+@dataclass
+class Config:
+    """Everything that defines a run; the `option` fields are the command line."""
+
+    reps: int = option(4, help="repetitions")
+    n: int = option(100, help="samples per repetition")
+    mu: float = option(0.0, help="mean of the samples")
+    seed: int = option(0, help="base seed")
+    keep_samples: bool = False
+    quick: bool = False
 
 
-def config_from_args(args) -> dict:
-    cfg = dict(reps=args.reps, n=args.n, mu=args.mu, seed=args.seed, keep_samples=False)
-    if cfg["reps"] < 1 or cfg["n"] < 1:
-        raise InputError(f"--reps and --n must be >= 1, got {cfg['reps']} and {cfg['n']}")
-    return cfg
+class ExampleExperiment(PaperExperiment):
+    """The example: ``reps`` tasks of `sample_mean`, a summary and a CSV."""
+
+    name = "example"
+    Config = Config
+    quick = dict(reps=2, n=20)
+
+    def check(self, cfg: Config) -> None:
+        if cfg.reps < 1 or cfg.n < 1:
+            raise InputError(f"--reps and --n must be >= 1, got {cfg.reps} and {cfg.n}")
+
+    def tasks(self, cfg: Config) -> list:
+        return [Task(f"rep {r}", sample_mean, dict(seed=cfg.seed, rep=r, n=cfg.n, mu=cfg.mu,
+                                                   keep_samples=cfg.keep_samples), VERSION)
+                for r in range(cfg.reps)]
+
+    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
+        out = output_folder(out)
+        means = np.array([r["mean"] for r in results])
+        paths = dict(summary=out / "summary.md", csv=out / "means.csv")
+        paths["summary"].write_text(f"# example: {len(results)} repetitions\n\nmean of means {means.mean():.6f}, "
+                                    f"{meta.get('n_computed', '?')} computed, {meta.get('n_reused', '?')} reused\n")
+        write_csv(paths["csv"], [dict(rep=r["rep"], mean=repr(r["mean"]), std=repr(r["std"])) for r in results],
+                  ["rep", "mean", "std"])
+        return {p.name: p for p in paths.values()}
 
 
-def tasks(cfg: dict) -> list:
-    return [Task(f"rep {r}", sample_mean, dict(seed=cfg["seed"], rep=r, n=cfg["n"], mu=cfg["mu"],
-                                               keep_samples=cfg.get("keep_samples", False)), VERSION)
-            for r in range(cfg["reps"])]
-
-
-def aggregate(cfg: dict, results: list, out, meta: dict) -> dict:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    means = np.array([r["mean"] for r in results])
-    paths = dict(summary=out / "summary.md", csv=out / "means.csv")
-    paths["summary"].write_text(f"# example: {len(results)} repetitions\n\nmean of means {means.mean():.6f}, "
-                                f"{meta.get('n_computed', '?')} computed, {meta.get('n_reused', '?')} reused\n")
-    with open(paths["csv"], "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["rep", "mean", "std"])
-        writer.writerows([r["rep"], repr(r["mean"]), repr(r["std"])] for r in results)
-    return {p.name: p for p in paths.values()}
-
-
-def default_out(cfg) -> str:
-    return "results/example"
+EXPERIMENT = ExampleExperiment()
+add_arguments = EXPERIMENT.add_arguments
+config_from_args = EXPERIMENT.config_from_args
+tasks = EXPERIMENT.tasks
+aggregate = EXPERIMENT.aggregate
+default_out = EXPERIMENT.default_out

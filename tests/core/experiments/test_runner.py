@@ -34,7 +34,7 @@ def _reset_calls():
 
 
 def tiny(reps=5, keep_samples=True):
-    return example.tasks(dict(reps=reps, n=20, mu=1.0, seed=3, keep_samples=keep_samples))
+    return example.tasks(example.Config(reps=reps, n=20, mu=1.0, seed=3, keep_samples=keep_samples))
 
 
 def same_results(a, b):
