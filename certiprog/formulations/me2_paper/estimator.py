@@ -31,11 +31,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from certiprog import validation as validate
 from certiprog.errors import InputError
+from certiprog.estimators.base import CertifiedClassifier
 
 from .batch_solver import fit_batch
 from .decision import check_rule, rank_thresholds, rule_scores
@@ -47,7 +47,7 @@ from .tuning import PAPER_LAM, PAPER_MU, PREFER, batch_groups, positive_grid, tu
 __all__ = ["ME2Classifier"]
 
 
-class ME2Classifier(ClassifierMixin, BaseEstimator):
+class ME2Classifier(CertifiedClassifier):
     """Maximal exclusion ellipsoids (Metzler et al., CAp 2017) for imbalanced binary classification.
 
     Parameters
