@@ -27,8 +27,18 @@ peak (Python and numpy allocations; the solvers' native memory is only in the RS
    Yeast6's 20 % test part), QP solves, the worst certified relative gap and the chosen (mu, lam) (``--out``:
    compare two runs' choices).
 
-    python benchmarks/me2.py [--sections learner local fit] [--datasets yeast6 abalone19] [--centres 3] [--full]
-                             [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6] [--out FILE]
+4. THE TUNED FIT AGAINST THE ORIGINAL CODE (issue 23 item 3, ``--sections speedup``): the same tuned
+   ``ME2Classifier(tuning="local")`` fit on the same data (breast cancer 398 x 30, Yeast6's S 1187 x 8) by this
+   checkout and by the code at ``--original`` (default 1d01032, the commit before the issue-23 speed-ups; checked out
+   read-only with ``git worktree add`` into a temporary folder and removed afterwards). Each fit runs in its own
+   fresh process (same interpreter, BLAS on one thread, modules imported before the clock starts); wall and CPU
+   seconds, the CPU ratio original / now, whether every local model got the same (mu, lam) and the test F-measure,
+   the worst certified relative gap, and the process's peak RSS above its imports. Beside: ``SVC`` and the 6 x 3
+   ``GridSearchCV`` of section 3 on the same data.
+
+    python benchmarks/me2.py [--sections learner local fit speedup] [--datasets yeast6 abalone19] [--centres 3]
+                             [--full] [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6]
+                             [--original REV] [--out FILE]
 """
 from __future__ import annotations
 
@@ -214,6 +224,85 @@ def learner_section(names, report: dict, kinds=LEARNER_KINDS) -> None:
               f"{t1['seconds'] / t2['seconds']:.2f}x faster with 2 workers\n")
 
 
+def _fit_in_this_process(npz: str) -> dict:
+    """The tuned fit of section 4 on the data saved in ``npz``, in this process (whichever certiprog is importable):
+    JSON-ready figures."""
+    import warnings
+
+    import numpy as np
+    import sklearn.model_selection  # noqa: F401 (imported before the clock starts, as by any fit after the first)
+    from sklearn.metrics import f1_score
+    from threadpoolctl import threadpool_limits
+
+    import certiprog
+    from certiprog.formulations.me2_paper.estimator import ME2Classifier
+
+    data = np.load(npz)
+    pos = data["pos"].item()
+    base = peak_rss_kb()
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0, c0 = time.perf_counter(), time.process_time()
+        est = ME2Classifier(tuning="local", random_state=int(data["seed"])).fit(data["Xtr"], data["ytr"])
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    gaps = [c.rel_gap for c in est.certificates_] + [t.max_rel_gap for t in est.tuning_]
+    return dict(code=os.path.dirname(os.path.dirname(certiprog.__file__)), seconds=wall, cpu=cpu,
+                f1=float(f1_score(data["yte"], est.predict(data["Xte"]), pos_label=pos, zero_division=0)),
+                mu=est.mu_.tolist(), lam=est.lam_.tolist(), max_rel_gap=float(max(gaps)),
+                n_solves=len(est.certificates_) + sum(t.n_solves for t in est.tuning_),
+                rss_mb=(peak_rss_kb() - base) / 1024, n=int(data["Xtr"].shape[0]), d=int(data["Xtr"].shape[1]),
+                n_pos=int(np.sum(data["ytr"] == pos)))
+
+
+def _fit_in_fresh_process(npz: str, tree: str | None) -> dict:
+    """`_fit_in_this_process` in a new interpreter; ``tree``: a checkout whose certiprog it imports (None: this
+    one)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if tree is not None:
+        env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--fit-npz", npz], env=env, check=True,
+                          capture_output=True, text=True, cwd=tree or os.getcwd())
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def speedup_section(names, original: str, report: dict) -> None:
+    """Section 4: the tuned fit now and at ``original``, each in a fresh process, with SVC / GridSearchCV beside."""
+    import subprocess
+    import tempfile
+
+    import numpy as np
+
+    repo = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    print(f"## Tuned ME2Classifier fit: this checkout against {original} (issue 23 item 3)\n")
+    print("| data (n x d, positives) | code | wall | CPU | original / now (CPU) | same (mu, lam) | test F | "
+          "worst rel. gap | QP solves | peak RSS |\n|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, "original")
+        subprocess.run(["git", "-C", repo, "worktree", "add", "--detach", tree, original], check=True,
+                       capture_output=True)
+        try:
+            for name in names:
+                Xtr, ytr, Xte, yte, pos, seed = _learner_data(name)
+                npz = os.path.join(tmp, f"{name}.npz")
+                np.savez(npz, Xtr=Xtr, ytr=ytr, Xte=Xte, yte=yte, pos=pos, seed=seed)
+                old, new = _fit_in_fresh_process(npz, tree), _fit_in_fresh_process(npz, None)
+                same = old["mu"] == new["mu"] and old["lam"] == new["lam"]
+                size = f"{name} ({new['n']} x {new['d']}, {new['n_pos']})"
+                for label, r in ((original, old), ("now", new)):
+                    print(f"| {size} | {label} | {_fmt_t(r['seconds'])} | {_fmt_t(r['cpu'])} | "
+                          f"{old['cpu'] / r['cpu']:.1f}x | {'yes' if same else 'NO'} | {r['f1']:.3f} | "
+                          f"{r['max_rel_gap']:.1e} | {r['n_solves']} | {r['rss_mb']:.0f} MB |")
+                report["speedup"].append(dict(dataset=name, original=original, old=old, new=new, same_choices=same))
+        finally:
+            subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", tree], check=False,
+                           capture_output=True)
+    print()
+
+
 def _fmt_t(s: float, approx: bool = False) -> str:
     txt = f"{s * 1e3:.1f} ms" if s < 1 else f"{s:.2f} s" if s < 100 else f"{s / 60:.1f} min"
     return ("~" if approx else "") + txt
@@ -230,17 +319,25 @@ def main(argv=None) -> dict:
     ap.add_argument("--full", action="store_true", help="run the generic paths' tuned fits completely")
     ap.add_argument("--paths", nargs="+", default=list(PATHS), choices=PATHS)
     ap.add_argument("--out", default=None, help="write the measurements as JSON here")
-    ap.add_argument("--sections", nargs="+", default=["learner", "local", "fit"], choices=("learner", "local", "fit"),
+    ap.add_argument("--sections", nargs="+", default=["learner", "local", "fit"],
+                    choices=("learner", "local", "fit", "speedup"),
                     help="learner: ME2Classifier vs scikit-learn; local: one local problem per path; fit: tuned fits "
-                         "per path")
+                         "per path; speedup: the tuned fit now vs --original")
+    ap.add_argument("--original", default="1d01032", help="the code the speedup section compares with (a git rev)")
+    ap.add_argument("--fit-npz", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--learner-data", nargs="+", default=list(LEARNER_DATA))
     ap.add_argument("--learner-fits", nargs="+", default=list(LEARNER_KINDS), choices=LEARNER_KINDS,
                     help="which fits the learner section times")
     args = ap.parse_args(argv)
+    if args.fit_npz:  # one fit of the speedup section, in this (fresh) process
+        print(json.dumps(_fit_in_this_process(args.fit_npz)))
+        return {}
     pairs = [tuple(float(v) for v in p.split(",")) for p in args.pairs]
-    report = dict(local=[], fit=[], learner=[])
+    report = dict(local=[], fit=[], learner=[], speedup=[])
     print(f"# ME2 benchmark (BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, cpu count "
           f"{os.cpu_count()}, load {os.getloadavg()[0]:.1f})\n")
+    if "speedup" in args.sections:
+        speedup_section(args.learner_data, args.original, report)
     if "learner" in args.sections:
         learner_section(args.learner_data, report, args.learner_fits)
     base = run_isolated(_measure, dict(kind="baseline"))["rss_kb"]

@@ -248,18 +248,25 @@ def duality_batch(K, q0, a, mu, lam, B):
     ``g = q - R``, the closed-form primal's objective, the dual objective and the gap
     ``sum_i (1/n)[-g_i]_+ + a_i g_i`` written as a sum of products of non-negative numbers (>= 0 exactly). The one
     definition of the certificate (`certify` and the batched solver use it)."""
+    lam = np.asarray(lam, float).reshape(-1)
+    w = np.matmul(K, a[..., None])[..., 0]
+    q = q0 + np.matmul(w[:, None, :], K)[:, 0, :] / (2.0 * lam)[:, None]
+    R, g, primal, dual, gap = duality_from(w, q, a, q0, mu, lam, B)
+    return w, a.sum(axis=1), R, q, g, primal, dual, gap
+
+
+def duality_from(w, q, a, q0, mu, lam, B):
+    """`duality_batch`'s formulas from ``w = K a`` and ``q = q0 + K^T w / (2 lam)`` computed by the caller (the
+    batched solver shares K between problems): (R, g, primal, dual, gap), one entry per row."""
     n = a.shape[1]
     mu, lam = np.asarray(mu, float).reshape(-1), np.asarray(lam, float).reshape(-1)
-    w = np.matmul(K, a[..., None])[..., 0]
-    s = a.sum(axis=1)
-    R = np.maximum(0.0, B - s / (2.0 * mu))
-    q = q0 + np.matmul(w[:, None, :], K)[:, 0, :] / (2.0 * lam)[:, None]
+    R = np.maximum(0.0, B - a.sum(axis=1) / (2.0 * mu))
     g = q - R[:, None]
     norm_S2 = np.einsum("bp,bp->b", w, w)
     primal = np.maximum(0.0, -g).mean(axis=1) + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam)
     dual = -(np.einsum("bn,bn->b", q0, a) + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
     gap = np.sum(np.where(g < 0, (1.0 / n - a) * -g, a * g), axis=1)
-    return w, s, R, q, g, primal, dual, gap
+    return R, g, primal, dual, gap
 
 
 def _duality(prob: LocalProblem, a, mu, lam, B):

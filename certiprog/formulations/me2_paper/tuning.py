@@ -281,15 +281,15 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     q0 = np.stack([pr.q0 for pr in probs])
     d = X.shape[1]
     Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
-    step = max(1, int(max_bytes // max(K.nbytes, 1)))
+    step = max(1, int(max_bytes // max(8 * K.shape[0] * K.shape[2] * (K.shape[1] + 6), 1)))  # (b x n) work arrays
     for a in range(0, len(lams), step):
         chunk = lams[a:a + step]
         L = len(chunk)
-        Kc, q0c = np.concatenate([K] * L), np.concatenate([q0] * L)  # row r: centre r % C, lam chunk[r // C]
+        which = np.tile(np.arange(C), L)  # row r: centre r % C, lam chunk[r // C]
         lam_rows = np.repeat(np.asarray(chunk, float), C)
         alpha = None
         for mu in mus:
-            ans = solve_batch(Kc, q0c, np.full(C * L, mu), lam_rows, B, alpha, tol=tol)
+            ans = solve_batch(K, q0, np.full(C * L, mu), lam_rows, B, alpha, which=which, tol=tol)
             alpha, M, R, gap = ans.alpha.copy(), ans.M, ans.R, ans.rel_gap
             for r in np.flatnonzero(~ans.ok):
                 sol = solve_local_checked(probs[r % C], mu, lam_rows[r], B, alpha0=ans.alpha[r], tol=tol)

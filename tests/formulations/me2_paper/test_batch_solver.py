@@ -1,0 +1,134 @@
+"""ME^2's batched local solver (batch_solver) and the batched tuning (tuning.tune_fold): the same certified answers
+as the one-problem solver, the same tuning choices, honest statuses on degenerate data, bad input refused."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from certiprog.errors import InputError
+from certiprog.formulations.me2_paper.batch_solver import fit_batch, solve_batch
+from certiprog.formulations.me2_paper.local_solver import certify, grid_path, local_problem, solve_local
+from certiprog.formulations.me2_paper.tuning import local_tasks, tune_centre, tune_fold, tuning_folds
+
+TOL = 1e-10
+
+
+def fold(seed=0, n_pos=6, n_neg=80, d=3):
+    """Centres near the middle of [0, 1]^d and uniform negatives: (centres, negatives)."""
+    rng = np.random.default_rng(seed)
+    return 0.5 + 0.1 * rng.normal(size=(n_pos, d)), rng.uniform(0, 1, size=(n_neg, d))
+
+
+def stacked(C, N):
+    probs = [local_problem(N, c) for c in C]
+    return probs, np.stack([p.K for p in probs]), np.stack([p.q0 for p in probs])
+
+
+def check_against_scalar(probs, ans, mus, lams, B=4.0):
+    """Every batched answer: its certificate recomputed by local_solver.certify holds at TOL, and it is within the
+    certified distance of the one-problem solver's answer."""
+    for i, pr in enumerate(probs):
+        assert ans.ok[i]
+        again = certify(pr, ans.alpha[i], mus[i], lams[i], B, solver="check", tol=TOL)
+        assert again.ok and np.isclose(again.gap, ans.gap[i], rtol=1e-6, atol=1e-15)
+        assert np.allclose(again.M, ans.M[i]) and np.isclose(again.R, ans.R[i])
+        ref = solve_local(problem=pr, mu=mus[i], lam=lams[i], B=B, tol=TOL)
+        slack = 1e-7 * max(1.0, np.abs(ref.M).max())
+        assert np.abs(ans.M[i] - ref.M).max() <= again.M_error + ref.M_error + slack
+        assert abs(ans.R[i] - ref.R) <= again.R_error + ref.R_error + 1e-7
+
+
+@pytest.mark.parametrize("mu, lam", [(0.75, 1e-6), (1.0, 1e-3), (2.0, 0.1), (10.0, 100.0)])
+def test_cold_batch_matches_the_one_problem_solver(mu, lam):
+    C, N = fold(1)
+    probs, K, q0 = stacked(C, N)
+    b = len(probs)
+    ans = solve_batch(K, q0, np.full(b, mu), np.full(b, lam), 4.0, tol=TOL)
+    check_against_scalar(probs, ans, np.full(b, mu), np.full(b, lam))
+
+
+def test_warm_path_and_shared_layout():
+    """Along the grid path, warm-started; and the same problems as L copies of the centres (``which``) give the
+    same answers as with every K repeated."""
+    C, N = fold(2, n_pos=4, n_neg=60)
+    probs, K, q0 = stacked(C, N)
+    b = len(probs)
+    alpha = None
+    for mu, lam in grid_path((0.75, 1.0, 2.0), (1e-4, 1e-2, 1.0)):
+        ans = solve_batch(K, q0, np.full(b, mu), np.full(b, lam), 4.0, alpha, tol=TOL)
+        check_against_scalar(probs, ans, np.full(b, mu), np.full(b, lam))
+        alpha = ans.alpha
+    lams = np.repeat([1e-4, 1e-2, 1.0], b)
+    which = np.tile(np.arange(b), 3)
+    shared = solve_batch(K, q0, np.full(3 * b, 0.9), lams, 4.0, which=which, tol=TOL)
+    copies = solve_batch(K[which], q0[which], np.full(3 * b, 0.9), lams, 4.0, tol=TOL)
+    assert shared.ok.all() and copies.ok.all()
+    assert np.allclose(shared.M, copies.M, atol=1e-8) and np.allclose(shared.R, copies.R, atol=1e-9)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.sampled_from([0.75, 1.0, 10.0]), st.sampled_from([1e-5, 1e-2, 10.0]))
+def test_answers_are_certified_or_reported(seed, mu, lam):
+    """Whatever the data, a batched answer is in the box and its reported gap is the certificate's; ok is True
+    exactly when that gap meets the tolerance."""
+    C, N = fold(seed, n_pos=3, n_neg=40, d=2)
+    probs, K, q0 = stacked(C, N)
+    ans = solve_batch(K, q0, np.full(3, mu), np.full(3, lam), 4.0, tol=TOL, max_rounds=5)
+    for i, pr in enumerate(probs):
+        assert np.all((ans.alpha[i] >= 0) & (ans.alpha[i] <= 1.0 / pr.n))
+        again = certify(pr, ans.alpha[i], mu, lam, 4.0, solver="check", tol=TOL)
+        assert np.isclose(again.gap, ans.gap[i], rtol=1e-6, atol=1e-14)
+        assert bool(ans.ok[i]) == (ans.gap[i] <= TOL * max(1.0, abs(ans.primal[i])))
+
+
+@pytest.mark.parametrize("case", ["duplicates", "constant feature", "scaled 1e-8", "scaled 1e8"])
+def test_degenerate_data(case):
+    """Duplicate negatives, a constant feature, tiny or huge coordinates: every answer certified, or ok False
+    (the callers then use the one-problem solver)."""
+    C, N = fold(3, n_pos=3, n_neg=40)
+    if case == "duplicates":
+        N = np.vstack([N, N[:10]])
+    elif case == "constant feature":
+        N[:, 1] = 0.5
+        C[:, 1] = 0.5
+    elif case.startswith("scaled"):
+        s = 1e-8 if case.endswith("-8") else 1e8
+        C, N = C * s, N * s
+    probs, K, q0 = stacked(C, N)
+    for mu, lam in [(0.75, 1e-3), (1.0, 1.0)]:
+        ans = solve_batch(K, q0, np.full(3, mu), np.full(3, lam), 4.0, tol=TOL)
+        assert np.all(np.isfinite(ans.gap)) and np.all(ans.gap >= 0)
+        for i, pr in enumerate(probs):
+            again = certify(pr, ans.alpha[i], mu, lam, 4.0, solver="check", tol=TOL)
+            assert again.ok == bool(ans.ok[i])
+    sols = fit_batch(C, N, np.full(3, 0.75), np.full(3, 1e-3), 4.0, tol=TOL)
+    assert all(s.ok for s in sols)  # the batch or, where it gave up, the one-problem solver
+
+
+def test_bad_input():
+    C, N = fold(4, n_pos=2, n_neg=20)
+    _, K, q0 = stacked(C, N)
+    with pytest.raises(InputError, match="2 mu B >= 1"):
+        solve_batch(K, q0, [0.1, 0.1], [1.0, 1.0], 4.0)
+    with pytest.raises(InputError, match="2 mu B >= 1"):
+        fit_batch(C, N, [0.05, 1.0], [1.0, 1.0], 4.0)
+
+
+def test_tune_fold_makes_tune_centre_choices():
+    """The batched tuning of a fold chooses, for every centre, what the one-by-one tuning chooses, with the same
+    local counts; its answers are certified."""
+    rng = np.random.default_rng(5)
+    X = np.vstack([0.5 + 0.08 * rng.normal(size=(8, 3)), rng.uniform(0, 1, size=(120, 3))])
+    y = np.arange(len(X)) < 8
+    jobs = [j for j in local_tasks(X, y, tuning_folds(y, 2, random_state=0)) if j[1] == 0]
+    grid = dict(mu_grid=(0.75, 1.0, 10.0), lam_grid=(1e-5, 1e-2, 1.0))
+    for rule in ("rank", "ellipsoid", "batch"):
+        batched = tune_fold(X, y, jobs, rule=rule, **grid)
+        for job, t in zip(jobs, batched):
+            row, k, neg, val = job
+            ref = tune_centre(X[row], X[neg], X[val], y[val], fold=k, rule=rule, **grid)
+            assert (t.mu, t.lam, t.criterion) == (ref.mu, ref.lam, ref.criterion)
+            assert (t.tp, t.fp, t.fn) == (ref.tp, ref.fp, ref.fn)
+            assert t.max_rel_gap <= TOL and t.n_solves == 9
+    with pytest.raises(InputError, match="share their negatives"):
+        tune_fold(X, y, [jobs[0], (0, 1, jobs[0][2][:-1], jobs[0][3])], **grid)
