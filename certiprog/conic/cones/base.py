@@ -232,7 +232,7 @@ class Cone:
     def dual_nudge(self, w) -> np.ndarray:
         """A point of K* near ``w`` whose membership `dual_contains` proves: the projection onto K*, moved inward
         where rounding leaves it on the boundary (SOC: the head raised above a bound of the body's norm; PSD: mu I
-        added; power cones: |z| shrunk; exponential cone: w raised)."""
+        added; power cones: the magnitude of z shrunk; exponential cone: w raised)."""
         return self._dual_nudge(self._project_dual(self._parts(w, "w"))).reshape(-1)
 
     def _dual_nudge(self, V: np.ndarray) -> np.ndarray:
