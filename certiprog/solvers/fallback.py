@@ -35,11 +35,9 @@ import time
 from typing import Callable, Iterable, NamedTuple
 
 from ..errors import BackendError, OptionError
-from .solution import Attempt
+from .solution import Attempt, Verdict
 
-CONFIRMING = ("certified", "accurate", "inaccurate")  # verdict prefixes that count as evidence
-#: evidence that stops the search: a proof, or a ray whose scale-free measure is within tolerance
-STRONG = ("certified", "accurate_infeasible", "accurate_unbounded")
+CONFIRMING = ("certified", "accurate", "inaccurate")  # verdict strengths that count as evidence
 MAX_ANSWERS = 3  # solves tried before giving up (refusals do not count): each extra one costs a full solve
 
 
@@ -73,7 +71,7 @@ def assess(problem, sol) -> tuple[bool, str, str]:
     if term == "infeasible_or_unbounded":
         return False, "failed", term
     v = verdict(problem, sol)
-    return v.startswith(CONFIRMING), v, v
+    return Verdict(v).strength in CONFIRMING, v, v
 
 
 def confirmed(problem, sol) -> tuple[bool, str]:
@@ -83,7 +81,9 @@ def confirmed(problem, sol) -> tuple[bool, str]:
 
 
 def is_strong(v: str) -> bool:
-    return v.startswith(STRONG)
+    """A proof (strength 'certified'), or a ray within tolerance ('accurate' infeasibility / unboundedness)."""
+    verdict = Verdict(v)
+    return verdict.proved or verdict.strength == "accurate" and verdict.kind != "optimality"
 
 
 def honest_status(sol) -> None:
@@ -95,7 +95,7 @@ def honest_status(sol) -> None:
     if cert is None or cert.kind != "optimality" or sol.x is None:
         return
     term = sol.status.termination
-    target = "optimal" if cert.verdict.startswith("certified") else "unconfirmed"
+    target = "optimal" if Verdict(cert.verdict).proved else "unconfirmed"
     if term != target and term in ("optimal", "inaccurate", "unconfirmed"):
         sol.info["solver_termination"] = term
         sol.status = STATUS[target]
@@ -158,7 +158,7 @@ def first_confirmed(problem, candidates: Iterable, *,
         index = len(attempts) - 1
         if first is None:
             first = (sol, v, index)
-        if ok and (is_strong(v) or _is_master(problem) and v.startswith("accurate")):
+        if ok and (is_strong(v) or _is_master(problem) and Verdict(v).strength == "accurate"):
             return _chosen(sol, v, index, attempts, master=_is_master(problem))
         if ok and v == "accurate" and _unprovable(sol):  # another solver's answer cannot be proved either
             return _chosen(sol, v, index, attempts, "this answer is accurate but not certified: the certificate "
@@ -196,7 +196,7 @@ def _unprovable(sol) -> bool:
 
 def _rank(v: str) -> int:
     """Weak answers by strength: accurate before inaccurate."""
-    return 0 if v.startswith("accurate") else 1
+    return 0 if Verdict(v).strength == "accurate" else 1
 
 
 def _chosen(sol, v: str, index: int, attempts: list, note: str | None = None, master: bool = False):
@@ -220,7 +220,7 @@ def _chosen(sol, v: str, index: int, attempts: list, note: str | None = None, ma
 
 def _why_not(a: Attempt, chosen: Attempt) -> str:
     """Why a candidate that answered was not the one returned."""
-    if a.verdict is not None and not a.verdict.startswith(CONFIRMING):
+    if a.verdict is not None and Verdict(a.verdict).strength not in CONFIRMING:
         return f"{a.verdict}: the certificate does not back this answer"
     return f"{a.verdict}, weaker than {chosen.label}'s {chosen.verdict}" if a.verdict != chosen.verdict else \
         f"{chosen.label}'s answer, as strong, was tried by rank"
