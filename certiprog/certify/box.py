@@ -20,95 +20,50 @@ from .rigorous import gamma
 _INFL = 1e-9  # relative widening of derived bounds
 
 
+def _copies(c: Cone) -> Cone:
+    """The cone whose copies `Cone.linear_cuts` acts on: a separable cone (zero, nonneg) row by row (its one copy
+    of all inequality rows would give a dense rows x rows matrix), any other cone copy by copy."""
+    return Cone(c.kind, 1, c.rows, c.alpha) if c.separable else c
+
+
 def _linear_rows(problem):
-    """Rows (G, h) with G x <= h implied by the blocks (see module docstring)."""
+    """Rows (G, h) with G x <= h implied by the blocks: each cone's cuts ``C s <= 0`` (`Cone.linear_cuts`, one copy)
+    on all its copies at once, ``kron(I_count, C) (b - A x) <= 0``, i.e. ``G = -(C A_blk)``, ``h = -(C b_blk)``."""
     A, b = csr_A(problem), problem.b
     Gs, hs = [], []
     for blk in problem.blocks:
-        c, r0 = blk.cone, blk.start
-        if c.kind in ("zero", "nonneg"):
-            Ab, bb = A[blk.start:blk.stop], b[blk.start:blk.stop]
-            Gs.append(Ab), hs.append(bb)
-            if c.kind == "zero":
-                Gs.append(-Ab), hs.append(-bb)
+        one = _copies(blk.cone)
+        if one.rows == 0:
             continue
-        if c.kind in ("pow", "pownd", "exp"):  # all copies at once, by selection matrices on the block's rows
-            G, h = _cone_linear_rows(c, A[blk.start:blk.stop], b[blk.start:blk.stop])
-            Gs.append(G), hs.append(h)
-            continue
-        for k in range(c.count):
-            i0 = r0 + k * c.dim
-            Ab, bb = A[i0:i0 + c.dim], b[i0:i0 + c.dim]
-            if c.kind == "soc":  # s_0 >= 0, s_j - s_0 <= 0, -s_j - s_0 <= 0 (in terms of G x <= h)
-                m = c.dim - 1
-                top = sp.vstack([Ab[0]] * m) if m else sp.csr_matrix((0, A.shape[1]))
-                Gs += [Ab[0], top - Ab[1:], top + Ab[1:]]
-                hs += [bb[:1], bb[0] - bb[1:], bb[0] + bb[1:]]
-            elif c.kind == "psd":
-                n = c.side
-                idx = {}
-                kk = 0
-                for j in range(n):
-                    for i in range(j + 1):
-                        idx[(i, j)] = kk
-                        kk += 1
-                dg = [idx[(j, j)] for j in range(n)]
-                Gs.append(Ab[dg]), hs.append(bb[dg])
-                w = 0.7072  # >= 1/sqrt(2): |s_ij| <= w (s_ii + s_jj)
-                for (i, j), kk in idx.items():
-                    if i == j:
-                        continue
-                    d = Ab[idx[(i, i)]] + Ab[idx[(j, j)]]
-                    e = bb[idx[(i, i)]] + bb[idx[(j, j)]]
-                    Gs += [w * d - Ab[kk], w * d + Ab[kk]]
-                    hs += [[w * e - bb[kk]], [w * e + bb[kk]]]
+        C = sp.kron(sp.eye(one.count, format="csr"), sp.csr_matrix(one.linear_cuts()), format="csr")
+        Gs.append(-(C @ A[blk.start:blk.stop])), hs.append(-(C @ b[blk.start:blk.stop]))
     if not Gs:
         return sp.csr_matrix((0, A.shape[1])), np.zeros(0)
     return sp.csr_matrix(sp.vstack(Gs)), np.concatenate([np.atleast_1d(np.asarray(h, float)) for h in hs])
 
 
 def _bound_rows(problem):
-    """(G, h): the single-entry rows of `_linear_rows` (variable bounds of zero / nonneg rows, ``s_0 >= 0`` of
-    SOC heads), read off A in O(nnz) without building the others; the cheap box of `variable_box`."""
+    """(G, h): the single-entry rows of `_linear_rows` whose cut reads one slack (``c s_r <= 0``: variable bounds
+    of zero / nonneg rows, ``s_0 >= 0`` of SOC heads, PSD diagonals, ...) on a row of A with one entry, read off A
+    in O(nnz) without building the others; the cheap box of `variable_box`."""
     A, b = csr_A(problem), problem.b
-    kind = problem.row_kinds()
-    usable = np.isin(kind, ["zero", "nonneg"])
+    single = np.diff(A.indptr) == 1
+    single[single] = A.data[A.indptr[:-1][single]] != 0
+    rows, scale = [np.zeros(0, int)], [np.zeros(0)]
     for blk in problem.blocks:
-        if blk.cone.kind == "soc":
-            usable[blk.start:blk.stop:blk.cone.dim] = True
-    rows = np.flatnonzero(usable & (np.diff(A.indptr) == 1))
-    rows = rows[A.data[A.indptr[rows]] != 0]
-    eq = kind[rows] == "zero"
-    r = np.concatenate([rows, rows[eq]])
-    sign = np.concatenate([np.ones(rows.size), -np.ones(int(eq.sum()))])
+        one = _copies(blk.cone)
+        if one.rows == 0:
+            continue
+        C = one.linear_cuts()
+        for j in np.flatnonzero(np.count_nonzero(C, axis=1) == 1):
+            r = int(np.flatnonzero(C[j])[0])
+            i = blk.start + r + one.dim * np.arange(one.count)
+            i = i[single[i]]
+            rows.append(i), scale.append(np.full(i.size, -C[j, r]))
+    r, sign = np.concatenate(rows), np.concatenate(scale)
     G = sp.csr_matrix((sign * A.data[A.indptr[r]], A.indices[A.indptr[r]], np.arange(r.size + 1)),
                       shape=(r.size, A.shape[1]))
     return G, sign * b[r]
-
-
-def _cone_linear_rows(c: Cone, Ab, bb) -> tuple:
-    """(G, h) with G x <= h implied by every copy of an exp / pow / pownd cone, whose rows are Ab x + s = bb.
-
-    Power cones: x_i >= 0 and |z| <= sum_i x_i (weighted AM-GM with weights <= 1). Exponential cones: y >= 0,
-    z >= 0 and x <= y log(z/y) <= z - y. Each is ``sum_r c_r s_r <= 0`` for a few rows r of one copy, i.e.
-    ``(-sum c_r A_r) x <= -sum c_r b_r``: a sparse selection matrix C gives all copies at once."""
-    d, k = c.dim, c.count
-    base = d * np.arange(k)
-    if c.kind == "exp":  # -s_y <= 0, -s_z <= 0, s_x + s_y - s_z <= 0
-        combos = [{1: -1.0}, {2: -1.0}, {0: 1.0, 1: 1.0, 2: -1.0}]
-    else:
-        n = d - 1
-        combos = [{i: -1.0} for i in range(n)]
-        combos += [{**{i: -1.0 for i in range(n)}, n: 1.0}, {**{i: -1.0 for i in range(n)}, n: -1.0}]
-    rows, cols, vals = [], [], []
-    for j, combo in enumerate(combos):
-        for r, v in combo.items():
-            rows.append(j * k + np.arange(k))
-            cols.append(base + r)
-            vals.append(np.full(k, v))
-    C = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(len(combos) * k, d * k))
-    return -(C @ Ab), -(C @ bb)
 
 
 def _improves(new, old, side) -> np.ndarray:

@@ -10,16 +10,20 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..conic.cones import Cone
+from ..conic.cones import Cone, ZeroCone
 from .box import row_slack_hi
 from .cache import csc_A
 from .lagrangian import Lagrangian, sum_lo
-from .membership import in_cone, in_dual_cone
 from .rigorous import Ball, solve
 from .rigorous import U as _U
 
-_NONSYMMETRIC = ("exp", "pow", "pownd")  # their rows may carry a dual correction that keeps w in K* (proved)
 _MAX_CORRECTION = 3000  # at most this many columns zeroed by a dual correction (a dense |J| x |J| solve)
+
+
+def _proved_in_dual(cone: Cone) -> bool:
+    """Rows of a cone that is not self-dual (exp, power cones, ...) may carry a dual correction that keeps w in K*,
+    proved by `Cone.dual_contains` (no penalty form); zero, nonneg and SOC rows have their own penalties below."""
+    return not cone.self_dual and not isinstance(cone, ZeroCone)
 
 
 def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray, zc: np.ndarray):
@@ -35,6 +39,9 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
         kind = np.empty(m, dtype=object)
         for blk in problem.blocks:
             kind[blk.start:blk.stop] = blk.cone.kind
+    proved = np.zeros(m, bool)
+    for blk in problem.blocks:
+        proved[blk.start:blk.stop] = _proved_in_dual(blk.cone)
     head = np.arange(m)  # row index of the SOC head of each row's cone
     for blk in problem.blocks:
         if blk.cone.kind == "soc":
@@ -42,7 +49,7 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
             head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
     AJ = csc_A(problem)[:, J]
     touches = np.bincount(AJ.indices, minlength=m) > 0
-    cand = np.flatnonzero(touches & np.isin(kind, ["zero", "nonneg", "soc", *_NONSYMMETRIC]))
+    cand = np.flatnonzero(touches & (np.isin(kind, ["zero", "nonneg", "soc"]) | proved))
     # slack upper ends over the box, on the rows read below only (candidates and their SOC heads)
     need = np.union1d(cand, head[cand])
     S_hi = np.full(m, np.inf)
@@ -54,7 +61,7 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
     # prefer inequality rows whose dual is large (a small correction keeps it >= 0) or whose slack is bounded
     zn = zc[cand[nonneg]]
     # (relative to the largest inequality dual, or to exp / power-cone duals, whose rows come with weight 1)
-    zcone = np.abs(zc[cand[np.isin(kind[cand], _NONSYMMETRIC)]])
+    zcone = np.abs(zc[cand[proved[cand]]])
     zrel = np.clip(zn / max(float(zn.max(initial=0.0)), float(zcone.max(initial=0.0)), 1e-300), 1e-6, 1.0)
     weight[nonneg] *= np.maximum(zrel, np.where(np.isfinite(S_hi[cand[nonneg]]), 1e-2, 0.0))
     soc = kind[cand] == "soc"
@@ -105,7 +112,7 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
         dim = blk.cone.dim
         for h0 in np.unique(head[hit]):
             cone_rows = slice(h0, h0 + dim)
-            if in_cone(Cone("soc", dim), W2[cone_rows]):
+            if blk.cone.with_count(1).contains(W2[cone_rows]):
                 continue
             S0 = S_hi[h0]
             if not np.isfinite(S0):
@@ -113,9 +120,9 @@ def dual_correction(problem, lag: Lagrangian, W: Ball, coef: Ball, J: np.ndarray
             dzb = W2[cone_rows] - Ball(zc[cone_rows])
             pen.append(np.array([-(dzb.norm_hi() * S0 * 1.4142135623730951 * (1 + 8 * _U))]))
     for blk in problem.blocks:  # exp / power cones: the corrected dual must stay in K* (proved; no penalty form)
-        if blk.cone.kind not in _NONSYMMETRIC or not np.any((R >= blk.start) & (R < blk.stop)):
+        if not _proved_in_dual(blk.cone) or not np.any((R >= blk.start) & (R < blk.stop)):
             continue
-        if not in_dual_cone(blk.cone, W2[blk.start:blk.stop]):
+        if not blk.cone.dual_contains(W2[blk.start:blk.stop]):
             return -np.inf, f"a corrected {blk.cone.kind} dual could not be proved in its dual cone", {}
     penalty = np.concatenate(pen) if pen else np.zeros(0)
     total = sum_lo(np.concatenate([terms, penalty]), const)

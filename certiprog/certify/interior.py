@@ -23,20 +23,9 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
     if _MARGIN_SOLVER[0] is None:
         return np.asarray(x0, float), -np.inf
     n, m = problem.n, problem.m
-    e = np.zeros(m)
+    e = np.zeros(m)  # an interior direction of every cone (the zero cone's is 0: its rows stay exact)
     for blk in problem.blocks:
-        c = blk.cone
-        if c.kind == "nonneg":
-            e[blk.start:blk.stop] = 1.0
-        elif c.kind == "soc":
-            e[blk.start:blk.stop:c.dim] = 1.0
-        elif c.kind == "psd":
-            one = np.array([1.0 if i == j else 0.0 for j in range(c.side) for i in range(j + 1)])
-            e[blk.start:blk.stop] = np.tile(one, c.count)
-        elif c.kind in ("pow", "pownd"):
-            e[blk.start:blk.stop] = np.tile(np.r_[np.ones(c.dim - 1), 0.0], c.count)
-        elif c.kind == "exp":  # (-1, 1, 1) is interior: exp(-1) < 1
-            e[blk.start:blk.stop] = np.tile([-1.0, 1.0, 1.0], c.count)
+        e[blk.start:blk.stop] = blk.cone.interior()
     if eps is None:
         eps = 1e-3 / (1.0 + float(np.dot(x0, x0)))
     P = sp.block_diag([eps * sp.eye(n), sp.csc_matrix((1, 1))], format="csc")

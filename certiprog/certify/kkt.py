@@ -88,7 +88,6 @@ from .box import variable_box
 from .dual_cone import dual_in_cone
 from .interval import optimality_interval
 from .lower_end import lower_bound
-from .membership import in_cone
 from .psd import PsdCertificate, psd_certificate
 from .rigorous import Ball, matvec
 from .upper_end import upper_bound
@@ -710,7 +709,7 @@ def _ray_proved(problem, d) -> tuple[bool, str]:
         else:
             T = Ball(S.mid[r].copy(), S.rad[r].copy())
             T.mid[exact0[r]] = 0.0
-            if not in_cone(blk.cone, T):
+            if not blk.cone.contains(T):
                 return False, f"-A d in the cone of {blk.owner!r} is not proved"
     return True, ""
 

@@ -15,7 +15,6 @@ from .cache import csr_A
 from .equalities import SparseEqualities, equality_basis, equality_split
 from .interior import interior_point
 from .lift import Lift
-from .membership import exactly_in_cone, in_cone
 from .rigorous import Ball, matvec, quad, solve
 
 
@@ -72,9 +71,9 @@ def _verify_point(problem, x, eq_rows, basic, lift: Lift | None = None) -> float
     for blk in problem.blocks:
         if blk.cone.kind == "zero":  # satisfied exactly by the exact solution inside the enclosure
             continue
-        if exact[blk.start:blk.stop].all() and exactly_in_cone(blk.cone, problem.b[blk.start:blk.stop]):
+        if exact[blk.start:blk.stop].all() and blk.cone.contains_exactly(problem.b[blk.start:blk.stop]):
             continue
-        if not in_cone(blk.cone, S[blk.start:blk.stop]):
+        if not blk.cone.contains(S[blk.start:blk.stop]):
             return None
     f = quad(problem.P, X) * 0.5 + X.dot(Ball(problem.q)) + float(problem.r0)
     return f.hi()

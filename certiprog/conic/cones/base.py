@@ -36,6 +36,9 @@ class Cone:
     kind: ClassVar[str] = ""
     #: K* = K (the dual projection and membership are the cone's own)
     self_dual: ClassVar[bool] = False
+    #: the cone is the product of its rows' 1-D cones (zero, nonneg): ``count`` copies of ``dim`` rows are the same
+    #: set as ``rows`` copies of one row (callers may regroup the rows, e.g. to apply `linear_cuts` row by row)
+    separable: ClassVar[bool] = False
     #: the dual cone in words (for messages and documentation)
     dual_description: ClassVar[str] = ""
     _by_kind: ClassVar[dict[str, type[Cone]]] = {}

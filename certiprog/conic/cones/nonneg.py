@@ -12,6 +12,7 @@ class NonnegCone(Cone):
 
     kind = "nonneg"
     self_dual = True
+    separable = True
     dual_description = "itself (self-dual)"
 
     def __new__(cls, dim: int, count: int = 1):

@@ -11,6 +11,7 @@ class ZeroCone(Cone):
     """``count`` copies of {0} in R^dim (compiled models use one copy of all equality rows)."""
 
     kind = "zero"
+    separable = True
     dual_description = "R^dim (every point)"
 
     def __new__(cls, dim: int, count: int = 1):
