@@ -35,7 +35,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -504,7 +504,8 @@ def solve_local(X_neg=None, center=None, mu=1.0, lam=1.0, B=4.0, *, problem: Loc
     A, v, ub = _ls_matrix(prob, mu, lam, B)
     N = A.shape[1]
     colnorm = np.sqrt(np.einsum("ij,ij->j", A, A))
-    state = dict(best=None, rounds=0, ipm=0, path="", stages=0)
+    # shared with the closures below: the best _Point so far, its path, and the work counters
+    state: dict[str, Any] = dict(best=None, rounds=0, ipm=0, path="", stages=0)
 
     def consider(alpha, path) -> bool:
         """Keep alpha if its duality gap is the smallest so far (`_duality`; the returned answer is certified again
