@@ -46,7 +46,7 @@ class ExampleExperiment(PaperExperiment):
     """The example: ``reps`` tasks of `sample_mean`, a summary and a CSV."""
 
     name = "example"
-    Config = Config
+    config_class = Config
     quick = dict(reps=2, n=20)
 
     def check(self, cfg: Config) -> None:

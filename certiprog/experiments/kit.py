@@ -3,9 +3,10 @@
 An experiment is a `PaperExperiment` subclass (the base of the experiment's code; `certiprog.papers.Experiment` is
 the registry entry that names it for ``certiprog reproduce``) with
 
-* ``Config``: a dataclass whose fields define a run (stored in ``results.json``); a field made with `option` is also
-  a command-line option (``--field-name`` unless ``flag`` says otherwise), so the options and the configuration
-  cannot drift apart. Every experiment gets ``--quick``: the class's ``quick`` dict fills whatever was not given.
+* ``config_class``: a dataclass (``Config``) whose fields define a run (stored in ``results.json``); a field made
+  with `option` is also a command-line option (``--field-name`` unless ``flag`` says otherwise), so the options and
+  the configuration cannot drift apart. Every experiment gets ``--quick``: the class's ``quick`` dict fills whatever
+  was not given.
 * ``check(cfg)``: the experiment's own validation (InputError naming the option and the fix);
 * ``tasks(cfg)`` and ``aggregate(cfg, results, out, meta)`` of the runner's protocol
   (`certiprog.experiments.runner`).
@@ -25,7 +26,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from ..errors import InputError
 from .runner import encode
@@ -103,20 +104,20 @@ class PaperExperiment:
     Attributes
     ----------
     name : the ``certiprog reproduce`` name (e.g. ``"me2"``).
-    Config : the configuration dataclass; it must have a ``quick: bool`` field.
+    config_class : the configuration dataclass (``Config``); it must have a ``quick: bool`` field.
     quick : field values of a ``--quick`` run (options given on the command line win).
     quick_help : the help text of ``--quick``.
     """
 
     name: ClassVar[str] = ""
-    Config: ClassVar[type]
+    config_class: ClassVar[type]
     quick: ClassVar[dict] = {}
     quick_help: ClassVar[str] = "a small run with the same regimes"
 
     # -- the command line -------------------------------------------------------------------------------------
     def add_arguments(self, parser) -> None:
         """The experiment's options, generated from ``Config`` (the runner adds the shared ones)."""
-        for f, opt in options(self.Config):
+        for f, opt in options(self.config_class):
             if f.name == "quick":
                 continue
             kwargs: dict = dict(dest=f.name, default=None, help=opt.help)
@@ -138,7 +139,7 @@ class PaperExperiment:
     def given(self, args) -> dict:
         """The ``Config`` fields given on the command line (converted), without the quick or default values."""
         out = {}
-        for f, opt in options(self.Config):
+        for f, opt in options(self.config_class):
             value = getattr(args, f.name, None)
             if value is not None and f.name != "quick":
                 out[f.name] = opt.convert(value)
@@ -150,7 +151,7 @@ class PaperExperiment:
         quick = bool(getattr(args, "quick", False))
         values = dict(self.quick) if quick else {}
         values.update(self.given(args))
-        cfg = self.complete(self.Config(**values, quick=quick), args)
+        cfg = self.complete(self.config_class(**values, quick=quick), args)
         self.validate(cfg)
         return cfg
 
@@ -161,8 +162,8 @@ class PaperExperiment:
     # -- validation and output ----------------------------------------------------------------------------------
     def validate(self, cfg) -> None:
         """InputError for anything a run cannot use: the ``Config`` type, then the experiment's `check`."""
-        if not isinstance(cfg, self.Config):
-            raise InputError(f"{self.name}: expected a {self.Config.__qualname__}, got {type(cfg).__name__}")
+        if not isinstance(cfg, self.config_class):
+            raise InputError(f"{self.name}: expected a {self.config_class.__qualname__}, got {type(cfg).__name__}")
         self.check(cfg)
 
     def check(self, cfg) -> None:
@@ -206,7 +207,7 @@ def write_json(path, obj, indent: int = 1) -> Path:
     return path
 
 
-def write_csv(path, rows: Iterable[dict], fields: Sequence[str], extrasaction: str = "raise",
+def write_csv(path, rows: Iterable[dict], fields: Sequence[str], extrasaction: Literal["raise", "ignore"] = "raise",
               blank_none: bool = False) -> Path:
     """``rows`` (dicts) as CSV with the header ``fields``; ``blank_none`` writes None as an empty cell."""
     path = Path(path)

@@ -55,7 +55,7 @@ FIG3_DATASET = "yeast6"
 # positive rates of Fig. 3: the caption's negative rates 97.6, 98.3, 98.8 and 99.2 % (the text only says the
 # methods fail "while reaching a 98.75 % rate of negative examples"); Yeast6 as it is has 35 / 1484 = 2.36 %
 FIG3_RATES = (0.0236, 0.017, 0.012, 0.008)
-# quick (104 s wall measured, docs/experiments/002.md): every data set and method, 2 repetitions, the whole
+# quick (36 s CPU measured, benchmarks/quick_runs.py): every data set and method, 2 repetitions, the whole
 # lam path (consecutive lam differ by 10, so the warm starts along the grid work) at both ends of the paper's mu range
 # (the full runs choose mu = 0.75 for most local models)
 QUICK = dict(reps=2, fig3_runs=2, fig3_rates=(0.0236, 0.012, 0.008), mu_grid=(0.75, 10.0),
@@ -106,10 +106,10 @@ class ME2Experiment(PaperExperiment):
     """``certiprog reproduce me2``: Table 3 and Fig. 3 (see the module docstring)."""
 
     name = "me2"
-    Config = Config
+    config_class = Config
     quick = QUICK
-    quick_help = ("2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs; measured on 2 "
-                  "shared cores (load 8): 104 s wall with --jobs 1, 92 s with --jobs 2 (docs/experiments/002.md)")
+    quick_help = ("2 repetitions, smaller grids (ME2 2 x 9, SVM 3 x 2), Fig. 3 at 3 rates x 2 runs; measured by "
+                  "benchmarks/quick_runs.py on 2 shared cores, 2026-11-27: 36 s CPU, 2 min 41 s wall at load 10-12")
 
     def complete(self, cfg: Config, args) -> Config:
         """Every available data set when ``--datasets`` is not given."""

@@ -29,7 +29,7 @@ class Config:
 
 class Toy(PaperExperiment):
     name = "toy"
-    Config = Config
+    config_class = Config
     quick = dict(reps=2, grid=(1.0,))
 
     def check(self, cfg):

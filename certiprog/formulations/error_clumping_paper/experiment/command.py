@@ -16,7 +16,7 @@ class ErrorClumpingExperiment(PaperExperiment):
     """``certiprog reproduce error-clumping``: Table 1, Figs. 1-2 and the Theta study (see the package docstring)."""
 
     name = "error-clumping"
-    Config = Config
+    config_class = Config
     quick = QUICK
     quick_help = (f"a subsample: {QUICK['n_train']} training / {QUICK['n_test']} test points, Fig. 2 on "
                   f"{QUICK['fig2_train']} / {QUICK['fig2_test']} with {QUICK['n_holes']} holes")
@@ -24,9 +24,10 @@ class ErrorClumpingExperiment(PaperExperiment):
     def complete(self, cfg: Config, args) -> Config:
         """Fig. 2's sizes default to at most the run's own (``min(FIG2_SIZE, n)``)."""
         given = self.given(args)
-        for key, n in (("fig2_train", cfg.n_train), ("fig2_test", cfg.n_test)):
-            if key not in given and not cfg.quick:
-                cfg = replace(cfg, **{key: min(FIG2_SIZE, n)})
+        if "fig2_train" not in given and not cfg.quick:
+            cfg = replace(cfg, fig2_train=min(FIG2_SIZE, cfg.n_train))
+        if "fig2_test" not in given and not cfg.quick:
+            cfg = replace(cfg, fig2_test=min(FIG2_SIZE, cfg.n_test))
         return cfg
 
     def check(self, cfg: Config) -> None:

@@ -16,7 +16,7 @@ class HPMPMExperiment(PaperExperiment):
     """``certiprog reproduce hp-mpm``: Table 2 (linear) or, with ``--kernel``, Table 3 (see the package docstring)."""
 
     name = "hp-mpm"
-    Config = Config
+    config_class = Config
     quick = QUICK
     quick_help = "few partitions, small grids, two small data sets"
 

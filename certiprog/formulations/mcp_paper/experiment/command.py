@@ -15,7 +15,7 @@ class MCPExperiment(PaperExperiment):
     """``certiprog reproduce mcp``: Figs. 3-4 and the image manifolds (see the package docstring)."""
 
     name = "mcp"
-    Config = Config
+    config_class = Config
     quick = QUICK
     quick_help = "small sizes with the same regimes (about 10 s)"
 
