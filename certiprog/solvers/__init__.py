@@ -111,7 +111,7 @@ def solve_model(model, backend: str | None = None, solver: str | None = None, *,
 def _store_values(model, sol: Solution) -> None:
     """Set each user variable's ``.value`` (None when no primal point exists)."""
     for name, v in model.variables.items():
-        v.value = sol.value(name) if sol.x is not None and name in sol.problem.columns else None
+        v.value = sol.value(name) if sol.x is not None and name in sol._need_problem().columns else None
 
 
 __all__ = ["Attempt", "ConicProblem", "Feasibility", "Needs", "Solution", "SolutionInfo", "SolverCapabilities",

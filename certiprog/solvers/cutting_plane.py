@@ -200,7 +200,7 @@ def solve_cutting_plane(structure, backend=None, solver=None, cp_tol=1e-6, cp_ma
     sol.cuts = {k: np.array(v) for k, v in points.items()}
     sol.info.update(termination=termination, violation=violation, master_time=t_master, oracle_time=t_oracle,
                     max_violation=history[-1]["max_violation"] if history else np.nan,
-                    n_master_rows=sol.problem.m - structure.m, master_solvers=used)
+                    n_master_rows=sol._need_problem().m - structure.m, master_solvers=used)
     if drop_inactive is not None:  # the cut points the last solved master problem (and its duals) holds
         held = {k: list(range(n)) for k, n in n_initial.items()}
         for name, i in in_master:

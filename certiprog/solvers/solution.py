@@ -22,6 +22,7 @@ import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..certify.verdict import Interval, Verdict
 from ..conic.cones import Cone, smat
+from ..conic.problem import ConicProblem
 from ..errors import InputError, ModelError, SavedFileError
 from ..model.results import Record
 
@@ -261,7 +262,7 @@ class Solution:
     x: np.ndarray | None  # stacked primal (conic form columns)
     z: np.ndarray | None  # stacked dual (conic form rows)
     s: np.ndarray | None  # stacked slack
-    problem: object  # the ConicProblem that was solved
+    problem: ConicProblem | None  # the ConicProblem that was solved (None: loaded without it)
     backend: str
     solver: str
     solver_version: str = ""
@@ -315,36 +316,38 @@ class Solution:
         return next((a for a in self.attempts if a.chosen), None)
 
     # ------------------------------------------------------------ access
-    def _name(self, obj) -> str:
+    def _name(self, obj) -> str | None:
         return obj if isinstance(obj, str) else getattr(obj, "name", None)
 
     def value(self, var) -> np.ndarray:
         """Value of a variable (by name or object) in its own shape."""
         name = self._name(var)
-        self._need_problem()
-        if name not in self.problem.columns:
-            raise ModelError(f"no variable named {name!r} in this solution; have {list(self.problem.columns)}")
+        problem = self._need_problem()
+        if name not in problem.columns:
+            raise ModelError(f"no variable named {name!r} in this solution; have {list(problem.columns)}")
         if self.x is None:
             raise ModelError(f"no primal point: the solve ended with status {self.status.termination!r}")
-        v, a, b = self.problem.columns[name]
+        v, a, b = problem.columns[name]
         return v.unflat(self.x[a:b])
 
     @property
     def values(self) -> dict:
         """Every variable's value by name (auxiliary variables excluded)."""
-        self._need_problem()
-        return {n: self.value(n) for n in self.problem.columns if not n.startswith("_")}
+        problem = self._need_problem()
+        return {n: self.value(n) for n in problem.columns if not n.startswith("_")}
 
     def dual(self, con) -> np.ndarray:
         """Dual of a constraint (by name or object) in the shape of the constraint (see module doc)."""
         name = self._name(con)
-        self._need_problem()
+        problem = self._need_problem()
         if (self.z is None or not np.all(np.isfinite(self.z))) and self.x is not None and self.status.ok:
             self._recover_duals()
         if self.z is None:
             raise ModelError(f"no dual point: the solve ended with status {self.status.termination!r}")
-        blocks = self.problem.rows_of(name)
-        con_obj = self.problem.structure.model.constraints.get(name)
+        if name is None:
+            raise ModelError(f"no constraint named None: {con!r} was never added to a model (pass its name)")
+        blocks = problem.rows_of(name)
+        con_obj = problem.structure.model.constraints.get(name)
         z = np.concatenate([self.z[b.start:b.stop] for b in blocks])
         if len(blocks) == 1 and blocks[0].cone.kind == "psd":
             return smat(z, blocks[0].cone.side)
@@ -354,9 +357,10 @@ class Solution:
             return z.reshape(con_obj.dual_shape())
         return z
 
-    def _need_problem(self) -> None:
+    def _need_problem(self) -> ConicProblem:
         if self.problem is None:
             raise ModelError("this Solution was loaded without its problem: Solution.load(path, problem=model)")
+        return self.problem
 
     def _recover_duals(self) -> None:
         """Fill missing duals (solvers such as SCIP return none) from the primal point, once, and say so."""
@@ -433,7 +437,8 @@ class Solution:
         }
         with open(f"{stem}.json", "w") as fh:
             json.dump(meta, fh, indent=1)
-        np.savez(f"{stem}.npz", **arrays)
+        # numpy's stub: a **dict could hold savez's own allow_pickle flag; these keys are array names
+        np.savez(f"{stem}.npz", **arrays)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path, problem=None) -> "Solution":

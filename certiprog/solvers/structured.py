@@ -242,7 +242,7 @@ AUX_MARGIN = 1e-10
 def _inside(problem, expr, start: int, stop: int, value: np.ndarray) -> np.ndarray:
     """``value`` of the epigraph column(s) ``start:stop`` of ``expr`` (one atom) moved by `AUX_MARGIN` into the
     atom's cone when they cost nothing (zero in q and P)."""
-    atoms = getattr(expr, "nonlin", ())
+    atoms: tuple = getattr(expr, "nonlin", ())  # ((selection, atom), ...)
     if len(atoms) != 1 or getattr(expr, "terms", None) or np.any(problem.q[start:stop]):
         return value  # a `_sq` copy (an equality), a costed column, anything else: its exact value
     P = problem.P
