@@ -132,3 +132,15 @@ def test_tune_fold_makes_tune_centre_choices():
             assert t.max_rel_gap <= TOL and t.n_solves == 9
     with pytest.raises(InputError, match="share their negatives"):
         tune_fold(X, y, [jobs[0], (0, 1, jobs[0][2][:-1], jobs[0][3])], **grid)
+
+
+def test_grids_outside_the_batch_use_the_one_problem_solver():
+    """A mu grid with 2 mu B < 1 (R >= 0 can bind) is tuned and fitted one problem at a time, still certified."""
+    from certiprog.formulations.me2_paper.estimator import ME2Classifier
+
+    rng = np.random.default_rng(6)
+    X = np.vstack([0.5 + 0.08 * rng.normal(size=(6, 2)), rng.uniform(0, 1, size=(70, 2))])
+    y = (np.arange(len(X)) < 6).astype(int)
+    est = ME2Classifier(tuning="local", mu_grid=(0.05, 1.0), lam_grid=(1e-2, 1.0), random_state=0).fit(X, y)
+    assert all(c.status == "optimal" and c.rel_gap <= TOL for c in est.certificates_)
+    assert all(t.max_rel_gap <= 1e-7 for t in est.tuning_)
