@@ -34,7 +34,7 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
                    sp.hstack([sp.csc_matrix((1, n)), sp.csc_matrix([[1.0]])])], format="csc")
     b = np.concatenate([problem.b, [float(t_max)]])
     cones = problem.merged_cones() + [Cone("nonneg", 1)]
-    w = np.asarray(_MARGIN_SOLVER[0](P, q, A, b, cones), float)
+    w = np.asarray(solve_conic(P, q, A, b, cones), float)
     return w[:n], float(w[n])
 
 
@@ -43,9 +43,20 @@ def interior_point(problem, x0, eps: float | None = None, t_max: float = 1.0):
 _MARGIN_SOLVER: list = [None]
 
 
+def solve_conic(P, q, A, b, cones, tol: float | None = None):
+    """min 1/2 x'Px + q'x s.t. b - Ax in cones (certiprog `Cone` objects) by the registered solver
+    (`set_margin_solver`), at tolerance ``tol`` (gap and feasibility; None: the solver's defaults); its primal x,
+    or None when no solver is registered. Used by `interior_point` and by the dual recovery's least squares."""
+    solve = _MARGIN_SOLVER[0]
+    if solve is None:
+        return None
+    return solve(P, q, A, b, cones) if tol is None else solve(P, q, A, b, cones, tol=tol)
+
+
 def set_margin_solver(solve) -> None:
-    """Register the function that solves `interior_point`'s margin QP (the upper end's repair): the certificates
-    take it as an argument instead of importing a backend (certiprog.solvers registers Clarabel's)."""
+    """Register the function that solves `interior_point`'s margin QP (the upper end's repair) and the dual
+    recovery's conic least squares, ``solve(P, q, A, b, cones, tol=None) -> x``: the certificates take it as an
+    argument instead of importing a backend (certiprog.solvers registers Clarabel's)."""
     if solve is not None and not callable(solve):
         raise TypeError(f"set_margin_solver takes a function (P, q, A, b, cones) -> x, or None; got {solve!r}")
     _MARGIN_SOLVER[0] = solve

@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..conic.cones import Cone, project, smat
+from ..conic.cones import Cone, project
 from ..errors import InputError
 
 #: the polished pair counts as a KKT point (its dual exact to rounding) below this natural residual ...
@@ -102,7 +102,7 @@ def row_units(problem, x) -> np.ndarray:
     rho = np.abs(problem.b) + abs(problem.A) @ np.abs(x)
     for blk in problem.blocks:
         c = blk.cone
-        if c.kind in ("zero", "nonneg") or c.rows == 0:
+        if c.separable or c.rows == 0:
             continue
         R = rho[blk.start:blk.stop].reshape(c.count, c.dim)
         rho[blk.start:blk.stop] = np.repeat(np.linalg.norm(R, axis=1), c.dim)
@@ -205,27 +205,6 @@ class _Active:
     offrows: np.ndarray  # inactive nonneg rows
 
 
-def _margin(kind: str, S: np.ndarray, weights) -> np.ndarray:
-    """How far inside its cone each row of S is, in the slack's units (<= 0 on the boundary or outside; 0 where
-    the point is on a non-smooth part of the boundary or outside the simple formulas' domain)."""
-    if kind == "soc":
-        return S[:, 0] - np.linalg.norm(S[:, 1:], axis=1)
-    if kind == "exp":
-        ok = (S[:, 1] > 0) & (S[:, 2] > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = S[:, 1] * np.log(S[:, 2] / S[:, 1]) - S[:, 0]
-        return np.where(ok, m, 0.0)
-    if kind in ("pow", "pownd"):
-        U = S[:, :-1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            m = np.exp(np.log(np.maximum(U, 0.0)) @ np.asarray(weights, float)) - np.abs(S[:, -1])
-        return np.where(np.all(U > 0, axis=1), m, 0.0)
-    if kind == "psd":
-        side = int(round((np.sqrt(8 * S.shape[1] + 1) - 1) / 2))
-        return np.array([np.linalg.eigvalsh(smat(p, side))[0] for p in S])
-    raise InputError(f"no margin for cone kind {kind!r}")
-
-
 def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()) -> _Active | str:
     """The active set of the pair (x, z), or a string saying why it cannot be polished. force_on / force_off:
     rows (nonneg) and cone starts moved across by an earlier round. z None: identified from the slacks alone
@@ -267,7 +246,7 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()) -> _Ac
         z_rel = np.linalg.norm(zrel[blk.start:blk.stop].reshape(c.count, c.dim), axis=1)
         forced_on, forced_off = np.isin(starts, on_set), np.isin(starts, off_set)
         if by_slack:
-            inside = _margin(c.kind, S, c.weights if c.kind in ("pow", "pownd") else None) / np.where(us > 0, us, 1.0)
+            inside = c.margin(S) / np.where(us > 0, us, 1.0)
             is_off = forced_off | (~forced_on & (inside > SLACK_ACTIVE) & (s_rel > SLACK_ACTIVE))
             is_apex = ~is_off & (s_rel <= SLACK_ACTIVE)
         else:

@@ -28,45 +28,29 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..conic.cones import project, smat
+from ..conic.cones import Cone, project
 from ..errors import InputError
+from .interior import solve_conic
 from .polish import EXACT_RESIDUAL, DualPolish, kkt_residual, polish_duals, row_units
 
 
+def _copies(c: Cone) -> Cone:
+    """The cone whose copies are kept or dropped whole: a separable cone (zero, nonneg) row by row, any other cone
+    copy by copy."""
+    return Cone(c.kind, 1, c.rows, c.alpha) if c.separable else c
+
+
 def _active_rows(problem, s, thr) -> np.ndarray:
-    """Boolean mask of rows whose multiplier may be nonzero."""
+    """Boolean mask of rows whose multiplier may be nonzero: a whole copy of a cone (a row of a separable one) is
+    active when s is within thr of its boundary (`Cone.margin`; the zero cone's margin is never positive)."""
     act = np.zeros(problem.m, bool)
     for blk in problem.blocks:
-        r = slice(blk.start, blk.stop)
-        c = blk.cone
-        if c.kind == "zero":
-            act[r] = True
-        elif c.kind == "nonneg":
-            act[r] = s[r] <= thr
-        else:  # a whole cone is active when s is near its boundary
-            d = s[r].reshape(c.count, c.dim)
-            for k, p in enumerate(d):
-                inner = _interior_margin(c, p)
-                act[blk.start + k * c.dim: blk.start + (k + 1) * c.dim] = inner <= thr
+        one = _copies(blk.cone)
+        if one.rows == 0:
+            continue
+        inner = one.margin(s[blk.start:blk.stop].reshape(one.count, one.dim))
+        act[blk.start:blk.stop] = np.repeat(inner <= thr, one.dim)
     return act
-
-
-def _interior_margin(cone, p) -> float:
-    if cone.kind == "soc":
-        return float(p[0] - np.linalg.norm(p[1:]))
-    if cone.kind == "psd":
-        return float(np.linalg.eigvalsh(smat(p, cone.side))[0])
-    if cone.kind in ("pow", "pownd"):
-        a = np.array(cone.weights)
-        if np.any(p[:-1] <= 0):
-            return 0.0
-        return float(np.exp(np.log(p[:-1]) @ a) - abs(p[-1]))
-    if cone.kind == "exp":
-        if p[1] <= 0:
-            return 0.0
-        with np.errstate(over="ignore"):
-            return float(p[2] - p[1] * np.exp(p[0] / p[1]))
-    return 0.0
 
 
 def recover(problem, x, *, polish: bool = True, thresholds=(1e-7, 1e-5, 1e-3, 1e-1),
@@ -129,7 +113,7 @@ def _least_squares_duals(problem, x, thresholds, weight) -> np.ndarray:
                              blocks=problem.blocks, cones=problem.cones, m=problem.m, n=problem.n)
     s = scaled.b - scaled.A @ x
     g = g / gn
-    lp = all(c.kind in ("zero", "nonneg") for c in problem.cones)
+    lp = all(c.separable for c in problem.cones)
     best, best_res = np.zeros(problem.m), np.inf
     for t in thresholds:
         act = _active_rows(scaled, s, t)
@@ -152,12 +136,11 @@ def _solve_lp(problem, act, g) -> np.ndarray:
     idx = np.flatnonzero(act)
     if idx.size == 0:
         return z
-    lb = np.zeros(idx.size)
-    eq = np.zeros(problem.m, bool)
+    # each row's dual cone (the rows are 1-D cones): R (the zero cone's) where it holds -1, else z >= 0
+    free = np.zeros(problem.m, bool)
     for blk in problem.blocks:
-        if blk.cone.kind == "zero":
-            eq[blk.start:blk.stop] = True
-    lb[eq[idx]] = -np.inf
+        free[blk.start:blk.stop] = blk.cone.project_dual(-np.ones(blk.cone.rows)) == -1.0
+    lb = np.where(free[idx], -np.inf, 0.0)
     M = sp.csr_matrix(problem.A)[idx].T
     dense = M.shape[0] * M.shape[1] <= 4_000_000
     res = lsq_linear(M.toarray() if dense else M, -g, bounds=(lb, np.full(idx.size, np.inf)),
@@ -167,12 +150,12 @@ def _solve_lp(problem, act, g) -> np.ndarray:
 
 
 def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
-    """Clarabel: min ||A_a'z + g|| + w <Pi_K(s), z> over z in K* (inactive blocks fixed at 0).
+    """min ||A_a'z + g|| + w <Pi_K(s), z> over z in K* (inactive blocks fixed at 0), by the registered conic solver
+    (`certiprog.certify.interior.solve_conic`: Clarabel's) at tolerance 1e-11; z = 0 when none is registered.
 
-    The norm (an SOC epigraph), not its square, is minimised so that the solver's tolerance applies to
-    the residual itself."""
-    import clarabel
-
+    The norm (an SOC epigraph), not its square, is minimised so that the solver's tolerance applies to the residual
+    itself. Each kept copy's dual constraint ``z in K*`` is written in K itself: ``scale * z[perm] in K``
+    (`Cone.dual_as_primal`); zero-cone duals are free."""
     m, n = problem.m, problem.n
     keep = np.flatnonzero(act)
     if keep.size == 0:
@@ -180,56 +163,39 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
     k = keep.size
     M = sp.csr_matrix(problem.A)[keep].T  # n x k
     s_proj = np.concatenate([project(blk.cone, s[blk.start:blk.stop]) for blk in problem.blocks])
-    pos = {int(j): i for i, j in enumerate(keep)}
-    rows, cones = [], []
+    pos = np.full(m, -1)
+    pos[keep] = np.arange(k)
+    ix, scale, cones = [], [], []
     for blk in problem.blocks:
-        c = blk.cone
-        if c.kind == "zero":
+        one = _copies(blk.cone)
+        as_primal = one.dual_as_primal() if one.rows else None
+        if as_primal is None:  # the zero cone: free duals
             continue
-        if c.kind == "nonneg":
-            idx = [pos[j] for j in range(blk.start, blk.stop) if j in pos]
-            if idx:
-                rows.append((idx, np.ones(len(idx))))
-                cones.append(clarabel.NonnegativeConeT(len(idx)))
-            continue
-        for q in range(c.count):  # conic blocks are kept or dropped whole, cone by cone
-            sub = [pos[j] for j in range(blk.start + q * c.dim, blk.start + (q + 1) * c.dim) if j in pos]
-            if not sub:
+        perm, sc = as_primal
+        unit = one.with_count(1)
+        for q in range(one.count):  # kept or dropped whole, copy by copy (`_active_rows`)
+            sub = pos[blk.start + q * one.dim: blk.start + (q + 1) * one.dim]
+            if sub[0] < 0:
                 continue
-            if c.kind == "soc":
-                rows.append((sub, np.ones(c.dim)))
-                cones.append(clarabel.SecondOrderConeT(c.dim))
-            elif c.kind == "psd":
-                rows.append((sub, np.ones(c.dim)))
-                cones.append(clarabel.PSDTriangleConeT(c.side))
-            elif c.kind == "pow":  # (u, v, w) in K*_a  <=>  (u/a, v/(1-a), w) in K_a
-                a = c.alpha
-                rows.append((sub, np.array([1 / a, 1 / (1 - a), 1.0])))
-                cones.append(clarabel.PowerConeT(a))
-            elif c.kind == "pownd":  # (u, w) in K*  <=>  (u_i / a_i, w) in K
-                a = np.asarray(c.alpha)
-                rows.append((sub, np.r_[1 / a, 1.0]))
-                cones.append(clarabel.GenPowerConeT(list(a), 1))
-            elif c.kind == "exp":  # (u, v, w) in K_exp*  <=>  (-v, -u, e w) in K_exp
-                rows.append(([sub[1], sub[0], sub[2]], np.array([-1.0, -1.0, np.e])))
-                cones.append(clarabel.ExponentialConeT())
+            ix.append(sub[perm]), scale.append(sc)
+            if cones and cones[-1].with_count(1) == unit:
+                cones[-1] = unit.with_count(cones[-1].count + 1)
+            else:
+                cones.append(unit)
     # variables (z_keep, t); first the SOC (t, M z + g), then the dual-cone rows -D z in K
     G_soc = sp.vstack([sp.hstack([sp.csr_matrix((1, k)), -sp.eye(1)]), sp.hstack([-M, sp.csr_matrix((n, 1))])])
     h_soc = np.concatenate([[0.0], g])
-    blocks, hs = [G_soc], [h_soc]
-    for ix, w in rows:
-        blocks.append(sp.csr_matrix((-w, (np.arange(len(ix)), ix)), shape=(len(ix), k + 1)))
-        hs.append(np.zeros(len(ix)))
-    G = sp.csc_matrix(sp.vstack(blocks))
-    h = np.concatenate(hs)
+    rows_ix = np.concatenate(ix) if ix else np.zeros(0, int)
+    G_dual = sp.csr_matrix((-np.concatenate(scale) if scale else np.zeros(0),
+                            (np.arange(rows_ix.size), rows_ix)), shape=(rows_ix.size, k + 1))
+    G = sp.csc_matrix(sp.vstack([G_soc, G_dual]))
+    h = np.concatenate([h_soc, np.zeros(rows_ix.size)])
     cost = np.concatenate([weight * s_proj[keep], [1.0]])
-    st = clarabel.DefaultSettings()
-    st.verbose = False
-    st.tol_gap_abs = st.tol_gap_rel = st.tol_feas = 1e-11
-    res = clarabel.DefaultSolver(sp.csc_matrix((k + 1, k + 1)), cost, G, h,
-                                 [clarabel.SecondOrderConeT(n + 1)] + cones, st).solve()
+    sol = solve_conic(sp.csc_matrix((k + 1, k + 1)), cost, G, h, [Cone("soc", n + 1)] + cones, tol=1e-11)
     z = np.zeros(m)
-    z[keep] = np.array(res.x)[:k]
+    if sol is None:
+        return z
+    z[keep] = np.asarray(sol, float)[:k]
     for blk in problem.blocks:  # exact projection onto K*
         r = slice(blk.start, blk.stop)
         z[r] = project(blk.cone, z[r], dual=True)

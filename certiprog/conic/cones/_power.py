@@ -112,6 +112,13 @@ class PowerConeBase(Cone):
             g = np.exp(np.log(X) @ a)
             return bool(np.all(np.all(X > 0, axis=1) & ~(g < w * (1 - 1e-9))))
 
+    def _margin(self, S):
+        """prod x_i^a_i - |z| where x > 0; 0 elsewhere."""
+        U = S[:, :-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.exp(np.log(np.maximum(U, 0.0)) @ np.asarray(self.weights, float)) - np.abs(S[:, -1])
+        return np.where(np.all(U > 0, axis=1), m, 0.0)
+
     def _contains(self, M, R):
         """x_i > 0 and exp(sum a_i log x_i) >= |z| in arb; rows with z = 0 exactly need only x >= 0."""
         face = _face(M, R)

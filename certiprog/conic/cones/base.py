@@ -232,6 +232,17 @@ class Cone:
     def _dual_contains(self, M: np.ndarray, R: np.ndarray) -> bool:
         raise NotImplementedError
 
+    def margin(self, S) -> np.ndarray:
+        """How far inside the cone each row of S (k x dim, one copy per row) lies, in the slack's units: a function
+        positively homogeneous of degree 1, > 0 inside, 0 on the boundary, < 0 outside where the formula reaches
+        (0 where it does not: a non-smooth part of the boundary, outside the formula's domain). The zero cone's is
+        never positive. Used to read active constraints off a slack (dual recovery, polish)."""
+        S = np.asarray(S, dtype=float).reshape(-1, self.dim)
+        return self._margin(S)
+
+    def _margin(self, S: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
     def dual_nudge(self, w) -> np.ndarray:
         """A point of K* near ``w`` whose membership `dual_contains` proves: the projection onto K*, moved inward
         where rounding leaves it on the boundary (SOC: the head raised above a bound of the body's norm; PSD: mu I

@@ -184,6 +184,13 @@ class ExponentialCone(Cone):
             gap = np.log(z) - np.log(y) - x / y
             return bool(np.all((y > 0) & (z > 0) & ~(gap < -1e-9 * (1 + np.abs(np.log(z)) + np.abs(x / y)))))
 
+    def _margin(self, S):
+        """y log(z / y) - x where y, z > 0 (>= 0 exactly when y exp(x / y) <= z); 0 elsewhere."""
+        ok = (S[:, 1] > 0) & (S[:, 2] > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = S[:, 1] * np.log(S[:, 2] / S[:, 1]) - S[:, 0]
+        return np.where(ok, m, 0.0)
+
     def _contains(self, M, R):
         """y > 0, z > 0 and log y + x / y <= log z in arb; on the face y = 0 (exactly: mid and radius 0),
         x <= 0 and z >= 0."""

@@ -28,6 +28,10 @@ class NonnegCone(Cone):
         """-s <= 0."""
         return -np.eye(self.dim)
 
+    def _margin(self, S):
+        """min_i s_i."""
+        return np.min(S, axis=1, initial=np.inf)
+
     def _contains(self, M, R):
         return np.all(lower(M, R) >= 0)
 

@@ -110,6 +110,12 @@ class PsdCone(Cone):
             rows += [e - d, -e - d]
         return np.array(rows).reshape(-1, self.dim)
 
+    def _margin(self, S):
+        """The smallest eigenvalue of each matrix."""
+        if S.shape[0] == 0 or self.dim == 0:
+            return np.zeros(S.shape[0])
+        return np.linalg.eigvalsh(smat_batch(S, self.side))[:, 0]
+
     def _contains(self, M, R):
         """An interval Cholesky factorisation (arb) of every copy succeeds: each is positive definite (a singular
         PSD matrix is not proved)."""

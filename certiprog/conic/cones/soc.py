@@ -57,6 +57,10 @@ class SecondOrderCone(Cone):
         C[1 + m:, 1:] = -np.eye(m)
         return C
 
+    def _margin(self, S):
+        """s_0 - ||s_1:||."""
+        return S[:, 0] - np.linalg.norm(S[:, 1:], axis=1)
+
     def _contains(self, M, R):
         if self.dim == 0:
             return True

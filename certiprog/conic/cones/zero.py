@@ -37,6 +37,10 @@ class ZeroCone(Cone):
     def dual_as_primal(self):
         return None
 
+    def _margin(self, S):
+        """-max |s_i|: the only point, 0, has margin 0; nothing is inside."""
+        return -np.max(np.abs(S), axis=1, initial=0.0)
+
     def _contains(self, M, R):
         return np.all(lower(M, R) >= 0) and np.all(upper(M, R) <= 0)
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ...certificates.duality import set_margin_solver
+from ...certify.interior import set_margin_solver
 from ...conic.cones import (
     Cone,
     ExponentialCone,
@@ -104,13 +104,16 @@ register(Backend(
 ))
 
 
-def solve_margin_problem(P, q, A, b, cones) -> np.ndarray:
-    """The certificates' margin QP (`certiprog.certificates.duality.interior_point`) on Clarabel, quietly: the
-    primal point (whatever the status: the caller proves what it gets)."""
+def solve_margin_problem(P, q, A, b, cones, tol: float | None = None) -> np.ndarray:
+    """The certificates' conic solves (`certiprog.certify.interior.solve_conic`: the margin QP, the dual recovery's
+    least squares) on Clarabel, quietly: the primal point (whatever the status: the caller proves what it gets);
+    ``tol``: gap and feasibility tolerances (None: Clarabel's defaults)."""
     import clarabel
 
     settings = clarabel.DefaultSettings()
     settings.verbose = False
+    if tol is not None:
+        settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
     res = clarabel.DefaultSolver(sp.triu(P, format="csc"), q, sp.csc_matrix(A), b, clarabel_cones(cones),
                                  settings).solve()
     return np.array(res.x)
