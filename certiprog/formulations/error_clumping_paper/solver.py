@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -344,7 +345,8 @@ def solve_error_clumping(X, y, rho, eta, lam, graph=None, *, normalisation: str 
         max_iter = 200 if method == "newton" else 20000
     oracle = _Oracle(X, yv, G, eta, lam, inner_tol, max_inner)
     absX = X if X.min() >= 0 else np.abs(X)
-    state = dict(cert=None, certify_seconds=0.0, certifications=0)
+    # shared with check(): the last certified (w, interval) and the time and count of certifications
+    state: dict[str, Any] = dict(cert=None, certify_seconds=0.0, certifications=0)
 
     def check(wk, k):
         # cheap float estimate first (the gap of a lam-strongly convex F is <= ||grad F||^2 / (2 lam)); the
