@@ -41,15 +41,7 @@ class ErrorClumpingExperiment(PaperExperiment):
 
 
 EXPERIMENT = ErrorClumpingExperiment()
-
-
 add_arguments = EXPERIMENT.add_arguments
-
-
 config_from_args = EXPERIMENT.config_from_args
-
-
 default_out = EXPERIMENT.default_out
-
-
 run = EXPERIMENT.run

@@ -12,50 +12,24 @@ from certiprog.experiments.kit import option
 from certiprog.experiments.runner import number_list
 
 VERSION = "5"  # of the task results: bump when a change to the code changes what a task returns
-
-
 HALF = 35_000  # the paper's training (and test) size
-
-
 FIG2_SIZE = 10_000  # Fig. 2's default training / test size (12 hole-punching runs per split)
-
-
 PAPER_ETAS = (0.0, 0.3, 0.5)
-
-
 LAM_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
 
 #: Fig. 2's radius rules tried on the validation part: (error_fraction, min_hole_size); (0.5, 1) is the paper's
 HP_RULES = ((0.5, 1), (0.2, 20), (0.15, 50))
-
-
 HP_NORMALISATIONS = ("printed", "dmax")
-
-
 STUDY_NEIGHBOURHOODS = (0.01, 0.03, 0.1, 0.3)
-
-
 STUDY_LAMS = (0.1, 0.3, 1.0, 3.0, 10.0)
-
-
 STUDY_ETAS = (0.3, 0.5)
-
-
 STUDY_TRAIN = 3000
-
-
 QUICK = dict(n_train=3000, n_test=3000, fig2_train=3000, fig2_test=3000, n_holes=10, splits=1,
              study_neighbourhoods=(0.01, 0.3), study_lams=(0.1, 3.0), study_etas=(0.5,),
              hp_rules=((0.5, 1), (0.15, 50)))
-
-
 FIRST_SPLIT = (5, 6, 7, 8, 9)
-
-
 STUDY_READINGS = ("printed", "row", "symmetric", "max", "dmax")  # the issue's five readings, in its order
-
-
 _SPLIT_SEED = 3  # mixed with --seed: the random splits of the digits
 
 

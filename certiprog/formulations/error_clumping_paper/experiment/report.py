@@ -41,8 +41,6 @@ def fig2_rows(results: list) -> list:
 #: Table 1's trade, generously: w_eta's digit-1 error at least 3 times w_0's and its digit-0 error at most 0.6 of
 #: w_0's (the paper: 9.3 times and 0.27)
 TRADE_D1_RATIO, TRADE_D0_RATIO = 3.0, 0.6
-
-
 GOAL_ROUND, GOAL_POINTS = 10, 0.02  # issue 24: at least 2 points below the linear classifier at 10 holes
 
 

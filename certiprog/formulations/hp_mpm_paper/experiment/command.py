@@ -52,15 +52,7 @@ class HPMPMExperiment(PaperExperiment):
 
 
 EXPERIMENT = HPMPMExperiment()
-
-
 add_arguments = EXPERIMENT.add_arguments
-
-
 config_from_args = EXPERIMENT.config_from_args
-
-
 default_out = EXPERIMENT.default_out
-
-
 run = EXPERIMENT.run

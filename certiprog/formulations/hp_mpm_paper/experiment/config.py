@@ -13,38 +13,16 @@ from certiprog.experiments.kit import option
 from certiprog.experiments.runner import number_list
 
 PAPER_PROPORTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
-
-
 PAPER_NU = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
-
-
 PAPER_C = PAPER_LAMBDA = PAPER_SIGMA = tuple(10.0 ** k for k in range(-3, 4))
-
-
 QUICK_GRIDS = dict(nu=(0.05, 0.2, 1.0), C=(0.01, 1.0, 100.0), lam=(0.01, 1.0, 100.0), sigma=(10.0, 100.0))
-
-
 QUICK_DATASETS = ("sonar", "heart")
-
-
 QUICK_PROPORTIONS = (0.1, 0.3)
-
-
 QUICK_PARTITIONS = 2
-
-
 KERNEL_DATASETS = ("sonar", "ionosphere", "heart")
-
-
 METHODS = ("MPM", "HP-MPM", "bHP-MPM", "SVM", "FDA")
-
-
 MISSING_NOTE = "missing (not in ../shared/data)"
-
-
 SVM_SEED = 0  # LinearSVC's random_state (`_fit_svm`)
-
-
 VERSION = "3"  # of the task results: bump when a change to the code changes what a task returns
 
 

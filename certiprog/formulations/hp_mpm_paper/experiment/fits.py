@@ -4,6 +4,7 @@ the chosen fit certified in full), the baselines, the selection.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -51,8 +52,9 @@ def run_task(X: np.ndarray, y: np.ndarray, name: str, proportion: float, k: int,
     # R (paper Sec. 4: "estimated from the training sample"): Prop. 1 needs ||x|| <= R, so no smaller R is allowed;
     # a larger one only rescales nu (A_j is proportional to nu R^2). k(x, x) = 1 for the Gaussian kernel.
     R = 1.0 if cfg.kernel else float(np.linalg.norm(parts["train"][0], axis=1).max())
-    rec = dict(dataset=name, proportion=proportion, partition=k, seed=task_seed(cfg, name, proportion, k),
-               n_train=len(train), n_val=len(val), n_test=len(test), R=R, kernel=cfg.kernel)
+    rec: dict[str, Any] = dict(dataset=name, proportion=proportion, partition=k,
+                               seed=task_seed(cfg, name, proportion, k), n_train=len(train), n_val=len(val),
+                               n_test=len(test), R=R, kernel=cfg.kernel)
     widths = cfg.sigma if cfg.kernel else (None,)
     # the kernel factorisation and the moments depend on (training data, width) only: one per width, shared by
     # the MPM and every nu (CoordinateCache)

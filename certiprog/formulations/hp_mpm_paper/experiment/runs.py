@@ -7,6 +7,9 @@ import functools
 import platform
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from certiprog.errors import InputError
 from certiprog.experiments.runner import Task, run_tasks
@@ -42,13 +45,13 @@ def partition_task(config: dict, data_root=None) -> dict:
     ``data_root`` (not part of the task's key) once per worker."""
     c = dict(config)
     name, p, k = c.pop("dataset"), c.pop("proportion"), c.pop("partition")
-    cfg = Config(datasets=(name,), data_root=data_root,
-                 **{key: tuple(v) if isinstance(v, list) else v for key, v in c.items()})
+    fields: dict[str, Any] = {key: tuple(v) if isinstance(v, list) else v for key, v in c.items()}  # JSON lists
+    cfg = Config(datasets=(name,), data_root=data_root, **fields)
     return run_task(*_dataset(name, data_root), name, p, k, cfg)
 
 
 @functools.lru_cache(maxsize=4)
-def _dataset(name: str, root) -> tuple:
+def _dataset(name: str, root) -> tuple[np.ndarray, np.ndarray]:
     from certiprog.datasets import load_dataset
 
     X, y = load_dataset(name, root=root, **({"missing": "nan"} if name == "vote" else {}))
@@ -81,7 +84,7 @@ def run_experiment(cfg: Config, store=None, executor: str = "loky", scheduler=No
 def _versions() -> dict:
     import importlib.metadata as md
 
-    out = {}
+    out: dict[str, str | None] = {}
     for pkg in ("certiprog", "numpy", "scipy", "scikit-learn", "clarabel", "cvxpy"):
         try:
             out[pkg] = md.version(pkg)

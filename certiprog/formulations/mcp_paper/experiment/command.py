@@ -37,12 +37,6 @@ class MCPExperiment(PaperExperiment):
 
 
 EXPERIMENT = MCPExperiment()
-
-
 add_arguments = EXPERIMENT.add_arguments
-
-
 config_from_args = EXPERIMENT.config_from_args
-
-
 run = EXPERIMENT.run

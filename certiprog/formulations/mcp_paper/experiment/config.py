@@ -11,8 +11,6 @@ from certiprog.errors import InputError
 from certiprog.experiments.kit import option
 
 FIGURES = ("3a", "3b", "4a", "4b", "3c", "3d", "images")
-
-
 VERSION = "2"  # of the task results: bump when a change to the code changes what a task returns (2: draws from
 
 
