@@ -33,7 +33,7 @@ def _run_record(result, seconds: float) -> MCPRun:
     hist = [dict(iteration=int(h["iteration"]), objective=float(h["objective"]), violation=float(h["delta_k"]),
                  n_points=int(h["n_points"])) for h in result.history]
     iterates = [(int(h["n_points"]), np.asarray(h["w"], float)) for h in result.history]
-    n_points = hist[-1]["n_points"] if hist else len(result.labels)
+    n_points = int(hist[-1]["n_points"]) if hist else len(result.labels)
     return MCPRun(None if result.w is None else np.asarray(result.w, float), n_points, len(hist), seconds,
                   float(result.objective), str(result.status), hist, iterates)
 

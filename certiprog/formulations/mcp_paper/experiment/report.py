@@ -35,7 +35,7 @@ def first_reaching(curve: list, level: float) -> float:
 def generalisation_table(records: list, level: float = 0.05) -> list:
     """One row per figure / configuration: MCP's points, time, error; the point SVM's error at about the same
     number of points and the points each method needs to reach ``level`` test error."""
-    groups = {}
+    groups: dict[tuple, list[dict]] = {}
     for r in records:
         if r["kind"] in ("ellipsoid", "image"):
             groups.setdefault(r.get("config", r["figure"]), []).append(r)
@@ -70,7 +70,7 @@ def generalisation_table(records: list, level: float = 0.05) -> list:
 
 def capacity_table(records: list) -> list:
     """Fig. 3c/3d rows: mean kappa, m and m kappa^2 over repetitions, per grid point."""
-    groups = {}
+    groups: dict[tuple, list[dict]] = {}
     for r in records:
         if r["kind"] == "capacity":
             groups.setdefault((r["figure"], r["P"], r["D"], r["R0"]), []).append(r)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import platform
 import time
 from dataclasses import asdict, replace
+from typing import Any
 
 import numpy as np
 
@@ -130,7 +131,7 @@ def image_configs(cfg: Config) -> list:
     """(warp, features, shift, C): Fig. 5b (2-D, pixel, hard margin, each shift) and Fig. 6b (4-D, slack)."""
     if cfg.image_configs:
         return [tuple(c) for c in cfg.image_configs]
-    out = [("translation", "pixel", s, None) for s in cfg.image_shifts]
+    out: list[tuple[str, str, float, float | None]] = [("translation", "pixel", s, None) for s in cfg.image_shifts]
     out += [("affine", f, cfg.image_shifts[-1], cfg.image_C) for f in ("pixel", "gabor")]
     return out
 
@@ -175,7 +176,8 @@ def run_task(config: dict, progress: bool = False) -> dict:
     kind = c.pop("kind")
     if kind not in TASK_FIELDS:
         raise InputError(f"unknown mcp task kind {kind!r}; expected one of {sorted(TASK_FIELDS)}")
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in ((k, c.pop(k)) for k in TASK_FIELDS[kind])}
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v  # JSON lists back to tuples
+                              for k, v in ((k, c.pop(k)) for k in TASK_FIELDS[kind])}
     cfg = replace(Config(), **fields, progress=progress, n_jobs=1)
     if kind == "ellipsoid":
         return ellipsoid_task(Setting(**c["setting"]), c["rep"], cfg)
