@@ -15,7 +15,7 @@ from .config import _SPLIT_SEED, FIRST_SPLIT
 def digit_splits(n: int, seed: int = 0) -> list[tuple]:
     """The positive groups of Fig. 2: 5-9 (the paper's 0-4 vs 5-9) and ``n - 1`` distinct random groups of five
     digits (seeded), each written as the group without the digit 0 (so a split and its mirror are one split)."""
-    out = [FIRST_SPLIT]
+    out: list[tuple[int, ...]] = [FIRST_SPLIT]
     rng = np.random.default_rng([int(seed), _SPLIT_SEED])
     while len(out) < n:
         group = tuple(sorted(int(d) for d in rng.permutation(10)[:5]))

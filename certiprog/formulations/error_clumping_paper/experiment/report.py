@@ -61,7 +61,7 @@ def study_rows(study: list) -> list:
 def trade_summary(study: list) -> dict:
     """Per reading: the largest rise of the digit-1 error, the largest fall of the digit-0 error (against w_0 at the
     same neighbourhood and lambda), and the fits meeting the trade criterion (TRADE_D1_RATIO, TRADE_D0_RATIO)."""
-    out = {}
+    out: dict[str, dict] = {}  # reading -> its summary
     for rec in study:
         base = {r["lam"]: r for r in rec["study_rows"] if r["reading"] == "none"}
         for r in rec["study_rows"]:

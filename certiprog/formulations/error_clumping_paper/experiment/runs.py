@@ -129,7 +129,7 @@ def fig2_task(config: dict, data_root=None) -> dict:
                                       n_fit)
         for eta, normalisation in config["runs"]:
             t0 = time.perf_counter()
-            rules = []
+            rules: list[dict] = []
             for frac, size in config["rules"]:
                 est = HolePunchingClassifier(n_holes=config["n_holes"], rho=rho, eta=float(eta), lam=chosen["lam"],
                                              tol=config["tol"], progress=False, normalisation=normalisation,
