@@ -165,7 +165,9 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
     s_proj = np.concatenate([project(blk.cone, s[blk.start:blk.stop]) for blk in problem.blocks])
     pos = np.full(m, -1)
     pos[keep] = np.arange(k)
-    ix, scale, cones = [], [], []
+    ix: list[np.ndarray] = []  # per kept copy: its rows among the kept ones, in the dual-as-primal order
+    scale: list[np.ndarray] = []
+    cones: list[Cone] = []
     for blk in problem.blocks:
         one = _copies(blk.cone)
         as_primal = one.dual_as_primal() if one.rows else None
@@ -177,7 +179,8 @@ def _solve_conic(problem, act, g, s, weight) -> np.ndarray:
             sub = pos[blk.start + q * one.dim: blk.start + (q + 1) * one.dim]
             if sub[0] < 0:
                 continue
-            ix.append(sub[perm]), scale.append(sc)
+            ix.append(sub[perm])
+            scale.append(sc)
             if cones and cones[-1].with_count(1) == unit:
                 cones[-1] = unit.with_count(cones[-1].count + 1)
             else:
