@@ -14,6 +14,7 @@ definition the paper's experiment and its benchmark use); `one_vs_rest` gives it
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,9 +60,11 @@ def load_letter(root=None, source: str = "keel") -> tuple[np.ndarray, np.ndarray
     return X, np.asarray(labels, dtype="<U1")
 
 
-def letter_split(y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def letter_split(y, n_train: int = 100, n_val: int = 250,
+                 seed: int | Sequence[int] = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row indices (train, validation, test): per class, a seeded permutation's first ``n_train`` rows, the next
-    ``n_val``, and the rest (paper: 100 / 250 / ~420 per letter). Each class needs more than n_train + n_val rows."""
+    ``n_val``, and the rest (paper: 100 / 250 / ~420 per letter). Each class needs more than n_train + n_val rows.
+    ``seed``: what `numpy.random.default_rng` takes (an int or a sequence of ints)."""
     y = np.asarray(y)
     if y.ndim != 1 or y.size == 0:
         raise InputError("y must be a non-empty 1-D array of class labels")
@@ -83,7 +86,7 @@ def letter_split(y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> tupl
     return train, val, test
 
 
-def standardised_split(X, y, n_train: int = 100, n_val: int = 250, seed: int = 0) -> dict:
+def standardised_split(X, y, n_train: int = 100, n_val: int = 250, seed: int | Sequence[int] = 0) -> dict:
     """`letter_split` of ``(X, y)`` with the features z-scored by the training part's mean and sd (a constant
     training feature keeps sd 1): ``{"train", "val", "test"}`` each ``(X_part, y_part)``."""
     X = np.asarray(X, dtype=float)
