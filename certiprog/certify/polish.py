@@ -13,7 +13,8 @@ cones)::
 
 with ``f_k`` a degree-1 homogeneous function that is >= 0 exactly on the cone near s_k and ``g_k = grad f_k``:
 on the smooth boundary the normal cone of K at s_k is the ray of -g_k, so the complementary duals are
-``z_k = lambda_k g_k``, lambda_k >= 0, on the boundary of K* (checked below for each kind):
+``z_k = lambda_k g_k``, lambda_k >= 0, on the boundary of K* (each cone's `Cone.boundary`; its Hessian
+diag(D) + c V V'):
 
 * soc: ``f = s_0 - ||s_1:||``, ``g = (1, -u)``, u = s_1: / ||s_1:|| (the reflection of s, in K*);
 * exp (x, y, z), y, z > 0: ``f = y log(z / y) - x``, ``g = (-1, log(z / y) - 1, y / z)``; with
@@ -64,7 +65,6 @@ EXACT_STEP = 1e-7
 SLACK_ACTIVE = 1e-5
 #: systems up to this many unknowns are solved densely (SVD least squares); larger ones with sparse LU / LSMR
 DENSE_LIMIT = 500
-SMOOTH_KINDS = ("soc", "exp", "pow", "pownd")
 
 
 @dataclass
@@ -141,51 +141,13 @@ def kkt_residual(problem, x, z) -> float:
     return float(max(np.linalg.norm(stat) / gs, np.linalg.norm(nat)))
 
 
-# --------------------------------------------------------------------------- cone pieces
-# --------------------------------------------------------------------------- cone pieces (vectorised per group)
-def _smooth_here(kind: str, S: np.ndarray) -> np.ndarray:
-    """For each row of S (one cone's slack per row): is it where the kind's f (module docstring) is smooth?"""
-    if kind == "soc":
-        return (S[:, 0] > 0) & (np.linalg.norm(S[:, 1:], axis=1) > 1e-12 * np.abs(S[:, 0]))
-    if kind == "exp":
-        return (S[:, 1] > 0) & (S[:, 2] > 0)
-    return np.all(S[:, :-1] > 0, axis=1) & (S[:, -1] != 0)  # pow, pownd
-
-
-def _f_grad(kind: str, a, S: np.ndarray, sigma: np.ndarray):
-    """f (k,), grad f (k, d) and what the Hessian needs, for k cones of one kind (rows of S): soc (u = unit tail,
-    ||tail||), exp and power cones the Hessians (k, d, d)."""
-    k, d = S.shape
-    if kind == "soc":
-        nu = np.linalg.norm(S[:, 1:], axis=1)
-        E = S[:, 1:] / nu[:, None]
-        return S[:, 0] - nu, np.concatenate([np.ones((k, 1)), -E], axis=1), (E, nu)
-    if kind == "exp":
-        x, y, z = S[:, 0], S[:, 1], S[:, 2]
-        lz = np.log(z / y)
-        G = np.stack([-np.ones(k), lz - 1.0, y / z], axis=1)
-        H = np.zeros((k, 3, 3))
-        H[:, 1, 1], H[:, 1, 2], H[:, 2, 1], H[:, 2, 2] = -1.0 / y, 1.0 / z, 1.0 / z, -y / (z * z)
-        return y * lz - x, G, H
-    a = np.asarray(a, float)  # pow, pownd: f = prod u_i^a_i - sigma w
-    U = S[:, :-1]
-    pr = np.exp(np.log(U) @ a)
-    au = a / U
-    G = np.concatenate([au * pr[:, None], -sigma[:, None]], axis=1)
-    H = np.zeros((k, d, d))
-    H[:, :-1, :-1] = pr[:, None, None] * (au[:, :, None] * au[:, None, :])
-    i = np.arange(d - 1)
-    H[:, i, i] -= pr[:, None] * a / (U * U)
-    return pr - sigma * S[:, -1], G, H
-
-
 # --------------------------------------------------------------------------- active set
 @dataclass
 class _Group:
-    """Cones of one kind (and dim, weights) active on their smooth boundary: starts (k,), sigma (k,)."""
+    """Copies of one cone (``cone``: one copy) active on their smooth boundary: starts (k,), and the branch of the
+    boundary function each uses (`Cone.boundary_branch`, k)."""
 
-    kind: str
-    weights: tuple | None
+    cone: Cone
     dim: int
     starts: np.ndarray
     sigma: np.ndarray
@@ -238,7 +200,7 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()) -> _Ac
             signed.append(r[on])
             offrows.append(r[~on])
             continue
-        one = Cone(c.kind, c.dim, 1, c.alpha)  # a single copy: projections act on one cone's rows
+        one = c.with_count(1)  # a single copy: projections act on one cone's rows
         starts = blk.start + c.dim * np.arange(c.count)
         S = s[blk.start:blk.stop].reshape(c.count, c.dim)
         us = u[::c.dim]
@@ -259,16 +221,13 @@ def _classify(problem, x, z, force_on=frozenset(), force_off=frozenset()) -> _Ac
             eq.append((starts[is_apex][:, None] + np.arange(c.dim)).reshape(-1))
         if not rest.any():
             continue
-        bad = rest & ~(_smooth_here(c.kind, S) if c.kind in SMOOTH_KINDS else np.zeros(c.count, bool))
+        bad = rest & ~one.boundary_smooth(S)
         if bad.any():
             st = int(starts[bad][0])
             return f"a {c.kind} cone (rows {st}-{st + c.dim - 1}) is active at a non-smooth point of its boundary"
-        w = c.weights if c.kind in ("pow", "pownd") else None
-        sigma = np.sign(S[rest, -1]) if c.kind in ("pow", "pownd") else np.zeros(int(rest.sum()))
-        key = (c.kind, c.dim, w)
-        smooth.setdefault(key, []).append((starts[rest], sigma))
-    groups = [_Group(kind, w, d, np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-              for (kind, d, w), parts in smooth.items()]
+        smooth.setdefault(one, []).append((starts[rest], one.boundary_branch(S[rest])))
+    groups = [_Group(one, one.dim, np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+              for one, parts in smooth.items()]
     cat = lambda parts: np.concatenate(parts).astype(int) if parts else np.zeros(0, int)  # noqa: E731
     return _Active(cat(eq), cat(signed), apex, groups, off, cat(offrows))
 
@@ -301,21 +260,22 @@ class _System:
             r, k = r + kk * g.dim, k + kk
 
     def _cones(self, x):
-        """Per group (f, G, Hessian data), or None when a cone left its smooth region."""
+        """Per group (f, G, D, c, V) (`Cone.boundary`: the Hessians diag(D) + c V V'), or None when a cone left its
+        smooth region."""
         sS = self.p.b[self.Srows] - self.AS @ x
         out = []
         for g, (r0, r1, _, _) in zip(self.act.groups, self.spans):
             S = sS[r0:r1].reshape(-1, g.dim)
-            if not np.all(_smooth_here(g.kind, S)):
+            if not np.all(g.cone.boundary_smooth(S)):
                 return None
-            out.append(_f_grad(g.kind, g.weights, S, g.sigma))
+            out.append(g.cone.boundary(S, g.sigma))
         return out
 
     def _zS(self, lam, cones):
         if not self.nk:
             return np.zeros(0)
         return np.concatenate([(lam[k0:k1, None] * G).reshape(-1)
-                               for (_, G, _), (_, _, k0, k1) in zip(cones, self.spans)])
+                               for (_, G, *_), (_, _, k0, k1) in zip(cones, self.spans)])
 
     def residual(self, u):
         """The scaled F at u = (x, y, lambda), or None outside the cones' smooth regions."""
@@ -335,25 +295,14 @@ class _System:
             return self._jacobian_dense(lam, cones)
         J11 = self.P.copy()
         gi, gj, gv = [], [], []  # the block column of the gradients (Srows x nk)
-        for g, (f, G, hess), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
+        for g, (f, G, D, c, V), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
             kk, d = g.starts.size, g.dim
             AG = self.AS[r0:r1]
             lk = lam[k0:k1]
-            if g.kind == "soc":  # -A' (lambda H) A = sum_k c_k (T_k'T_k - v_k v_k'), c = lambda / ||tail||
-                E, nu = hess
-                c = lk / nu
-                tail = (np.arange(kk)[:, None] * d + np.arange(1, d)).reshape(-1)
-                T = AG[tail]
-                Eb = sp.csr_matrix((E.reshape(-1), (np.repeat(np.arange(kk), d - 1), np.arange(kk * (d - 1)))),
-                                   shape=(kk, kk * (d - 1)))
-                V = Eb @ T
-                J11 = J11 + T.T @ sp.diags(np.repeat(c, d - 1)) @ T - V.T @ sp.diags(c) @ V
-            else:
-                ii = (np.arange(kk)[:, None, None] * d + np.arange(d)[None, :, None]) + np.zeros((1, 1, d), int)
-                jj = (np.arange(kk)[:, None, None] * d + np.arange(d)[None, None, :]) + np.zeros((1, d, 1), int)
-                Hb = sp.csr_matrix(((lk[:, None, None] * hess).reshape(-1), (ii.reshape(-1), jj.reshape(-1))),
-                                   shape=(kk * d, kk * d))
-                J11 = J11 - AG.T @ Hb @ AG
+            # -A' (lambda H) A with H = diag(D) + c V V': -A' diag(lambda D) A - (V A)' diag(lambda c) (V A)
+            Vb = sp.csr_matrix((V.reshape(-1), (np.repeat(np.arange(kk), d), np.arange(kk * d))), shape=(kk, kk * d))
+            VA = Vb @ AG
+            J11 = J11 - AG.T @ sp.diags((lk[:, None] * D).reshape(-1)) @ AG - VA.T @ sp.diags(lk * c) @ VA
             gi.append(r0 + np.arange(kk * d)), gj.append(np.repeat(np.arange(k0, k1), d)), gv.append(G.reshape(-1))
         if self.nk:
             Gm = sp.csr_matrix((np.concatenate(gv), (np.concatenate(gi), np.concatenate(gj))),
@@ -369,19 +318,12 @@ class _System:
         """`jacobian` in numpy: the same blocks, for small systems."""
         J11 = self.P.copy()
         J13 = np.zeros((self.n, self.nk))
-        for g, (f, G, hess), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
+        for g, (f, G, D, c, V), (r0, r1, k0, k1) in zip(self.act.groups, cones, self.spans):
             kk, d = g.starts.size, g.dim
             AG3 = self.AS[r0:r1].reshape(kk, d, self.n)
             lk = lam[k0:k1]
-            if g.kind == "soc":
-                E, nu = hess
-                c = lk / nu
-                T = AG3[:, 1:, :]
-                V = np.einsum("kd,kdn->kn", E, T)
-                J11 += np.einsum("kdn,k,kdm->nm", T, c, T) - (V.T * c) @ V
-            else:
-                HA = np.einsum("kde,ken->kdn", lk[:, None, None] * hess, AG3)
-                J11 -= np.einsum("kdn,kdm->nm", AG3, HA)
+            VA = np.einsum("kd,kdn->kn", V, AG3)
+            J11 -= np.einsum("kdn,kd,kdm->nm", AG3, lk[:, None] * D, AG3) + (VA.T * (lk * c)) @ VA
             J13[:, k0:k1] = np.einsum("kdn,kd->nk", AG3, G)
         ne, nk = self.ne, self.nk
         return np.block([[J11 / self.gs, self.AE.T / self.gs, J13 / self.gs],
@@ -465,42 +407,12 @@ def _newton(sysm: _System, u, max_iter: int = 20):
     return u, phi, estimate, it
 
 
-def _into_dual_cone(cone, z):
-    """z moved into K* of one block: the dual of a cone already (to rounding) on or inside the boundary of K*
-    changes by rounding only (one coordinate clipped: soc's t, exp's w, a power cone's w), unlike the iterative
-    projections (bisection), which move a boundary point by up to ~1e-9; PSD blocks are projected (eigh)."""
-    kind = cone.kind
-    if kind == "zero":
-        return z
-    if kind == "nonneg":
-        return np.maximum(z, 0.0)
-    Z = z.reshape(cone.count, cone.dim).copy()
-    if kind == "soc":
-        Z[:, 0] = np.maximum(Z[:, 0], np.linalg.norm(Z[:, 1:], axis=1))
-    elif kind == "exp":  # K_exp* = {u < 0, -u exp(v / u) <= e w} u {u = 0, v, w >= 0}
-        neg = Z[:, 0] < 0
-        with np.errstate(over="ignore"):
-            need = -Z[neg, 0] * np.exp(Z[neg, 1] / Z[neg, 0] - 1.0)
-        Z[neg, 2] = np.maximum(Z[neg, 2], need)
-        if not neg.all():
-            Z[~neg] = project(Cone("exp", 3, int((~neg).sum())), Z[~neg].reshape(-1), dual=True).reshape(-1, 3)
-    elif kind in ("pow", "pownd"):  # K* = {u >= 0, prod (u_i / a_i)^a_i >= |w|}
-        a = np.asarray(cone.weights, float)
-        Z[:, :-1] = np.maximum(Z[:, :-1], 0.0)
-        with np.errstate(divide="ignore"):
-            cap = np.exp(np.log(Z[:, :-1] / a) @ a)
-        Z[:, -1] = np.clip(Z[:, -1], -cap, cap)
-    else:
-        return project(cone, z, dual=True)
-    return Z.reshape(-1)
-
-
 def _start(sysm: _System, x, z):
     """u0 = (x, z on eq rows, lambda_k = <z_k, g_k> / ||g_k||^2, at least 0)."""
     lam = np.zeros(sysm.nk)
     cones = sysm._cones(x)
     if cones is not None:
-        for (_, G, _), (r0, r1, k0, k1) in zip(cones, sysm.spans):
+        for (_, G, *_), (r0, r1, k0, k1) in zip(cones, sysm.spans):
             Z = z[sysm.Srows[r0:r1]].reshape(G.shape)
             lam[k0:k1] = np.maximum(np.einsum("kd,kd->k", Z, G) / np.einsum("kd,kd->k", G, G), 0.0)
     return np.concatenate([x, z[sysm.act.eq], lam])
@@ -518,7 +430,7 @@ def _violations(problem, act: _Active, x, z, lam, sysm, ztol, stol):
         if starts.size:
             rows = (starts[:, None] + np.arange(one.dim)).reshape(-1)
             S = s[rows]
-            dist = np.linalg.norm((S - project(Cone(one.kind, one.dim, starts.size, one.alpha), S))
+            dist = np.linalg.norm((S - project(one.with_count(starts.size), S))
                                   .reshape(-1, one.dim), axis=1)
             violated += starts[dist > np.linalg.norm(stol[rows].reshape(-1, one.dim), axis=1)].tolist()
     return wrong, violated
@@ -529,7 +441,7 @@ def _apex_outside(act: _Active, z, ztol) -> bool:
     for one, starts in act.apex:
         rows = (starts[:, None] + np.arange(one.dim)).reshape(-1)
         Z = z[rows]
-        gap = np.linalg.norm((Z - project(Cone(one.kind, one.dim, starts.size, one.alpha), Z, dual=True))
+        gap = np.linalg.norm((Z - project(one.with_count(starts.size), Z, dual=True))
                              .reshape(-1, one.dim), axis=1)
         if np.any(gap > ztol[starts]):
             return True
@@ -596,7 +508,7 @@ def polish_duals(problem, x, z=None, rounds: int = 3) -> DualPolish:
             continue
         for blk in problem.blocks:  # membership in K* up to rounding
             r = slice(blk.start, blk.stop)
-            zp[r] = _into_dual_cone(blk.cone, zp[r])
+            zp[r] = blk.cone.into_dual(zp[r])
         r1 = kkt_residual(problem, xp, zp)
         if r1 <= r0:
             how = f"KKT residual {r0:.2e} -> {r1:.2e}" if given else \

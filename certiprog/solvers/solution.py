@@ -21,7 +21,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..certify.verdict import Interval, Verdict
-from ..conic.cones import Cone, smat
+from ..conic.cones import Cone
 from ..conic.problem import ConicProblem
 from ..errors import InputError, ModelError, SavedFileError
 from ..model.results import Record
@@ -349,8 +349,9 @@ class Solution:
         blocks = problem.rows_of(name)
         con_obj = problem.structure.model.constraints.get(name)
         z = np.concatenate([self.z[b.start:b.stop] for b in blocks])
-        if len(blocks) == 1 and blocks[0].cone.kind == "psd":
-            return smat(z, blocks[0].cone.side)
+        shaped = blocks[0].cone.own_shape(z) if len(blocks) == 1 else None
+        if shaped is not None:  # a cone with a shape of its own (a PSD block: its matrix)
+            return shaped
         if name in self.cuts:
             return z  # one multiplier per cut
         if con_obj is not None:

@@ -1,6 +1,7 @@
 """One class per cone (`certiprog.conic.cones`): projections, Moreau's decomposition, interior points, rigorous
-membership of K and K* (against an independent margin in floating point and against the certificates' own tests),
-the dual nudge, the compatibility of ``Cone(kind, ...)``, the backends' tables, and bad input.
+membership of K and K* (against an independent margin in floating point; the certificates call these tests, having
+none of their own), the dual nudge, the margin, the smooth boundary function and the cheap repair into K* (dual
+polish), the compatibility of ``Cone(kind, ...)``, the backends' tables, and bad input.
 
 Conventions: K° = -K* is the polar cone; Moreau: v = Pi_K(v) + Pi_K°(v) with the two parts orthogonal, and
 Pi_K°(v) = -Pi_K*(-v).
@@ -8,7 +9,6 @@ Pi_K°(v) = -Pi_K*(-v).
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 
 import numpy as np
@@ -257,40 +257,6 @@ def test_membership_is_sound_just_outside(cone):
             assert not test(p, rad=1e-8 * (1 + np.linalg.norm(p)))
 
 
-def _reference():
-    """The certificates' own membership tests (`in_cone`, `in_dual_cone` on a `Ball`), wherever they live now; None
-    once they have moved onto the cone classes."""
-    for module, names, balls in (("certiprog.certify.membership", ("in_cone", "in_dual_cone"), "certiprog.certify"
-                                  ".rigorous"),
-                                 ("certiprog.certificates.duality", ("_in_cone", "_in_dual_cone"),
-                                  "certiprog.certificates.rigorous")):
-        try:
-            mod, rig = importlib.import_module(module), importlib.import_module(balls)
-            return getattr(mod, names[0]), getattr(mod, names[1]), rig.Ball
-        except (ImportError, AttributeError):
-            continue
-    return None
-
-
-@pytest.mark.parametrize("cone", CONES, ids=IDS)
-def test_rigorous_membership_agrees_with_the_certificates_tests(cone):
-    ref = _reference()
-    if ref is None:
-        pytest.skip("the certificates' membership tests have moved onto the cone classes")
-    in_cone, in_dual_cone, Ball = ref
-    rng = np.random.default_rng(8)
-    compared = 0
-    for x in _random_points(cone, rng):
-        for rad in (0.0, 1e-12 * (1 + np.abs(x).max())):
-            ball = Ball(x, np.full(x.size, rad))
-            if _clear(cone, x, False) is not None:
-                assert cone.contains(ball) == in_cone(cone, ball)
-                compared += 1
-            if cone.kind in ("exp", "pow", "pownd") and _clear(cone, x, True) is not None:
-                assert cone.dual_contains(ball) == in_dual_cone(cone, ball)
-    assert compared > 0
-
-
 @pytest.mark.parametrize("cone", CONES, ids=IDS)
 def test_dual_nudge_is_proved_and_close(cone):
     rng = np.random.default_rng(9)
@@ -431,3 +397,105 @@ def test_subclass_constructors_check_too():
         SecondOrderCone("soc", 3)
     with pytest.raises(InputError):
         ExponentialCone(-1)
+
+
+# --------------------------------------------------------------------------- margin, boundary function, repair
+SMOOTH = [c for c in CONES if c.kind in ("soc", "exp", "pow", "pownd") and c.dim > 1]
+
+
+@pytest.mark.parametrize("cone", CONES, ids=IDS)
+def test_margin_is_homogeneous_and_agrees_with_membership(cone):
+    """margin > 0 at interior points, >= 0 (to rounding) on the boundary, < 0 where the independent margin says
+    clearly outside (where the formula reaches), and positively homogeneous of degree 1."""
+    rng = np.random.default_rng(11)
+    e = cone.interior().reshape(cone.count, cone.dim)
+    m = cone.margin(e)
+    assert m.shape == (cone.count,)
+    assert np.all(m > 0) if cone.kind != "zero" else np.all(m == 0)
+    for x in _random_points(cone, rng):
+        S = x.reshape(cone.count, cone.dim)
+        mine = cone.margin(S)
+        assert np.allclose(cone.margin(3.0 * S), 3.0 * mine, rtol=1e-9, atol=1e-300)
+        ref = np.array([margin(cone, r) for r in S])
+        tol = 1e-6 * (1 + np.abs(S).max())
+        assert np.all(mine[ref > tol] > 0) or cone.kind == "zero"
+        assert np.all(mine[ref < -tol] <= 0)  # (0 where the formula's domain ends: exp y <= 0, power x <= 0)
+        on = cone.project(x).reshape(cone.count, cone.dim)
+        assert np.all(cone.margin(on) >= -1e-7 * (1 + np.abs(on).max(axis=1)))
+
+
+@pytest.mark.parametrize("cone", SMOOTH, ids=lambda c: f"{c.kind}{c.dim}")
+def test_boundary_function_gradient_hessian_and_dual(cone):
+    """f is the margin on its branch, its gradient and Hessian (diag(D) + c V V') match central differences,
+    <G, s> = f (Euler: degree 1), and lambda G lies on the boundary of K* where s lies on the boundary of K."""
+    rng = np.random.default_rng(12)
+    one = cone.with_count(1)
+    checked = 0
+    for _ in range(60):
+        v = rng.normal(size=one.dim) * 3
+        outside = one.distance(v) > 1e-6  # then its projection lies on the boundary
+        for s in (one.project(v), v):
+            S = s.reshape(1, -1)
+            if not one.boundary_smooth(S)[0]:
+                continue
+            br = one.boundary_branch(S)
+            f, G, D, c, V = one.boundary(S, br)
+            assert np.allclose(f, one.margin(S), rtol=1e-9, atol=1e-12)
+            assert np.isclose(G[0] @ s, f[0], rtol=1e-8, atol=1e-10 * (1 + np.abs(s).max()))
+            H = np.diag(D[0]) + c[0] * np.outer(V[0], V[0])
+            h = 1e-6 * (1 + np.abs(s).max())
+            if np.abs(H).max() * h > 1e-3 * (1 + np.abs(G).max()):
+                continue  # too near the edge of the smooth region for central differences
+            for j in range(one.dim):
+                dj = np.eye(one.dim)[j] * h
+                fp, Gp = one.boundary((s + dj).reshape(1, -1), br)[:2]
+                fm, Gm = one.boundary((s - dj).reshape(1, -1), br)[:2]
+                assert np.isclose((fp[0] - fm[0]) / (2 * h), G[0, j], rtol=1e-5, atol=1e-6)
+                assert np.allclose((Gp[0] - Gm[0]) / (2 * h), H[:, j], rtol=1e-4, atol=1e-5 * (1 + np.abs(H).max()))
+            if s is not v and outside:  # on the boundary of K: lambda G on the boundary of K*
+                assert abs(f[0]) <= 1e-7 * (1 + np.abs(s).max())
+                g = 2.5 * G[0]
+                assert one.distance(g, dual=True) <= 1e-7 * (1 + np.abs(g).max())
+                assert not one.dual_contains(g - 1e-6 * (1 + np.abs(g).max()) * one.dual_interior())
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("cone", CONES, ids=IDS)
+def test_into_dual_lands_in_the_dual_cone_and_keeps_its_points(cone):
+    rng = np.random.default_rng(13)
+    for _ in range(30):
+        w = rng.normal(size=cone.rows) * 10.0 ** rng.integers(-3, 4)
+        z = cone.into_dual(w)
+        assert z.shape == w.shape
+        assert cone.distance(z, dual=True) <= 1e-9 * (1 + np.abs(w).max())
+        # a point of K* (on its boundary, or inside) moves by rounding at most: into_dual is idempotent to rounding
+        assert np.allclose(cone.into_dual(z), z, rtol=0, atol=1e-12 * (1 + np.abs(z).max()))
+        f = cone.dual_interior() * (1 + np.abs(w).max())
+        assert np.array_equal(cone.into_dual(f), f)
+
+
+def test_separable_cones_are_their_rows():
+    """zero and nonneg: dim rows in one copy are the same set as dim one-row copies (certify regroups them)."""
+    rng = np.random.default_rng(14)
+    for cone in CLASSES:
+        assert cone.separable == (cone.kind in ("zero", "nonneg"))
+    for cone in (ZeroCone(6), NonnegCone(3, 2)):
+        rows = Cone(cone.kind, 1, cone.rows)
+        v = rng.normal(size=cone.rows)
+        assert np.array_equal(cone.project(v), rows.project(v))
+        assert np.array_equal(cone.project_dual(v), rows.project_dual(v))
+        assert np.array_equal(np.min(rows.margin(v.reshape(-1, 1)).reshape(cone.count, cone.dim), axis=1),
+                              cone.margin(v.reshape(cone.count, cone.dim)))
+
+
+
+def test_own_shape_is_the_psd_matrix_and_none_elsewhere():
+    cone = PsdCone.of_side(3)
+    M = np.array([[2.0, 0.5, -1.0], [0.5, 3.0, 0.25], [-1.0, 0.25, 4.0]])
+    assert np.array_equal(cone.own_shape(svec(M)), M)
+    two = PsdCone.of_side(3, 2)
+    assert np.array_equal(two.own_shape(np.concatenate([svec(M), svec(2 * M)])), np.stack([M, 2 * M]))
+    for c in CONES:
+        if c.kind != "psd":
+            assert c.own_shape(np.zeros(c.rows)) is None

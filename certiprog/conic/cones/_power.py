@@ -119,6 +119,37 @@ class PowerConeBase(Cone):
             m = np.exp(np.log(np.maximum(U, 0.0)) @ np.asarray(self.weights, float)) - np.abs(S[:, -1])
         return np.where(np.all(U > 0, axis=1), m, 0.0)
 
+    def boundary_smooth(self, S):
+        S = np.asarray(S, dtype=float).reshape(-1, self.dim)
+        return np.all(S[:, :-1] > 0, axis=1) & (S[:, -1] != 0)
+
+    def boundary_branch(self, S):
+        return np.sign(np.asarray(S, dtype=float).reshape(-1, self.dim)[:, -1])
+
+    def boundary(self, S, branch):
+        """f = p - sigma z with p = prod x_i^a_i (sigma = ``branch``, the sign of z), G = (a_i p / x_i, -sigma):
+        prod (G_i / a_i)^a_i = 1 = |G_z| (the boundary of K*). Hessian on x: p (a/x)(a/x)' - diag(p a / x^2)."""
+        S = np.asarray(S, dtype=float).reshape(-1, self.dim)
+        a = np.asarray(self.weights, float)
+        k = S.shape[0]
+        U = S[:, :-1]
+        pr = np.exp(np.log(U) @ a)
+        au = a / U
+        G = np.concatenate([au * pr[:, None], -np.asarray(branch, float)[:, None]], axis=1)
+        D = np.concatenate([-pr[:, None] * a / (U * U), np.zeros((k, 1))], axis=1)
+        V = np.concatenate([au, np.zeros((k, 1))], axis=1)
+        return pr - branch * S[:, -1], G, D, pr, V
+
+    def _into_dual(self, V):
+        """u clipped at 0 and w at +-prod (u_i / a_i)^a_i."""
+        a = np.asarray(self.weights, float)
+        Z = V.copy()
+        Z[:, :-1] = np.maximum(Z[:, :-1], 0.0)
+        with np.errstate(divide="ignore"):
+            cap = np.exp(np.log(Z[:, :-1] / a) @ a)
+        Z[:, -1] = np.clip(Z[:, -1], -cap, cap)
+        return Z
+
     def _contains(self, M, R):
         """x_i > 0 and exp(sum a_i log x_i) >= |z| in arb; rows with z = 0 exactly need only x >= 0."""
         face = _face(M, R)

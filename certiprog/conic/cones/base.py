@@ -186,6 +186,11 @@ class Cone:
     def _unit(self) -> np.ndarray:
         raise NotImplementedError
 
+    def own_shape(self, v) -> np.ndarray | None:
+        """The block's values ``v`` (all rows) in the cone's own shape (a PSD cone: its symmetric matrices), or None
+        when the cone has none (the constraint's shape applies)."""
+        return None
+
     # ------------------------------------------------------------------------------------------ linear views
     def linear_cuts(self) -> np.ndarray:
         """A matrix C (r x dim) with ``C s <= 0`` for every s in one copy of the cone: the linear inequalities the
@@ -242,6 +247,37 @@ class Cone:
 
     def _margin(self, S: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    # ------------------------------------------------------------------------------------------ smooth boundary
+    def boundary_smooth(self, S) -> np.ndarray:
+        """For each row of S (k x dim, one copy per row): does the cone's boundary function (`boundary`) apply and is
+        it smooth there? All False for a cone without one (zero and nonneg rows are plain equalities / inequalities;
+        a PSD block is not polished)."""
+        return np.zeros(np.asarray(S, dtype=float).reshape(-1, self.dim).shape[0], dtype=bool)
+
+    def boundary_branch(self, S) -> np.ndarray:
+        """The branch of the boundary function each row of S uses (power cones: the sign of z; else 0), kept fixed
+        while Newton's method moves S."""
+        return np.zeros(np.asarray(S, dtype=float).reshape(-1, self.dim).shape[0])
+
+    def boundary(self, S, branch) -> tuple:
+        """The boundary function of the copies S (k x dim) where `boundary_smooth` holds, for the dual polish:
+        (f, G, D, c, V) with f (k,) positively homogeneous of degree 1, >= 0 exactly on the cone near S (`margin` on
+        that branch); G = grad f (k x dim), whose ray lambda G (lambda >= 0) is the complementary dual on the
+        boundary, a point of the boundary of K*; and the Hessian of f as diag(D_k) + c_k V_k V_k' (D, V: k x dim,
+        c: k), so that callers form A'HA in O(nnz)."""
+        raise NotImplementedError(f"the {self.kind} cone has no smooth boundary function")
+
+    def into_dual(self, w) -> np.ndarray:
+        """``w`` (all rows, floats) moved into K* by the cheapest move that leaves a point on or inside K*'s boundary
+        unchanged up to rounding: one coordinate clipped (nonneg: the entries; SOC: the head; exp: w where u < 0;
+        power cones: u at 0 and |w| at its bound), the projection where there is no such clip (PSD). Unlike
+        `dual_nudge` nothing is proved, and no iterative projection moves a boundary point by ~1e-9."""
+        V = np.asarray(w, dtype=float).reshape(-1, self.dim) if self.dim else np.zeros((0, 0))
+        return self._into_dual(V).reshape(-1)
+
+    def _into_dual(self, V: np.ndarray) -> np.ndarray:
+        return self._project_dual(V)
 
     def dual_nudge(self, w) -> np.ndarray:
         """A point of K* near ``w`` whose membership `dual_contains` proves: the projection onto K*, moved inward

@@ -191,6 +191,33 @@ class ExponentialCone(Cone):
             m = S[:, 1] * np.log(S[:, 2] / S[:, 1]) - S[:, 0]
         return np.where(ok, m, 0.0)
 
+    def boundary_smooth(self, S):
+        S = np.asarray(S, dtype=float).reshape(-1, 3)
+        return (S[:, 1] > 0) & (S[:, 2] > 0)
+
+    def boundary(self, S, branch):
+        """f = y log(z / y) - x, G = (-1, log(z / y) - 1, y / z): with u = -lambda, v = lambda (log(z/y) - 1),
+        w = lambda y / z, -u exp(v / u) = lambda e y / z = e w (the boundary of K_exp*). Hessian
+        -(1/y) V V' with V = (0, 1, -y/z)."""
+        S = np.asarray(S, dtype=float).reshape(-1, 3)
+        x, y, z = S[:, 0], S[:, 1], S[:, 2]
+        k = S.shape[0]
+        lz = np.log(z / y)
+        G = np.stack([-np.ones(k), lz - 1.0, y / z], axis=1)
+        V = np.stack([np.zeros(k), np.ones(k), -y / z], axis=1)
+        return y * lz - x, G, np.zeros((k, 3)), -1.0 / y, V
+
+    def _into_dual(self, V):
+        """w raised to -u exp(v/u - 1) where u < 0; the other rows projected."""
+        Z = V.copy()
+        neg = Z[:, 0] < 0
+        with np.errstate(over="ignore"):
+            need = -Z[neg, 0] * np.exp(Z[neg, 1] / Z[neg, 0] - 1.0)
+        Z[neg, 2] = np.maximum(Z[neg, 2], need)
+        if not neg.all():
+            Z[~neg] = self._project_dual(Z[~neg])
+        return Z
+
     def _contains(self, M, R):
         """y > 0, z > 0 and log y + x / y <= log z in arb; on the face y = 0 (exactly: mid and radius 0),
         x <= 0 and z >= 0."""

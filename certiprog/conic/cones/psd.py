@@ -88,6 +88,11 @@ class PsdCone(Cone):
             raise InputError(f"a psd cone's dim must be n(n+1)/2; got {dim}")
         return alpha
 
+    def own_shape(self, v) -> np.ndarray:
+        """The symmetric matrix of one copy (n x n), or the stack of them (count x n x n)."""
+        V = self._parts(v, "v", finite=False)
+        return smat_batch(V, self.side)[0] if self.count == 1 else smat_batch(V, self.side)
+
     def _project(self, P):
         if P.shape[0] == 0 or self.dim == 0:
             return P.copy()

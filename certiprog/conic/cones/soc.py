@@ -61,6 +61,28 @@ class SecondOrderCone(Cone):
         """s_0 - ||s_1:||."""
         return S[:, 0] - np.linalg.norm(S[:, 1:], axis=1)
 
+    def boundary_smooth(self, S):
+        S = np.asarray(S, dtype=float).reshape(-1, self.dim)
+        return (S[:, 0] > 0) & (np.linalg.norm(S[:, 1:], axis=1) > 1e-12 * np.abs(S[:, 0]))
+
+    def boundary(self, S, branch):
+        """f = s_0 - ||x||, G = (1, -u) with u = x / ||x|| (the reflection of s, in K*); the Hessian -(I - u u') / ||x||
+        on x: D = (0, -1/||x||, ...), c = 1/||x||, V = (0, u)."""
+        S = np.asarray(S, dtype=float).reshape(-1, self.dim)
+        k = S.shape[0]
+        nu = np.linalg.norm(S[:, 1:], axis=1)
+        E = S[:, 1:] / nu[:, None]
+        G = np.concatenate([np.ones((k, 1)), -E], axis=1)
+        D = np.concatenate([np.zeros((k, 1)), np.repeat(-1.0 / nu[:, None], self.dim - 1, axis=1)], axis=1)
+        V = np.concatenate([np.zeros((k, 1)), E], axis=1)
+        return S[:, 0] - nu, G, D, 1.0 / nu, V
+
+    def _into_dual(self, V):
+        V = V.copy()
+        if V.shape[0] and self.dim:
+            V[:, 0] = np.maximum(V[:, 0], np.linalg.norm(V[:, 1:], axis=1))
+        return V
+
     def _contains(self, M, R):
         if self.dim == 0:
             return True
