@@ -88,8 +88,8 @@ QUICK = dict(t1_fractions=(0.01, 0.1, 0.5), t1_reps=1, t2_letters=("A", "B", "C"
              ada_rates=(1.0,), refits=10, widen=(),
              f78_n_pos=200, f78_n_neg=1000, f78_methods=("LHM", "LHM (single-linkage start)"),
              t2_methods=PAPER_BASELINES, certify=False, t4_letters=("A", "B"), t4_C=(2,), t4_K=(2,),
-             t4_epochs=10, tr_n_source=2000, tr_source_epochs=1, tr_pos_sizes=(50,), tr_class_sizes=(20,),
-             tr_problems=1, tr_n_neg=500, tr_epochs=5, tr_cnn_epochs=5, tr_finetune_epochs=2)
+             t4_epochs=5, tr_n_source=1000, tr_source_epochs=1, tr_pos_sizes=(50,), tr_class_sizes=(20,),
+             tr_problems=1, tr_n_neg=300, tr_epochs=3, tr_cnn_epochs=3, tr_finetune_epochs=1)
 
 
 @dataclass
