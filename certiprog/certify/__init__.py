@@ -7,8 +7,9 @@ a `Verdict` (``certified`` only when the interval proves the objective, ``accura
 * `kkt` - the check, its measures and the verdict rule; `verdict` - the `Verdict` and `Interval` types;
 * `interval` - `optimality_interval`, from `upper_end` (a point proved feasible: `equalities`, `lift`,
   `interior`) and `lower_end` (weak duality: `dual_cone`, `lagrangian`, `box`, `soc_ball` with `gram`,
-  `correction`), with `psd` (what is proved about P), `membership` (cone membership in ball arithmetic) and
-  `cache`;
+  `correction`), with `psd` (what is proved about P) and `cache`; cone membership, the dual nudge, interior
+  points, the cones' linear cuts and their boundary functions are methods of the cone classes
+  (`certiprog.conic.cones`), so a new cone needs no edit here;
 * `recovery` and `polish` - duals from a primal point; `rigorous` - ball arithmetic with proved rounding bounds.
 
 The derivations are in the documentation (docs/derivations/optimality-interval.md). The paper audit (claims,

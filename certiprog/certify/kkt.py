@@ -703,14 +703,10 @@ def _ray_proved(problem, d) -> tuple[bool, str]:
             continue
         if np.all(exact0[r]):
             continue
-        if blk.cone.kind == "nonneg":
-            if not np.all(S[r].lo() >= 0):
-                return False, f"-A d >= 0 on {blk.owner!r} is not proved"
-        else:
-            T = Ball(S.mid[r].copy(), S.rad[r].copy())
-            T.mid[exact0[r]] = 0.0
-            if not blk.cone.contains(T):
-                return False, f"-A d in the cone of {blk.owner!r} is not proved"
+        T = Ball(S.mid[r].copy(), S.rad[r].copy())
+        T.mid[exact0[r]] = 0.0
+        if not blk.cone.contains(T):
+            return False, f"-A d in the {blk.cone.kind} cone of {blk.owner!r} is not proved"
     return True, ""
 
 

@@ -3,7 +3,7 @@
 
 The solver's point is clipped into its variable bounds, its equality rows are made exact
 (`certiprog.certify.equalities`), and every other block is proved to hold over the whole enclosure
-(`certiprog.certify.membership`); a point that fails is repaired by raising epigraph columns
+(`certiprog.conic.cones.Cone.contains`); a point that fails is repaired by raising epigraph columns
 (`certiprog.certify.lift`) or moved toward a strictly feasible point (`certiprog.certify.interior`). The
 derivation: docs/derivations/optimality-interval.md (the upper end).
 """
