@@ -146,20 +146,48 @@ def _nonneg_step(u: np.ndarray, du: np.ndarray) -> float:
 class _Newton:
     """The data in the interior point's form (from `solver._Problem`) and its reduced KKT solves."""
 
-    def __init__(self, prob, gram1=None):
-        self.M, self.bias, self.lam, self.gram1 = prob.M, prob.bias, prob.lam, gram1
-        self.m, self.d = prob.M.shape
+    def __init__(self, prob, gram1=None, reduce: bool = True):
+        self.bias, self.lam = prob.bias, prob.lam
+        M, L, mu = prob.M, prob.L, prob.mu
+        self.d_full = M.shape[1]
+        # features that no hinge and no constraint reads (a zero column of M, a zero row of L up to the factor's
+        # rounding, mu_j = 0 without a bias: MNIST's 111 blank pixels of 784) have w_j = 0 at the optimum and a
+        # Newton system of their own; the steps run on the others (the X'DX of 673 columns instead of 784). The
+        # iterates are candidates only: the certificate reads the full program.
+        self.cols = None
+        dead = ~np.any(M != 0, axis=0) if reduce else np.zeros(M.shape[1], bool)
+        if dead.any():
+            Lrow = np.sqrt(np.einsum("ij,ij->i", L, L))
+            dead &= Lrow <= 1e-6 * max(float(Lrow.max(initial=0.0)), 1e-300)
+            if not self.bias:
+                dead &= mu == 0
+        if dead.any() and not dead.all():
+            self.cols = np.flatnonzero(~dead)
+            M, L, mu = np.ascontiguousarray(M[:, self.cols]), L[self.cols], mu[self.cols]
+            if gram1 is not None:
+                keep = np.append(self.cols, self.d_full) if self.bias else self.cols
+                gram1 = gram1[np.ix_(keep, keep)]
+        self.M, self.gram1 = M, gram1
+        self.m, self.d = M.shape
         self.p = self.d + (1 if self.bias else 0)
-        k = prob.L.shape[1]
+        k = L.shape[1]
         Gq = np.zeros((k + 1, self.p))
         if self.bias:
             Gq[0, self.d] = 1.0  # s3 = (-c, gamma L'w)
         else:
-            Gq[0, :] = prob.mu  # s3 = (-mu'w, gamma L'w)
-        Gq[1:, :self.d] = -prob.gam * prob.L.T
+            Gq[0, :] = mu  # s3 = (-mu'w, gamma L'w)
+        Gq[1:, :self.d] = -prob.gam * L.T
         self.Gq = Gq
         self.Pdiag = np.zeros(self.p)
         self.Pdiag[:self.d] = 2.0 * prob.lam
+
+    def full_w(self, w: np.ndarray) -> np.ndarray:
+        """w on every feature (0 on those the steps leave out)."""
+        if self.cols is None:
+            return w.copy()
+        out = np.zeros(self.d_full)
+        out[self.cols] = w
+        return out
 
     # ---- products with [M 1]
     def score(self, u):
@@ -250,7 +278,7 @@ class _Newton:
 def gram_ones(prob) -> np.ndarray:
     """``[M 1]' [M 1]`` of `solver._Problem` ``prob`` (``M' M`` without a bias): what the condition estimate of
     `solver.choose_method` reads and the interior point's first system needs."""
-    return _Newton(prob).gram(np.ones(prob.M.shape[0]))
+    return _Newton(prob, reduce=False).gram(np.ones(prob.M.shape[0]))
 
 
 def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool = False,
@@ -268,7 +296,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
     # ---- starting point (CVXOPT's default: the two least-squares problems with W = I, shifted into the cone)
     ones = np.ones(m)
     if not N.factor(ones, ones, np.eye(k1)):
-        return NewtonResult(np.zeros(d), 0.0, np.zeros(m), np.zeros(k1), 0, "breakdown")
+        return NewtonResult(np.zeros(N.d_full), 0.0, np.zeros(m), np.zeros(k1), 0, "breakdown")
     u, t, z1, z2, z3 = N.solve(np.zeros(p), np.zeros(m), -ones, np.zeros(m), np.zeros(k1))
     s1, s2, s3 = -z1, -z2, -z3
     _, _, z1, z2, z3 = N.solve(np.zeros(p), -ones, np.zeros(m), np.zeros(m), np.zeros(k1))
@@ -303,7 +331,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
                                 dual_res=max(float(np.abs(ru).max()), float(np.abs(rt).max()))))
             if rel <= tol or tried:
                 tried = True
-                if certify(z1, z3, w, u[d] if N.bias else 0.0, it):
+                if certify(z1, z3, N.full_w(w), u[d] if N.bias else 0.0, it):
                     status = "converged"
                     break
             if it == max_iter:
@@ -359,5 +387,5 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
             s1, s2, s3 = s1 + step * ds1, s2 + step * ds2, s3 + step * ds3
             z1, z2, z3 = z1 + step * dz1, z2 + step * dz2, z3 + step * dz3
             bar.update(1)
-    return NewtonResult(w=u[:d].copy(), c=float(u[d]) if N.bias else 0.0, alpha=z1, y=z3,
+    return NewtonResult(w=N.full_w(u[:d]), c=float(u[d]) if N.bias else 0.0, alpha=z1, y=z3,
                         iterations=len(history) - 1, status=status, history=history)

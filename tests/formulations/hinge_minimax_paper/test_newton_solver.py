@@ -226,3 +226,22 @@ def test_structured_point_is_proved_without_a_margin_problem(bias, monkeypatch):
     LT = model.data.params[1].value  # the model's own factor, transposed
     t = sol.x[sol.problem.columns["_pnorm1"][1]]
     assert t > np.linalg.norm(LT @ w)  # strictly inside its cone, by the margin, not at the boundary
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_blank_features_are_left_out_of_the_steps_and_certified(bias):
+    # MNIST's blank pixels: features no hinge and no constraint reads (zero in X and mu, zero rows of Sigma) have
+    # w_j = 0 at the optimum; the interior point steps on the others only, the certificate reads the full program
+    X, mu, S = correlated(300, 8, 1e2, seed=4)
+    d = X.shape[1]
+    Xb = np.hstack([X[:, :3], np.zeros((300, 2)), X[:, 3:], np.zeros((300, 1))])
+    mub = np.concatenate([mu[:3], [0.0, 0.0], mu[3:], [0.0]])
+    keep = np.r_[0:3, 5:5 + d - 3]
+    Sb = np.zeros((d + 3, d + 3))
+    Sb[np.ix_(keep, keep)] = S
+    fit = solve_hinge_minimax(Xb, mub, Sb, 1.0, 0.2, bias=bias, tol=1e-8, method="newton")
+    assert fit.certified and fit.info["runs"][0]["method"] == "newton"
+    assert np.all(fit.w[[3, 4, d + 2]] == 0.0)
+    assert_holds(fit, clarabel_value(Xb, mub, Sb, 1.0, 0.2, bias))
+    ref = solve_hinge_minimax(X, mu, S, 1.0, 0.2, bias=bias, tol=1e-8, method="newton")
+    assert fit.upper == pytest.approx(ref.upper, rel=1e-6)
