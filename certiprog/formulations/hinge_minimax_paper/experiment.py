@@ -47,6 +47,7 @@ import time
 import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -230,7 +231,7 @@ def add_arguments(parser) -> None:
 def config_from_args(args) -> Config:
     """A validated `Config` from parsed arguments (``--quick`` fills what was not given)."""
     quick = bool(getattr(args, "quick", False))
-    q = dict(QUICK) if quick else {}
+    q: dict[str, Any] = dict(QUICK) if quick else {}
     if getattr(args, "letters", None):
         q["t2_letters"] = tuple(s.strip().upper() for s in str(args.letters).replace(",", " ").split())
     if getattr(args, "reps", None) is not None:
@@ -358,7 +359,7 @@ def synthetic_2d(fraction: float, n: int, seed) -> dict:
     n_pos = int(round(fraction * n))
     if n_pos < 6:
         raise InputError(f"fraction {fraction} of {n} points gives {n_pos} positives: fewer than 2 per third")
-    parts = {k: ([], []) for k in ("train", "val", "test")}
+    parts: dict[str, tuple[list, list]] = {k: ([], []) for k in ("train", "val", "test")}  # (X parts, y parts)
     for label, (mean, cov), count in ((1, SYNTH_POS, n_pos), (0, SYNTH_NEG, n - n_pos)):
         X = rng.multivariate_normal(mean, cov, size=count)
         for name, idx in zip(parts, np.array_split(rng.permutation(count), 3)):
@@ -539,7 +540,7 @@ def svc_decisions(fits: list, X, chunk: int = 1024) -> list:
             out[j][:] = X @ (est.support_vectors_.T @ est.dual_coef_[0]) + est.intercept_[0]
     if rbf:
         # the union of the RBF fits' support vectors (by training-row index): each fit's are a subset of it
-        by_index = {}
+        by_index: dict[int, np.ndarray] = {}
         for j in rbf:
             for i, v in zip(fits[j].support_, fits[j].support_vectors_):
                 by_index.setdefault(int(i), v)
@@ -778,7 +779,7 @@ def fig78_lhm_task(config: dict) -> dict:
     (Xtr, ytr), (Xte, yte) = data["train"], data["test"]
     n_pos = int(ytr.sum())
     truth = np.r_[np.zeros(n_pos // 2, int), np.ones(n_pos - n_pos // 2, int)]   # latent_toy's bar of each positive
-    init = FIG78_LHM[config.get("method", "LHM")]
+    init: str | np.ndarray = FIG78_LHM[config.get("method", "LHM")]  # a start's name, or given labels
     if init == "random":
         rng = np.random.default_rng(_seed(config["seed"], "assign"))
         init = rng.integers(0, config["C"], size=n_pos)
@@ -834,11 +835,12 @@ def table4_task(config: dict, data_root=None) -> dict:
         elif method == "LHM":
             from .lhm import fit_lhm
 
-            fit = fit_lhm(pos, Xtr, C=size, K=2, delta=config["delta"], lam=config["lam"], init="kmeans",
-                          random_state=seed, certify=bool(config.get("certify", True)), **_khhm_settings(config, 2))
-            score = fit.decision(Xte)
-            out.update(risk=[float(r.risk) for r in fit.history], certified=bool(fit.certified),
-                       stop_reason=str(fit.stop_reason))
+            lhm_fit = fit_lhm(pos, Xtr, C=size, K=2, delta=config["delta"], lam=config["lam"], init="kmeans",
+                              random_state=seed, certify=bool(config.get("certify", True)),
+                              **_khhm_settings(config, 2))
+            score = lhm_fit.decision(Xte)
+            out.update(risk=[float(r.risk) for r in lhm_fit.history], certified=bool(lhm_fit.certified),
+                       stop_reason=str(lhm_fit.stop_reason))
         elif method == "NN":
             from .network import multiclass_network, train_multiclass
 
@@ -913,6 +915,7 @@ def _draw(rng, labels, digits, n) -> np.ndarray:
 def binary_problem(setting: str, problem: int) -> tuple:
     """``(positive digits, negative digits)``: best case = a pair of digits the source saw vs the other seen ones;
     worst case = one unseen digit (5-9) vs the other unseen ones."""
+    pos: tuple[int, ...]
     if setting == "best":
         pos = (problem % 5, (problem + 1) % 5)
         return pos, tuple(d for d in range(5) if d not in pos)
@@ -1114,7 +1117,7 @@ def table2_rows(cfg: Config, records: list) -> list:
 def khhm_fit_stats(records: list) -> dict:
     """What the Table 2 KHHM fits did, per method: chosen (delta, lam) counts, grid edges flagged, the best round
     returned vs the rounds run, fits that fell back to the enclosing start, infeasible (trivial) planes."""
-    out = {}
+    out: dict[str, dict] = {}  # method -> its counts
     for r in records:
         if not r["method"].startswith("KHHM"):
             continue
@@ -1367,7 +1370,7 @@ def _json_default(obj):
 
 
 def _figures(cfg: Config, records: list, out: Path) -> dict:
-    paths = {}
+    paths: dict[str, Path] = {}
     fig5 = _by(records, "fig5")
     f78 = _by(records, "fig78")
     if not (fig5 or f78):
@@ -1382,7 +1385,8 @@ def _figures(cfg: Config, records: list, out: Path) -> dict:
     if fig5:
         r = fig5[0]
         data = synthetic_2d(cfg.fig5_fraction, cfg.t1_n, _seed(cfg.seed, 0, float(cfg.fig5_fraction)))
-        f = plots.plot_fig5(*data["train"], np.asarray(r["steps_W"]), np.asarray(r["steps_b"]),
+        X5, y5 = data["train"]
+        f = plots.plot_fig5(X5, y5, np.asarray(r["steps_W"]), np.asarray(r["steps_b"]),
                             np.asarray(r["steps_active"]).astype(bool), np.asarray(r["W"]), np.asarray(r["b"]),
                             np.asarray(r["active"]).astype(bool), rounds=r["summary"]["rounds"])
         paths["fig5.png"] = out / "fig5.png"
@@ -1390,13 +1394,14 @@ def _figures(cfg: Config, records: list, out: Path) -> dict:
         plt.close(f)
     if f78:
         data = latent_toy(cfg.f78_n_pos, cfg.f78_n_neg, _seed(cfg.seed, "latent"))
-        f = plots.plot_fig7(*data["train"], {r["method"]: r for r in f78})
+        X78, y78 = data["train"]
+        f = plots.plot_fig7(X78, y78, {r["method"]: r for r in f78})
         paths["fig7.png"] = out / "fig7.png"
         f.savefig(paths["fig7.png"], dpi=100)
         plt.close(f)
         lhm = [r for r in f78 if r["method"] == "LHM"]
         if lhm:
-            f = plots.plot_fig8(*data["train"], lhm[0])
+            f = plots.plot_fig8(X78, y78, lhm[0])
             paths["fig8.png"] = out / "fig8.png"
             f.savefig(paths["fig8.png"], dpi=100)
             plt.close(f)
