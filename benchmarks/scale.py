@@ -61,34 +61,49 @@ m = 1,000 the 400 pivots are 40 % of the points, so the fixed cost dominates SVC
 grows like m (factorisation O(m r^2)) while SVC grows faster.
 
 Conditioning sweep (issue 23; ``--sweep``, ``--sweep --quick`` is tests/formulations/hinge_minimax_paper/
-test_solver_sweep.py): certiprog (build + ``model.solve(solver="structured")`` + ``check``) against CVXPY + Clarabel
-(build + solve), one process per measurement, BLAS pinned to one thread for both. Measured 2026-11-27 11:40-12:08 UTC,
-commit cda3abe, 2 cores shared with other agents at load average 18-21 (absolute times ~2-4x an idle machine's; both
-paths equally exposed), every interval certified by check() unless noted, CVXPY's value inside every interval:
+test_solver_sweep.py; ``--sweep-rows`` / ``--only`` run one row or one path): certiprog (build +
+``model.solve(solver="structured")`` + ``check``) against CVXPY + Clarabel (build + solve), one process per
+measurement, BLAS pinned to one thread for both, certiprog's modules imported before its timings as cvxpy is before
+the reference's. Every interval below is certified by check(), CVXPY's value inside every one.
 
-    000 eq. (8)         m x d          certiprog (method, steps)       CVXPY+Clarabel  ratio  rel. width  peak RSS
-    mnist (bias)        4,869 x 784    28.3 s  (Newton 18)             30.2 s          1.1x   5.8e-09     274 MB
-    letter (bias)       9,940 x 16     0.58 s  (Newton 16)             1.56 s          2.7x   2.2e-08      47 MB
-    kappa=1             20,000 x 300   22.3 s  (gradient 107 + N 21)   3.7 min         9.9x   6.7e-09     640 MB
-    adult (bias)        11,687 x 108   3.59 s  (Newton 24)             41.9 s         11.7x   4.9e-08     286 MB
-    kappa=1e6           20,000 x 300   16.4 s  (Newton 15)             3.2 min        11.7x   3.3e-08     638 MB
-    kappa=1e2           20,000 x 300   16.5 s  (Newton 20)             3.3 min        12.2x   3.2e-09     640 MB
-    kappa=1e4           20,000 x 300   16.1 s  (Newton 16)             3.4 min        12.6x   4.0e-08     637 MB
-    kappa=1e6           200,000 x 300  2.3 min (Newton 22)             not run         -      1.6e-08    5882 MB
+000 eq. (8), measured 2026-11-27 14:05-14:28 UTC at commit 5be4328 (load average 10-14 on the 2 shared cores: times
+~3x an idle machine's, both paths exposed), real rows again 14:30-14:32 at 2213c16 (load 4.8-5.7, three runs):
 
-    004 eq. (3) MPM     m x d          certiprog (Newton steps)        CVXPY+Clarabel  ratio  rel. width  peak RSS
-    letter              20,000 x 16    0.10 s  (4)                     0.03 s          0.3x   1.4e-12      15 MB
-    adult               48,842 x 108   0.39 s  (12)                    0.21 s          0.5x   accurate only (lower end -inf)
-    mnist               10,000 x 784   6.25 s  (12)                    7.39 s          1.2x   accurate only (lower end -inf)
-    kappa=1e2 / 1e4 / 1e6 / 1  20,000 x 300  0.84 / 0.65 / 0.75 / 0.60 s (12 / 5 / 3 / 3)  1.85-2.02 s  2.2-3.4x  <= 5.8e-09
+    000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
+    letter (bias)       9,940 x 16     0.45 s (N 16)         1.54 s          3.5x (2.6-3.6x)   2.3e-08      49 MB
+    mnist (bias)        4,869 x 784    6.96 s (N 18)         27.6 s          4.0x (2.9-4.7x)   7.5e-09     271 MB
+    kappa=1             20,000 x 300   15.4 s (g107 + N 21)  2.3 min         9.0x              6.7e-09     652 MB
+    kappa=1e6           20,000 x 300   11.7 s (N 15)         2.3 min        12.1x              3.3e-08     652 MB
+    kappa=1e2           20,000 x 300   10.6 s (N 20)         2.8 min        16.1x              3.2e-09     652 MB
+    adult (bias)        11,687 x 108   2.22 s (N 24)         38.7 s         17.4x (15.5x)      5.1e-08     288 MB
+    kappa=1e4           20,000 x 300   8.86 s (N 16)         2.7 min        18.0x              4.0e-08     652 MB
+    kappa=1e6           200,000 x 300  1.8 min (N 22)        not run          -                1.6e-08    5850 MB
 
-The goal (>= 5x on every row) is met on the synthetic conditioning rows and Adult of 000 (the first-order solver
-alone took 300 s on the kappa ~1e5 instance of the issue: 0.47x), not on Letter (d = 16: the whole solve is 0.6 s,
-half of it certiprog's generic check) nor MNIST (18 s of the 28 s are the generic check repairing the structured
-point: the pnorm epigraph column filled with fl(||L'w||) sits on the cone's boundary, so duality.upper_bound solves a
-Clarabel margin problem on the 785-dimensional cone; raising that column by 1e-12 relative proves the point in 0.11 s).
-004's MPM is a d-variable problem for CVXPY too (no m), so certiprog's model overhead dominates there. 200,000 x 300
-at kappa 1e6 fits in 8 GB (5.9 GB peak: X, its compiled conic matrix and the certificate's copies).
+003 eq. (1) (graph at a 1 % mean neighbourhood built outside the timings; eta 0.5, lam 1e-2), measured 13:45-14:04
+UTC at 50d5676, load 9-14:
+
+    003 eq. (1)         m x d          certiprog (Newton steps)  CVXPY+Clarabel  ratio  rel. width  peak RSS ours/ref
+    mnist               10,000 x 785   3.30 s (4)                55.7 s          16.9x  2.8e-07     732 / 741 MB
+    kappa=1e4           10,000 x 301   4.01 s (4)                3.4 min         50.3x  2.9e-10     480 / 1096 MB
+    kappa=1e6           10,000 x 301   3.94 s (3)                3.7 min         56.3x  5.6e-09     481 / 1113 MB
+    kappa=1e2           10,000 x 301   2.74 s (5)                3.4 min         74.1x  8.6e-10     482 / 1061 MB
+    kappa=1             10,000 x 301   2.14 s (5)                3.9 min        109.2x  1.5e-08     487 / 1022 MB
+
+004 eq. (3) linear MPM (11:40-12:08 UTC, cda3abe, load 18-21; its solver unchanged since): letter 20,000 x 16 0.3x,
+adult 48,842 x 108 0.5x, mnist 10,000 x 784 1.2x, kappa 1..1e6 at 20,000 x 300 2.2-3.4x (CVXPY's MPM has d
+variables and no m: certiprog's model overhead dominates; 004 is not among the issue's rows).
+
+The goal (>= 5x on every row) is met on every 003 row and on 000's synthetic rows and Adult, not on 000's Letter and
+MNIST. MNIST went from 1.1x to 2.9-4.7x: the structured point is now proved by check() as it is (the solver leaves
+room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10 relative;
+before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank pixels are left
+out of the Newton steps, the cone's W^-1 Gq costs O(kp); what is left is 18 steps of one X'DX each (~65 ms at 4,869 x
+673, BLAS-3, the part a loaded machine slows most: 2.1-2.4 s in-process at load 3, 3.8-4.9 s at load 5-6, while
+Clarabel's sparse LDL slows less). Letter (d = 16) is bounded by certiprog's generic check, not by the solver: in
+process at load 5, build 9 ms, the interior point 51 ms (16 steps), the check 88 ms of which 45 ms is the lower end's
+bound tightening (`certify.box.tighten_columns`: FBBT over the 9,940 hinge rows for the free bias and the norm column,
+whose Lagrangian coefficients are balls, not exact zeros), for 0.6-1.5 s of CVXPY + Clarabel. 200,000 x 300 at
+kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's copies).
 """
 from __future__ import annotations
 
