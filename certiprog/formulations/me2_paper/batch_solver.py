@@ -329,7 +329,7 @@ def _inputs(K, q0, mus, lams, B, which=None):
 
 
 def fit_batch(P, X_neg, mus, lams, B: float, *, warm_start=None, tol: float = DEFAULT_TOL,
-              max_bytes: float = 64e6) -> list:
+              max_bytes: float = 16e6) -> list:
     """The local models of every positive ``P[j]`` against all of ``X_neg`` with its own (``mus[j]``, ``lams[j]``)
     (every ``2 mu B >= 1``), solved in batches (`solve_batch`; the centres cut into consecutive chunks of at most
     ``max_bytes`` of `LocalProblem.K`) from ``warm_start[j]`` = (M, R) (`programs.warm_alpha`; None: cold). Returns one

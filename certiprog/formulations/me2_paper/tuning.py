@@ -218,7 +218,7 @@ def tune_local(X, y_pos, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0
     return [t for chunk in over_chunks(_tune_chunk, jobs, n_jobs, X, y_pos, kw) for t in chunk]
 
 
-def batch_groups(items: list, d: int, key, size, max_bytes: float = 64e6) -> list:
+def batch_groups(items: list, d: int, key, size, max_bytes: float = 16e6) -> list:
     """``items`` cut into the batches of the batched solver: items with the same ``key(item)`` (the same negatives),
     in their order, at most ``max_bytes`` of `local_solver.LocalProblem.K` (``size(item)`` negatives x d(d+1)/2
     doubles each) per batch. Deterministic, so results do not depend on how the batches are spread over workers."""
@@ -252,7 +252,7 @@ def _tune_chunk(jobs, X, y_pos, kw) -> list:
 
 def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float = 4.0, m: int = 3,
               rule: str = "rank", rank_metric: str = "mahalanobis", prefer: str = "grid", tol: float = DEFAULT_TOL,
-              solver: str = "dedicated", max_bytes: float = 64e6) -> list:
+              solver: str = "dedicated", max_bytes: float = 16e6) -> list:
     """`tune_centre` for the local models of ONE fold at once (``jobs``: (row, fold, negatives, validation set) with
     the same negatives): the same choices from certified solves of the same problems, but solved in batches
     (`batch_solver.solve_batch`): for a chunk of lam values (as many as fit in ``max_bytes`` of
