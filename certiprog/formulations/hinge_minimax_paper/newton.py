@@ -40,6 +40,12 @@ __all__ = ["BLOCK", "NewtonResult", "gram_ones", "interior_point", "soc_inverse_
 
 #: rows of X per block when forming X' D X (bounds the extra memory to BLOCK x d floats)
 BLOCK = 4096
+#: Gondzio centrality correctors per step at most (each one more solve with the step's factor: a few passes over X),
+#: used when the reduced system has at least CORRECTOR_MIN_P columns, where a step's X'DX costs far more than a solve.
+#: Measured (steps without / with): MNIST 4,869 x 784 18 / 15, 20,000 x 300 kappa 1e4 and 1e6 16 / 14 and 15 / 14
+#: (time unchanged there), Adult 11,687 x 108 24 / 22, Letter 9,940 x 16 16 / 14 (no faster: its steps are vector
+#: passes, as cheap as the correctors' solves)
+CORRECTORS, CORRECTOR_MIN_P = 2, 200
 
 
 @dataclass
@@ -375,9 +381,31 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
             e3 = np.zeros(k1)
             e3[0] = 1.0
             rs3 = -ll3 - _soc_prod(W3i @ ds3, dzh3) + sigma * mu_gap * e3
-            du, dt, dz1, dz2, dz3, ds1, ds2, ds3, _ = direction(-s1 * z1 - ds1 * dz1 + sigma * mu_gap,
-                                                             -s2 * z2 - ds2 * dz2 + sigma * mu_gap, rs3)
-            amax = max_step(dz1, dz2, dz3, ds1, ds2, ds3)
+            rs1 = -s1 * z1 - ds1 * dz1 + sigma * mu_gap
+            rs2 = -s2 * z2 - ds2 * dz2 + sigma * mu_gap
+            best = direction(rs1, rs2, rs3)
+            amax = max_step(*best[2:8])
+            # Gondzio's centrality correctors on the half-lines (the direction is linear in r_s: one more solve with
+            # the same factor each): aim at a longer step, pull the trial point's products s_i z_i into
+            # [0.1, 10] sigma mu, keep the correction only when the step grows
+            for _ in range(CORRECTORS if p >= CORRECTOR_MIN_P else 0):
+                if amax >= 1.0:
+                    break
+                a_t = min(1.0, 1.5 * amax + 0.1)
+                c_mu = max(sigma * mu_gap, 1e-300)
+                v1 = (s1 + a_t * best[5]) * (z1 + a_t * best[2])
+                v2 = (s2 + a_t * best[6]) * (z2 + a_t * best[3])
+                t1 = np.clip(v1, 0.1 * c_mu, 10.0 * c_mu) - v1
+                t2 = np.clip(v2, 0.1 * c_mu, 10.0 * c_mu) - v2
+                t1 = np.maximum(t1, -10.0 * c_mu)
+                t2 = np.maximum(t2, -10.0 * c_mu)
+                rs1c, rs2c = rs1 + t1, rs2 + t2
+                cand = direction(rs1c, rs2c, rs3)
+                a_c = max_step(*cand[2:8])
+                if not (np.isfinite(a_c) and a_c >= 1.01 * amax):
+                    break
+                best, amax, rs1, rs2 = cand, a_c, rs1c, rs2c
+            du, dt, dz1, dz2, dz3, ds1, ds2, ds3, _ = best
             step = min(1.0, 0.99 * amax)
             history[-1].update(step=step, sigma=sigma)
             if not np.isfinite(step) or step < 1e-10 or not (np.all(np.isfinite(du)) and np.all(np.isfinite(dz1))):
