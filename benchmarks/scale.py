@@ -97,9 +97,10 @@ The goal (>= 5x on every row) is met on every 003 row and on 000's synthetic row
 MNIST. MNIST went from 1.1x to 2.9-4.7x: the structured point is now proved by check() as it is (the solver leaves
 room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10 relative;
 before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank pixels are left
-out of the Newton steps, the cone's W^-1 Gq costs O(kp); what is left is 18 steps of one X'DX each (~65 ms at 4,869 x
-673, BLAS-3, the part a loaded machine slows most: 2.1-2.4 s in-process at load 3, 3.8-4.9 s at load 5-6, while
-Clarabel's sparse LDL slows less). Letter (d = 16) is bounded by certiprog's generic check, not by the solver: in
+out of the Newton steps, the cone's W^-1 Gq costs O(kp), Gondzio correctors cut the steps from 18 to 15 (013a1ce:
+3.6x and 3.9x at load 6.4, 5.5-6.1 s against 21.8-22.0 s; Letter 3.4-3.7x); what is left is 15 steps of one X'DX
+each (~65 ms at 4,869 x 673 at load 3, BLAS-3, the part a loaded machine slows most: the solve took 2.1-2.4 s
+in-process at load 3 and 3.8-5.6 s at load 5-6, while Clarabel's sparse LDL slows less). Letter (d = 16) is bounded by certiprog's generic check, not by the solver: in
 process at load 5, build 9 ms, the interior point 51 ms (16 steps), the check 88 ms of which 45 ms is the lower end's
 bound tightening (`certify.box.tighten_columns`: FBBT over the 9,940 hinge rows for the free bias and the norm column,
 whose Lagrangian coefficients are balls, not exact zeros), for 0.6-1.5 s of CVXPY + Clarabel. 200,000 x 300 at
