@@ -47,7 +47,7 @@ def _exp_bracket(V: np.ndarray) -> tuple:
     requirements that both rays' coefficients be positive, (rho - 1) r + s > 0 and r - rho s > 0 (an end is
     infinite when r <= 0, resp. s <= 0; `_exp_project` widens those)."""
     r, s = V[:, 0], V[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # an overflowing end is an infinite one
         lo = np.where(r > 0, 1.0 - s / np.where(r > 0, r, 1.0), -np.inf)
         hi = np.where(s > 0, r / np.where(s > 0, s, 1.0), np.inf)
     return lo, hi
