@@ -109,6 +109,18 @@ def soc_scaling(s: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return eta * W, Wi / eta
 
 
+def _soc_apply(v: np.ndarray, eta: float, x: np.ndarray, inverse: bool = False) -> np.ndarray:
+    """``W x`` (``W^-1 x`` when ``inverse``) for the scaling ``(v, eta)`` of `soc_scaling` in O(k), without forming
+    the (k+1) x (k+1) matrix: ``W = eta [[v0, v1'], [v1, I + v1 v1' / (1 + v0)]]``, ``W^-1`` with ``-v1``, ``1/eta``."""
+    v0, v1 = v[0], v[1:]
+    sgn = -1.0 if inverse else 1.0
+    t = float(v1 @ x[1:])
+    out = np.empty_like(x)
+    out[0] = v0 * x[0] + sgn * t
+    out[1:] = x[1:] + (sgn * x[0] + t / (1.0 + v0)) * v1
+    return out / eta if inverse else eta * out
+
+
 def _soc_prod(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Jordan product ``u o v = (u'v, u0 v1 + v0 u1)``."""
     return np.concatenate([[u @ v], u[0] * v[1:] + v[0] * u[1:]])
@@ -144,8 +156,8 @@ def soc_step(u: np.ndarray, du: np.ndarray) -> float:
 
 def _nonneg_step(u: np.ndarray, du: np.ndarray) -> float:
     """Largest a >= 0 with u + a du >= 0 (u > 0; inf when every a is)."""
-    neg = du < 0
-    return float(np.min(u[neg] / -du[neg])) if neg.any() else np.inf
+    r = float(np.max(-du / u))  # (u > 0: the largest rate of decrease; one pass, no masked copies)
+    return 1.0 / r if r > 0 else np.inf
 
 
 # --------------------------------------------------------------------------- the interior point
@@ -228,16 +240,22 @@ class _Newton:
         return K
 
     def factor(self, H1, H2, W3i, nt=None):
-        """Factor the reduced matrix for the scaling ``H = z/s`` of the half-lines and ``W3^-1`` of the cone; False
-        when it cannot be factored. The cone enters as ``(W3^-1 Gq)'(W3^-1 Gq)``, never as ``W3^-2`` (whose condition
+        """Factor the reduced matrix for the scaling ``H = z/s`` of the half-lines and ``W3^-1`` of the cone (a
+        matrix; None: the identity; or its NT vector ``nt = (v, eta)``, which wins); False when it cannot be factored. The cone enters as ``(W3^-1 Gq)'(W3^-1 Gq)``, never as ``W3^-2`` (whose condition
         number, the square of W3's, reaches 1e16 near the optimum and wipes out the step)."""
         S12 = H1 + H2
         self.F, self.G2, self.D = H1 / S12, H2 / S12, H1 * H2 / S12
         self.S12 = S12
-        self.Gh = W3i @ self.Gq if nt is None else soc_inverse_rows(nt[0], nt[1], self.Gq)
+        if nt is not None:
+            self.Gh, cone = soc_inverse_rows(nt[0], nt[1], self.Gq), self._soc_gram(nt[0], nt[1])
+        elif W3i is None:  # W3 = I (the start): Gq'Gq from the formed-once C1
+            self.Gh, cone = self.Gq, self._soc_gram(np.r_[1.0, np.zeros(self.Gq.shape[0] - 1)], 1.0)
+        else:
+            self.Gh = W3i @ self.Gq
+            cone = self.Gh.T @ self.Gh
         K = self.gram(self.D)
         K[np.diag_indices(self.p)] += self.Pdiag
-        K += self.Gh.T @ self.Gh if nt is None else self._soc_gram(nt[0], nt[1])
+        K += cone
         self.K = K
         # Cholesky of the Jacobi-equilibrated matrix (a column scaled by 1e8 makes K's diagonal span 1e16; the
         # equilibrated one is what the factorisation's accuracy depends on, van der Sluis), a regularisation
@@ -319,7 +337,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
 
     # ---- starting point (CVXOPT's default: the two least-squares problems with W = I, shifted into the cone)
     ones = np.ones(m)
-    if not N.factor(ones, ones, np.eye(k1)):
+    if not N.factor(ones, ones, None):
         return NewtonResult(np.zeros(N.d_full), 0.0, np.zeros(m), np.zeros(k1), 0, "breakdown")
     u, t, z1, z2, z3 = N.solve(np.zeros(p), np.zeros(m), -ones, np.zeros(m), np.zeros(k1))
     s1, s2, s3 = -z1, -z2, -z3
@@ -365,9 +383,13 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
             if not (_jdet(s3) > 0 and _jdet(z3) > 0 and s3[0] > 0 and z3[0] > 0):
                 status = "stalled"  # rounding put the cone pair on its boundary: no scaling exists
                 break
-            W3, W3i = soc_scaling(s3, z3)
-            lam3 = W3 @ z3
-            if not N.factor(H1, H2, W3i, nt=_nt_vector(s3, z3)):
+            nt = _nt_vector(s3, z3)  # W3 applied through its vector (`_soc_apply`), never formed
+
+            def W3i(x, nt=nt):
+                return _soc_apply(nt[0], nt[1], x, inverse=True)
+
+            lam3 = _soc_apply(nt[0], nt[1], z3)
+            if not N.factor(H1, H2, None, nt=nt):
                 status = "breakdown"
                 break
             mu_gap = gap / nu
@@ -377,11 +399,11 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
                 # W3^-1 b3 = -W3^-1 r3 - lambda \ r_s. ds from the linearised primal equation G dx + ds = -r_z
                 # (exact up to rounding; through W3^2 it would lose all digits near the boundary)
                 du, dt, dz1, dz2, dzh3 = N.solve(-ru, -rt, -r1 - rs1 / z1, -r2 - rs2 / z2,
-                                                 -(W3i @ r3) - _soc_div(lam3, rs3))
+                                                 -W3i(r3) - _soc_div(lam3, rs3))
                 ds1 = (rs1 - s1 * dz1) / z1
                 ds2 = (rs2 - s2 * dz2) / z2
                 ds3 = -r3 - N.Gq @ du
-                return du, dt, dz1, dz2, W3i @ dzh3, ds1, ds2, ds3, dzh3
+                return du, dt, dz1, dz2, W3i(dzh3), ds1, ds2, ds3, dzh3
 
             def max_step(dz1, dz2, dz3, ds1, ds2, ds3):
                 return min(_nonneg_step(s1, ds1), _nonneg_step(s2, ds2), soc_step(s3, ds3),
@@ -398,7 +420,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
             # ---- corrector: r_s = -lambda o lambda - (W^-T ds_a) o (W dz_a) + sigma mu e
             e3 = np.zeros(k1)
             e3[0] = 1.0
-            rs3 = -ll3 - _soc_prod(W3i @ ds3, dzh3) + sigma * mu_gap * e3
+            rs3 = -ll3 - _soc_prod(W3i(ds3), dzh3) + sigma * mu_gap * e3
             rs1 = -s1 * z1 - ds1 * dz1 + sigma * mu_gap
             rs2 = -s2 * z2 - ds2 * dz2 + sigma * mu_gap
             best = direction(rs1, rs2, rs3)
