@@ -4,6 +4,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+#: measured by benchmarks/quick_runs.py (not estimates); update with its output when the experiments change
+QUICK_TIMES = """\
+time of `certiprog reproduce NAME --quick`, measured by benchmarks/quick_runs.py on
+2026-11-27 15:00 UTC, 2-core AMD EPYC VM shared with other jobs (load 1.3-2.5):
+  hinge-minimax   41 s wall, 41 s CPU
+  mcp             12 s wall, 11 s CPU
+  me2             33 s wall, 32 s CPU
+  error-clumping  25 s wall, 25 s CPU
+  hp-mpm           4 s wall,  3 s CPU
+(the wall time grows with the machine's load: me2 took 2 min 41 s wall for 36 s CPU at load 10-12)"""
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="certiprog", description=__doc__)
@@ -17,7 +28,9 @@ def main(argv=None) -> int:
     aud.add_argument("--only", nargs="+", default=None, metavar="ID", help="check only these entries (e.g. 004-E6a)")
     dcs = sub.add_parser("docs", help="build the documentation site strictly (needs the docs extra) into a folder")
     dcs.add_argument("--out", default=None, help="HTML folder (default: docs/_build/html of the checkout)")
-    rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)")
+    rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, CSV, plots)",
+                         description="Reproduce a paper's experiments (tables, CSV, plots); --quick for a small run.",
+                         epilog=QUICK_TIMES, formatter_class=argparse.RawDescriptionHelpFormatter)
     rep_sub = rep.add_subparsers(dest="experiment", required=True)
     from certiprog.experiments import experiments, load, runner
 
