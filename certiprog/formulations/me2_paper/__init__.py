@@ -2,6 +2,7 @@
 
 programs.py      Problem 2 (metric learning QP) and its corrected dual, local fits
 local_solver.py  the dedicated certified solver of one local problem (dual as box least squares)
+batch_solver.py  many local problems at once (a fold's centres x lam values), the same certificate
 decision.py      the decision rule of Sec. 5.2 (batch-independent "rank" reading, the literal "batch" one)
 tuning.py        the local tuning of Sec. 5.2 (2-fold CV, per-model (mu, lam) by F-measure / FP rate)
 estimator.py     ME2Classifier (scikit-learn)

@@ -16,7 +16,8 @@ hyper-parameters used), ``thresholds_`` (the "rank" rule's t_j), ``certificates_
 ``||M - M*||_F`` and ``|R - R*|``, status, solver, time, fallback; readable as ``c.gap`` or ``c["gap"]``),
 ``tuning_`` (one `tuning.CentreTuning` per local model with ``tuning="local"``: the chosen pair, the criterion and
 its value, the local validation counts, per grid pair tp / fp / fn), ``classes_``, ``pos_label_``,
-``n_features_in_``. The local models are learnt by `programs.me2_fit` (the one training loop).
+``n_features_in_``. With the dedicated solver (and ``2 mu B >= 1``) the local models are learnt in batches
+(`batch_solver.fit_batch`, the tuning by `tuning.tune_fold`), otherwise by `programs.me2_fit`.
 
 scikit-learn's ``check_estimator`` passes every check (tests/formulations/me2_paper/test_estimator.py); the only two it
 skips are skipped for the environment, not for this estimator: ``check_array_api_input`` (needs SCIPY_ARRAY_API=1 and

@@ -10,7 +10,8 @@ pair (mu, lambda) which minimizes the FP Rate. ... mu and lambda are tuned respe
 
 Implemented (`tune_local`): ``StratifiedKFold(cv=2, shuffle=True)`` on S (the class proportions, hence the I.R., are
 kept in each fold). In fold k every positive ``c`` of the training half is a local model: for every (mu, lam) of the
-grids (72 pairs, solved along a warm-started path, `local_solver.solve_local_path`) its ellipsoid is learnt against
+grids (72 pairs; with the dedicated solver all the fold's centres at once, `tune_fold` and `batch_solver`, else
+one centre at a time along a warm-started path, `local_solver.solve_local_path`) its ellipsoid is learnt against
 the training half's negatives, and its LOCAL VALIDATION SET is the validation half's points whose Euclidean-nearest
 training-half positive is ``c``; they are labelled with the decision rule (`decision`), the rank thresholds of the
 "rank" rule taken from the same training negatives. With 2 folds every positive of S is a local model in exactly one
