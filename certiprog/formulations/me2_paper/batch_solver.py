@@ -209,8 +209,10 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
 
     ``K`` (C x p x n): the svec outer products (`local_solver.LocalProblem.K`) of C centres, ``q0`` (C x n) their
     squared norms, ``which`` (b,) the centre of each problem (default: problem r is centre r); with problem r on
-    centre ``r % C`` (L copies of the C centres, e.g. at L lam values) each K is read once per round; ``mus``, ``lams`` (b,) with ``2 mu B >= 1`` (R >= 0 holds on the whole box), ``alpha0`` (b x n)
-    warm starts (e.g. the answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B).
+    centre ``r % C`` (L copies of the C centres, e.g. at L lam values) each K is read once per round; ``mus``,
+    ``lams`` (b,) with ``2 mu B >= 1`` (R >= 0 holds on the whole box), ``alpha0`` (b x n) warm starts (e.g. the
+    answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). After a warm start the first
+    ``pdas_rounds`` rounds are primal-dual active-set steps (see the module docstring).
 
     In the least-squares coordinates ``z = A alpha + v`` the primal is ``P(z) = ||z||^2/2 - v^T z + u sum_i
     max(0, -a_i^T z)`` (u = 1/n; a negative is inside when a_i^T z = q_i - R < 0). A round: (1) the face solve
