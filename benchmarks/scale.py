@@ -66,18 +66,18 @@ test_solver_sweep.py; ``--sweep-rows`` / ``--only`` run one row or one path): ce
 measurement, BLAS pinned to one thread for both, certiprog's modules imported before its timings as cvxpy is before
 the reference's. Every interval below is certified by check(), CVXPY's value inside every one.
 
-000 eq. (8), measured 2026-11-27 14:05-14:28 UTC at commit 5be4328 (load average 10-14 on the 2 shared cores: times
-~3x an idle machine's, both paths exposed), real rows again 14:30-14:32 at 2213c16 (load 4.8-5.7, three runs):
+000 eq. (8), measured 2026-11-27 14:55-15:01 UTC at commit 7694555 (load average 0.8-2.5 on the 2 shared cores),
+Letter and MNIST again in three runs 15:02-15:03 (load 2.2-2.8), 200,000 x 300 at 15:03 (load 2.3-2.7):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
-    letter (bias)       9,940 x 16     0.45 s (N 16)         1.54 s          3.5x (2.6-3.6x)   2.3e-08      49 MB
-    mnist (bias)        4,869 x 784    6.96 s (N 18)         27.6 s          4.0x (2.9-4.7x)   7.5e-09     271 MB
-    kappa=1             20,000 x 300   15.4 s (g107 + N 21)  2.3 min         9.0x              6.7e-09     652 MB
-    kappa=1e6           20,000 x 300   11.7 s (N 15)         2.3 min        12.1x              3.3e-08     652 MB
-    kappa=1e2           20,000 x 300   10.6 s (N 20)         2.8 min        16.1x              3.2e-09     652 MB
-    adult (bias)        11,687 x 108   2.22 s (N 24)         38.7 s         17.4x (15.5x)      5.1e-08     288 MB
-    kappa=1e4           20,000 x 300   8.86 s (N 16)         2.7 min        18.0x              4.0e-08     652 MB
-    kappa=1e6           200,000 x 300  1.8 min (N 22)        not run          -                1.6e-08    5850 MB
+    letter (bias)       9,940 x 16     79.3 ms (N 14)        386 ms          4.9x (4.2-5.3x)   2.5e-08      37 MB
+    mnist (bias)        4,869 x 784    1.48 s (N 11)         9.50 s          6.4x (5.8-7.0x)   4.1e-08     281 MB
+    kappa=1             20,000 x 300   4.30 s (g107 + N 17)  59.7 s         13.9x              8.9e-10     653 MB
+    kappa=1e2           20,000 x 300   3.04 s (N 16)         56.9 s         18.7x              8.6e-09     653 MB
+    kappa=1e6           20,000 x 300   2.58 s (N 14)         53.7 s         20.8x              2.8e-09     653 MB
+    kappa=1e4           20,000 x 300   2.54 s (N 14)         53.1 s         20.9x              6.3e-09     653 MB
+    adult (bias)        11,687 x 108   579 ms (N 18)         15.5 s         26.8x              4.8e-08     212 MB
+    kappa=1e6           200,000 x 300  53.3 s (N 19)         not run          -                1.5e-08    5852 MB
 
 003 eq. (1) (graph at a 1 % mean neighbourhood built outside the timings; eta 0.5, lam 1e-2), measured 13:45-14:04
 UTC at 50d5676, load 9-14:
@@ -93,18 +93,21 @@ UTC at 50d5676, load 9-14:
 adult 48,842 x 108 0.5x, mnist 10,000 x 784 1.2x, kappa 1..1e6 at 20,000 x 300 2.2-3.4x (CVXPY's MPM has d
 variables and no m: certiprog's model overhead dominates; 004 is not among the issue's rows).
 
-The goal (>= 5x on every row) is met on every 003 row and on 000's synthetic rows and Adult, not on 000's Letter and
-MNIST. MNIST went from 1.1x to 2.9-4.7x: the structured point is now proved by check() as it is (the solver leaves
-room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10 relative;
-before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank pixels are left
-out of the Newton steps, the cone's W^-1 Gq costs O(kp), Gondzio correctors cut the steps from 18 to 15 (013a1ce:
-3.6x and 3.9x at load 6.4, 5.5-6.1 s against 21.8-22.0 s; Letter 3.4-3.7x); what is left is 15 steps of one X'DX
-each (~65 ms at 4,869 x 673 at load 3, BLAS-3, the part a loaded machine slows most: the solve took 2.1-2.4 s
-in-process at load 3 and 3.8-5.6 s at load 5-6, while Clarabel's sparse LDL slows less). Letter (d = 16) is bounded by certiprog's generic check, not by the solver: in
-process at load 5, build 9 ms, the interior point 51 ms (16 steps), the check 88 ms of which 45 ms is the lower end's
-bound tightening (`certify.box.tighten_columns`: FBBT over the 9,940 hinge rows for the free bias and the norm column,
-whose Lagrangian coefficients are balls, not exact zeros), for 0.6-1.5 s of CVXPY + Clarabel. 200,000 x 300 at
-kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's copies).
+The goal (>= 5x on every row) is met on every 003 row and on every 000 row but Letter, which is at 4.2-5.3x
+(4.9x in the sweep). MNIST went from 1.1x to 5.8-7.0x: the structured point is proved by check() as it is (the
+solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10
+relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank
+pixels are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost O(kp + p^2) a step (the
+latter from Gq'Gq formed once), Gondzio correctors, and with a bias the start's cone dual head is set so the bias
+column's dual equation holds (CVXOPT's scale-blind start stalled 2-3 steps on the cone): 18 -> 11 steps; what is left
+is 11 steps of one X'DX each (~50 ms at 4,869 x 673 at load 1-2, BLAS-3, the part a loaded machine slows most).
+Letter (d = 16) is fixed-cost bound: in process at load 2, build 7 ms, the solver 28 ms (14 steps), certiprog's
+generic check in the solve 34 ms (upper end 13 ms: the point is proved after lifting its epigraph columns, the third
+try; lower end 14 ms, of which 10 ms bound tightening for the free bias and the norm column over the 9,940 hinge rows
+(`certify.box.tighten_columns`, 66-78 ms before it moved only those columns' ends)), the conic problem assembled
+twice (7 ms each: the solve and check()'s recompilation against a changed model), for 0.39-0.61 s of CVXPY +
+Clarabel. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's
+copies).
 """
 from __future__ import annotations
 
