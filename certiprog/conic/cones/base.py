@@ -271,8 +271,8 @@ class Cone:
     def into_dual(self, w) -> np.ndarray:
         """``w`` (all rows, floats) moved into K* by the cheapest move that leaves a point on or inside K*'s boundary
         unchanged up to rounding: one coordinate clipped (nonneg: the entries; SOC: the head; exp: w where u < 0;
-        power cones: u at 0 and the magnitude of w at its bound), the projection where there is no such clip (PSD). Unlike
-        `dual_nudge` nothing is proved, and no iterative projection moves a boundary point by ~1e-9."""
+        power cones: u at 0 and the magnitude of w at its bound), the projection where there is no such clip
+        (PSD). Unlike `dual_nudge` nothing is proved, and no iterative projection moves a boundary point by ~1e-9."""
         V = np.asarray(w, dtype=float).reshape(-1, self.dim) if self.dim else np.zeros((0, 0))
         return self._into_dual(V).reshape(-1)
 
