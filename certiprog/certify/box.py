@@ -292,8 +292,8 @@ def variable_box(problem, x_bound=None, upper: float = np.inf, rounds: int = 30,
 
 def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     """(lo, hi) with the bounds of columns J tightened over the zero / nonneg rows they occur in (FBBT passes on
-    those rows alone, `_tighten_rows`'s rule for J's entries only), or (None, None) when nothing about J changed. Valid for any box that
-    contains the feasible points: it only reads the rows' own implications."""
+    those rows alone, `_tighten_rows`'s rule for J's entries only), or (None, None) when nothing about J changed.
+    Valid for any box that contains the feasible points: it only reads the rows' own implications."""
     AJ = csc_A(problem)[:, J]
     kind = problem.row_kinds()
     rows = np.unique(AJ.indices)
