@@ -7,7 +7,7 @@ The task: one letter against the other 25 of UCI Letter (20,000 x 16), a stratif
 * ``SVC``: ``make_pipeline(StandardScaler(), SVC(kernel="rbf"))`` with scikit-learn's defaults (C = 1,
   gamma = "scale"), fit only: the reference every ratio divides by;
 * ``KHHM``: ``KHHMClassifier(K=4, delta=0.3, lam=0.1)`` (Alg. 1, 10 refinement rounds) with ``certify=True``;
-* ``LHM``: ``LHMClassifier(C=2, K=2, delta=0.3, lam=0.1, init="kmeans")`` (Alg. 2, up to 10 model steps) with
+* ``LHM``: ``LHMClassifier(n_components=2, K=2, delta=0.3, lam=0.1, init="kmeans")`` (Alg. 2, up to 10 model steps) with
   ``certify=True``, and with ``n_jobs=2`` (the components of a model step in parallel; the same model, checked);
 * with ``--before``: the same two fits with eq. (8) on the generic path (``khhm.STRUCTURED_MIN_SIZE = inf``: the
   compiled model on certiprog's default solver, then certiprog's generic rigorous check), which is what the structured
@@ -61,7 +61,7 @@ def _estimator(name: str):
         return make_pipeline(StandardScaler(), SVC(kernel="rbf"))
     if name == "KHHM":
         return KHHMClassifier(K=4, delta=0.3, lam=0.1, certify=True)
-    return LHMClassifier(C=2, K=2, delta=0.3, lam=0.1, init="kmeans", random_state=0, certify=True,
+    return LHMClassifier(n_components=2, K=2, delta=0.3, lam=0.1, init="kmeans", random_state=0, certify=True,
                          n_jobs=2 if name.endswith("n_jobs=2") else None)
 
 
