@@ -343,7 +343,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
     rest are Alg. 1's (`khhm.fit_khhm`) and go to every component. Raises InputError for bad input (C < 1, fewer positives than components, singular background
     covariance, NaN, ...).
     """
-    C = _int(C, "C (number of components)", 1)
+    C = _int(C, "n_components (Alg. 2's C, the number of components)", 1)
     K, delta, lam, eps, max_rounds, accept, cov_ridge = check_settings(K, delta, lam, eps, max_rounds, accept,
                                                                        cov_ridge)
     lam_assign = validate.scalar(lam_assign, "lam_assign", low=0.0)
