@@ -176,7 +176,7 @@ class PaperExperiment:
     def tasks(self, cfg) -> list:  # pragma: no cover - every experiment defines it
         raise NotImplementedError
 
-    def aggregate(self, cfg, results: list, out, meta: dict) -> dict:  # pragma: no cover - idem
+    def aggregate(self, cfg, results: list, out, meta: dict, /) -> dict:  # pragma: no cover - idem
         raise NotImplementedError
 
     def run(self, args) -> dict:

@@ -30,14 +30,10 @@ class ErrorClumpingExperiment(PaperExperiment):
             cfg = replace(cfg, fig2_test=min(FIG2_SIZE, cfg.n_test))
         return cfg
 
-    def check(self, cfg: Config) -> None:
-        validate_config(cfg)
+    check = staticmethod(validate_config)
 
-    def tasks(self, cfg: Config) -> list:
-        return tasks(cfg)
-
-    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
-        return aggregate(cfg, results, out, meta)
+    tasks = staticmethod(tasks)  # the module's functions are the hooks
+    aggregate = staticmethod(aggregate)
 
 
 EXPERIMENT = ErrorClumpingExperiment()

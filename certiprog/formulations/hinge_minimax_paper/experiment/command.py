@@ -143,17 +143,13 @@ class HingeMinimaxExperiment(PaperExperiment):
     def config_from_args(self, args) -> Config:
         return config_from_args(args)
 
-    def check(self, cfg: Config) -> None:
-        validate_config(cfg)
+    check = staticmethod(validate_config)
 
     def default_out(self, cfg: Config) -> str:
         return default_out(cfg)
 
-    def tasks(self, cfg: Config) -> list:
-        return tasks(cfg)
-
-    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
-        return aggregate(cfg, results, out, meta)
+    tasks = staticmethod(tasks)  # the module's functions are the hooks
+    aggregate = staticmethod(aggregate)
 
 
 EXPERIMENT = HingeMinimaxExperiment()

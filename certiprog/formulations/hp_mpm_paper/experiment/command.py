@@ -38,17 +38,13 @@ class HPMPMExperiment(PaperExperiment):
         return replace(cfg, datasets=tuple(names), n_jobs=getattr(args, "jobs", 1),
                        progress=False if getattr(args, "no_progress", False) else None)
 
-    def check(self, cfg: Config) -> None:
-        validate_config(cfg)
+    check = staticmethod(validate_config)
 
     def default_out(self, cfg: Config) -> str:
         return "results/hp-mpm-kernel" if cfg.kernel else "results/hp-mpm"
 
-    def tasks(self, cfg: Config) -> list:
-        return tasks(cfg)
-
-    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
-        return aggregate(cfg, results, out, meta)
+    tasks = staticmethod(tasks)  # the module's functions are the hooks
+    aggregate = staticmethod(aggregate)
 
 
 EXPERIMENT = HPMPMExperiment()

@@ -26,14 +26,10 @@ class MCPExperiment(PaperExperiment):
         cfg.settings = QUICK_SETTINGS if cfg.quick else PAPER_SETTINGS
         return cfg
 
-    def check(self, cfg: Config) -> None:
-        validate_config(cfg)
+    check = staticmethod(validate_config)
 
-    def tasks(self, cfg: Config) -> list:
-        return tasks(cfg)
-
-    def aggregate(self, cfg: Config, results: list, out, meta: dict) -> dict:
-        return aggregate(cfg, results, out, meta)
+    tasks = staticmethod(tasks)  # the module's functions are the hooks
+    aggregate = staticmethod(aggregate)
 
 
 EXPERIMENT = MCPExperiment()
