@@ -32,6 +32,17 @@ def csr_A(problem) -> sp.csr_matrix:
     return cached[1]
 
 
+def abs_csr_A(problem) -> sp.csr_matrix:
+    """``|A|`` of `csr_A`, formed once per problem: every rounding-error bound of a product with A reads it (the
+    upper end proves up to a few dozen points of one problem)."""
+    A = csr_A(problem)
+    cached = problem.__dict__.get("_certificate_abs_csr_A")
+    if cached is None or cached[0] is not A:
+        cached = (A, abs(A))
+        problem.__dict__["_certificate_abs_csr_A"] = cached
+    return cached[1]
+
+
 def csc_A(problem) -> sp.csc_matrix:
     """``problem.A`` as CSC (column slices), converted once per problem like `csr_A`."""
     cached = problem.__dict__.get("_certificate_csc_A")

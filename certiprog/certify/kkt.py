@@ -82,7 +82,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg.norm)
 
 from ..conic.cones import distance_to_cone, project
-from ..conic.problem import ConicProblem
+from ..conic.problem import ConicProblem, checksum
 from ..errors import InputError
 from .box import variable_box
 from .dual_cone import dual_in_cone
@@ -233,8 +233,12 @@ def resolve_problem(model_or_problem, solution):
     from ..model.model import Model
 
     if isinstance(model_or_problem, Model):
-        problem = model_or_problem.compile().assemble()
+        structure = model_or_problem.compile()
         solved = getattr(solution, "problem", None)
+        if isinstance(solved, ConicProblem) and solved.structure is structure and solved.data_key is not None \
+                and solved.data_key == structure.data_key():
+            return solved  # the model's structure and every coefficient's value as when it was assembled: no rebuild
+        problem = structure.assemble()
         if solved is not None and not _same_problem(problem, solved):
             raise InputError(
                 "the model compiles to a different conic problem than the one the solution was computed for "
@@ -285,7 +289,7 @@ def check(model_or_problem, solution, tol: float = DEFAULT_TOL, tol_inaccurate: 
 def _solution_key(problem, solution) -> tuple:
     """What a remembered certificate depends on: the data's checksums and sizes, the point and the duals."""
     arrays = (problem.A, problem.P, problem.q, problem.b)
-    sums = tuple(_checksum(a.data if sp.issparse(a) else a) for a in arrays)
+    sums = tuple(checksum(a.data if sp.issparse(a) else a) for a in arrays)
     data = (sums, float(problem.r0), problem.sense, problem.n, problem.m, len(problem.blocks))
     point = tuple(None if v is None else np.array(v, float) for v in
                   (getattr(solution, "x", None), getattr(solution, "z", None), getattr(solution, "certificate", None)))
@@ -517,21 +521,8 @@ def _measures_key(problem, x, z, tol, tol_inaccurate):
         refs = tuple(weakref.ref(a) for a in arrays)
     except TypeError:  # an array type without weak references: no reuse
         return None
-    sums = tuple(_checksum(a.data if sp.issparse(a) else a) for a in arrays)
+    sums = tuple(checksum(a.data if sp.issparse(a) else a) for a in arrays)
     return refs, sums, (float(problem.r0), problem.sense, id(problem.blocks), len(problem.blocks), tol, tol_inaccurate)
-
-
-_RAMP = np.zeros(0)
-
-
-def _checksum(a) -> tuple:
-    """(sum, position-weighted sum) of an array's numbers: an edit in place changes it unless it is contrived
-    (a swap of two entries changes the weighted sum); one cheap pass, no copy."""
-    global _RAMP
-    a = np.asarray(a, float).reshape(-1)
-    if _RAMP.size < a.size:
-        _RAMP = np.arange(max(a.size, 2 * _RAMP.size), dtype=float)
-    return float(np.sum(a)), float(a @ _RAMP[:a.size])
 
 
 def _reuse_measures(key, x, z):

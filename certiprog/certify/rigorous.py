@@ -128,8 +128,10 @@ class Ball:
         return float(np.nextafter(np.sqrt(s), np.inf) * (1 + 4 * U))
 
 
-def matvec(A, v, transpose: bool = False) -> Ball:
-    """Ball enclosure of ``A @ v`` (or ``A.T @ v``) for a sparse or dense float matrix A and a Ball/array v."""
+def matvec(A, v, transpose: bool = False, abs_A=None) -> Ball:
+    """Ball enclosure of ``A @ v`` (or ``A.T @ v``) for a sparse or dense float matrix A and a Ball/array v.
+
+    ``abs_A``: ``|A|`` when the caller has it (a sparse A used as it comes, no transpose), not formed again."""
     v = Ball.of(v)
     if sp.issparse(A):  # CSR or CSC used as they come (a transpose is a view): no conversion of a large A
         M = A.T if transpose else A
@@ -142,7 +144,7 @@ def matvec(A, v, transpose: bool = False) -> Ball:
         else:  # terms per row of a CSC matrix (duplicates counted: each only has to be an upper bound)
             rows = np.bincount(M.indices, minlength=M.shape[0]).astype(float)
         k = int(rows.max(initial=1))
-        aM = abs(M)
+        aM = abs_A if abs_A is not None and not transpose and M is A else abs(M)
         # row i's inner product has rows[i] terms: |fl - exact| <= gamma_{rows[i]+1} |a_i|'|v| (a short row of a
         # matrix that also holds long ones keeps its own, tight error bound)
         kk = rows + 1

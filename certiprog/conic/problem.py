@@ -23,6 +23,22 @@ if TYPE_CHECKING:  # annotations only: the model layer sits above this one
     from ..model.expression import Expression
 
 
+_RAMP = np.arange(1024, dtype=float)
+
+
+def checksum(a) -> tuple:
+    """(sum, position-weighted sum) of an array's numbers (a sparse matrix: its stored ones and its pattern's size):
+    an edit in place changes it unless it is contrived (a swap of two entries changes the weighted sum); one cheap
+    pass, no copy."""
+    global _RAMP
+    if sp.issparse(a):
+        return (a.shape, a.nnz) + checksum(a.data)
+    a = np.asarray(a, float).reshape(-1)
+    if _RAMP.size < a.size:
+        _RAMP = np.arange(max(a.size, 2 * _RAMP.size), dtype=float)
+    return float(np.sum(a)), float(a @ _RAMP[:a.size])
+
+
 @dataclass
 class Block:
     """Rows ``s = expr`` in ``cone``; ``owner`` is a constraint name; ``primary`` marks its own rows."""
@@ -62,6 +78,9 @@ class ConicProblem:
     blocks: list  # Block objects with row ranges
     structure: "Structure"
     times: dict = field(default_factory=dict)
+    #: ``structure.data_key()`` when assembled from it (`certiprog.model.compile.Structure.assemble`); not carried
+    #: over by ``dataclasses.replace`` (a changed copy is no longer what the structure assembles)
+    data_key: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n(self) -> int:

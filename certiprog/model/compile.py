@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..conic.cones import Cone
-from ..conic.problem import Block, ConicProblem, QuadTerm
+from ..conic.problem import Block, ConicProblem, QuadTerm, checksum
 from ..errors import ModelError
 from . import coef as cf
 from .expression import Expression, Variable
@@ -178,8 +178,24 @@ class Structure:
         prob = ConicProblem(
             P, q, r0, A, b, [blk.cone for blk in self.blocks], self.sense, self.columns, list(self.blocks), self,
         )
+        prob.data_key = self.data_key(cache)
         prob.times = {"canonicalize": self.time, "assemble": time.perf_counter() - t0}
         return prob
+
+    def data_key(self, cache: dict | None = None) -> tuple:
+        """Checksums of every coefficient's current value (Parameters read, `Lazy` nodes evaluated; ``cache``: the
+        values `assemble` already evaluated): two assemblies with equal keys give the same numbers. A pass over the
+        coefficients without stacking them, so a check can tell cheaply that the problem a solution was computed
+        for is still what the model compiles to (`certiprog.certify.kkt.resolve_problem`); a coefficient edited in
+        place (data the model holds by reference) changes the key."""
+        cache = {} if cache is None else cache
+        coefs: list = []
+        for blk in self.blocks:
+            coefs += [*blk.s.terms.values(), blk.s.const]
+        coefs += [*self.objective.terms.values(), self.objective.const]
+        for term in self.quad:
+            coefs += [*term.F.terms.values(), term.F.const, term.weight] + ([term.Q] if term.Q is not None else [])
+        return tuple(checksum(cf.evaluate(c, cache)) for c in coefs)
 
 
 def _is_selection(F: Expression) -> bool:
