@@ -169,18 +169,20 @@ def _slopes(ops: _Rows, sl, sm, z):
     return ops.KTw(z[:, :p] / sl[:, None]) + (z[:, p] / sm)[:, None]
 
 
-def _line_search(z, dz, v, g, dg, u, free):
+def _line_search(z, dz, v, g, dg, u, free, up):
     """The exact minimiser t >= 0 of P(z + t dz), P(z) = ||z||^2/2 - v^T z + u sum_i max(0, -a_i^T z) (the primal
     in the least-squares coordinates), for every row; the hinges of ``free`` (a_i^T z = a_i^T dz = 0) are flat along
     dz. P' is nondecreasing and piecewise linear: slope ||dz||^2, a jump u |dg_i| where hinge i changes state at
-    t_i = -g_i / dg_i. Returns (t, index of the hinge whose kink is the minimiser, or -1)."""
+    t_i = max(0, -g_i / dg_i). The state at t = 0 is the partition's (``up``: inside), not the sign of g_i: a hinge
+    just released from the face has g_i = 0 up to rounding, and its sign would put a spurious kink at t ~ 1e-15
+    (the search would stop there and hold that hinge again, round after round). Returns (t, index of the hinge
+    whose kink is the minimiser or -1, the hinges crossed strictly before the minimiser)."""
     b, n = g.shape
     L = np.einsum("bm,bm->b", dz, dz)
     live = ~free
-    active0 = live & ((g < 0) | ((g == 0) & (dg < 0)))
-    c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.where(active0, dg, 0.0).sum(axis=1)
+    c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.where(live & up, dg, 0.0).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tb = np.where(live & (g * dg < 0), -g / dg, np.inf)
+        tb = np.where(live & np.where(up, dg > 0, dg < 0), np.maximum(-g / dg, 0.0), np.inf)
     order = np.argsort(tb, axis=1)
     ts = np.take_along_axis(tb, order, axis=1)
     J = np.where(np.isfinite(ts), u * np.abs(np.take_along_axis(dg, order, axis=1)), 0.0)
@@ -198,115 +200,142 @@ def _line_search(z, dz, v, g, dg, u, free):
         t_smooth = np.where(L > 0, -base / L, 0.0)
     t = np.where(at_kink, ts[rows, k], np.maximum(t_smooth, 0.0))
     kink = np.where(at_kink, order[rows, k], -1)
-    return t, kink
+    crossed = tb < np.where(at_kink, ts[rows, k], t)[:, None]
+    if at_kink.any():
+        crossed[np.flatnonzero(at_kink), kink[at_kink]] = False
+    return t, kink, crossed
 
 
 def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: float = DEFAULT_TOL,
                 max_rounds: int = 60, patience: int = 16, pdas_rounds: int = 2) -> BatchAnswer:
     """Solve b local problems sharing the number of negatives n, in lock step, by an active-set method on the
     primal with exact line searches (a finite Newton method for the piecewise quadratic primal, in the spirit of
-    Keerthi & DeCoste 2005's for the L2-SVM).
+    Keerthi & DeCoste 2005's for the L2-SVM); or b PATHS of T problems each, every slot moving on to its next
+    problem, warm-started from its last answer, as soon as that answer is settled (so the batch's rounds are the
+    longest path's, not the sum over the steps of each step's slowest problem).
 
     ``K`` (C x p x n): the svec outer products (`local_solver.LocalProblem.K`) of C centres, ``q0`` (C x n) their
-    squared norms, ``which`` (b,) the centre of each problem (default: problem r is centre r); with problem r on
-    centre ``r % C`` (L copies of the C centres, e.g. at L lam values) each K is read once per round; ``mus``,
-    ``lams`` (b,) with ``2 mu B >= 1`` (R >= 0 holds on the whole box), ``alpha0`` (b x n) warm starts (e.g. the
-    answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). After a warm start the first
-    ``pdas_rounds`` rounds are primal-dual active-set steps (see the module docstring).
+    squared norms, ``which`` (b,) the centre of each slot (default: slot r is centre r); with slot r on centre
+    ``r % C`` (L copies of the C centres, e.g. at L lam values) each K is read once per round; ``mus``, ``lams``
+    (b,) or (b, T): slot r solves (mus[r, 0], lams[r, 0]), then (mus[r, 1], lams[r, 1]) from that answer, ...
+    (every ``2 mu B >= 1``: R >= 0 holds on the whole box); ``alpha0`` (b x n) the slots' first warm starts (e.g.
+    the answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). After a warm start the first
+    ``pdas_rounds`` rounds of a problem are primal-dual active-set steps (see the module docstring). The answer has
+    one row per problem, step-major: row ``t * b + r`` is slot r's step t (row r when T = 1).
 
     In the least-squares coordinates ``z = A alpha + v`` the primal is ``P(z) = ||z||^2/2 - v^T z + u sum_i
     max(0, -a_i^T z)`` (u = 1/n; a negative is inside when a_i^T z = q_i - R < 0). A round: (1) the face solve
     (`_face_solve`) on the partition (inside: alpha = u; outside: 0; on the boundary: free, a_i^T z = 0), whose
-    point, clipped to the box, is certified by the duality gap (`local_solver.duality_batch`); (2) the exact line
+    point, clipped to the box, is certified by the duality gap (`local_solver.duality_from`); (2) the exact line
     search of P from z towards the face solution's z (a descent direction: P agrees with the face's quadratic model
     to first order), so every negative it carries across the boundary changes side at once; (3) the new partition:
-    the free coordinates whose face value left [0, u] go to that bound, a hinge whose kink is the line minimiser
-    becomes free, the others follow the sign of a_i^T z. P decreases at every round. With a warm start whose
-    partition is right, the first round is exact. Problems not certified within ``max_rounds``, or whose best gap
-    did not fall in ``patience`` rounds, keep their best point (``ok`` False): the caller re-solves them with the
-    one-problem solver."""
+    the hinges crossed change side, a hinge whose kink is the line minimiser becomes free, and the free coordinates
+    whose face value left [0, u] go to that bound. P decreases at every round. With a warm start whose partition
+    is right, the first round is exact. A problem not certified within ``max_rounds`` rounds, or whose best gap
+    did not fall in ``patience`` rounds, keeps its best point (``ok`` False; its slot moves on): the caller
+    re-solves it with the one-problem solver."""
     K, q0, mus, lams = _inputs(K, q0, mus, lams, B, which)
     which = np.arange(K.shape[0]) if which is None else np.asarray(which, int)
-    b, (_, p, n) = which.size, K.shape
+    (b, T), (_, p, n) = mus.shape, K.shape
     u = 1.0 / n
     x = np.zeros((b, n)) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, u)
-    best = _Best(x)
+    best = _Best(np.concatenate([x, np.zeros(((T - 1) * b, n))]) if T > 1 else x)
     _, eye = _svec_eye(p)
     cap = 2 * (p + 1)
-    since = np.zeros(b, int)  # rounds since each problem's best gap last fell
-    sl_all, sm_all = np.sqrt(2.0 * lams), np.sqrt(2.0 * mus)
-    # the problems in the current arrays (all of them while most still run, then only those), ``run`` the ones
+    since = np.zeros(b * T, int)  # rounds since each problem's best gap last fell
+    step, age = np.zeros(b, int), np.zeros(b, int)  # each slot's problem on its path, rounds spent on it
+    # the slots in the current arrays (all of them while most still run, then only those), ``run`` the ones
     # still running among them
     rows, ops = np.arange(b), _Rows(K, which)
     run = np.ones(b, bool)
     lo, up = x <= 0.0, x >= u
     z, zset = np.zeros((b, p + 1)), np.zeros(b, bool)  # the line search's point, once it has one
-    for r in range(max_rounds):
-        if run.sum() <= rows.size // 2:  # compact: only the running problems, their K gathered
+    while True:
+        if run.sum() <= rows.size // 2:  # compact: only the running slots, their K gathered
             keep = run
             rows, ops, lo, up, run, z, zset = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
                                                z[keep], zset[keep])
         if not run.any():
             break
+        prob = step[rows] * b + rows  # each slot's current problem
         free = ~(lo | up)
-        run &= free.sum(axis=1) <= cap  # face solves of at most 2 m coordinates; the others leave
-        free &= run[:, None]
-        sl, sm, mu_r, lam_r = sl_all[rows], sm_all[rows], mus[rows], lams[rows]
+        over = free.sum(axis=1) > cap  # face solves of at most 2 m coordinates; the others give up
+        free &= (run & ~over)[:, None]
+        mu_r, lam_r = mus[rows, step[rows]], lams[rows, step[rows]]
+        sl, sm = np.sqrt(2.0 * lam_r), np.sqrt(2.0 * mu_r)
         xf = _face_solve(ops, sl, sm, B, np.where(up, u, 0.0), free)
         xc = np.clip(xf, 0.0, u)
         w = ops.Kx(xc)
         _, g_c, primal, _, gap = duality_from(w, q0[which[rows]] + ops.KTw(w) / (2.0 * lam_r)[:, None], xc,
                                               q0[which[rows]], mu_r, lam_r, B)
-        best.rounds[rows[run]] += 1
-        improved = best.offer(rows[run], xc[run], gap[run])
-        since[rows[run]] = np.where(improved, 0, since[rows[run]] + 1)
-        run &= (gap > tol * np.maximum(1.0, np.abs(primal))) & (since[rows] < patience)
-        if not run.any():
-            break
-        inbox = free & (xf > 0.0) & (xf < u)
-        new_lo, new_up = lo.copy(), up.copy()
-        search = run.copy()
-        if r < pdas_rounds:
-            # primal-dual active-set step (exact in one more round after a small change of (mu, lam)): the free
-            # coordinates that left the box to their bound, the bound ones with the wrong gradient sign freed
-            pd_lo = (free & (xf <= 0.0)) | (lo & (g_c >= 0.0))
-            pd_up = (free & (xf >= u)) | (up & (g_c <= 0.0))
-            pd = run & ~zset & ((~(pd_lo | pd_up)).sum(axis=1) <= cap)
-            new_lo[pd], new_up[pd] = pd_lo[pd], pd_up[pd]
-            search &= ~pd
+        act = prob[run]
+        best.rounds[act] += 1
+        improved = best.offer(act, xc[run], gap[run])
+        since[act] = np.where(improved, 0, since[act] + 1)
+        age[rows[run]] += 1
+        done = run & ((gap <= tol * np.maximum(1.0, np.abs(primal))) | (since[prob] >= patience)
+                      | (age[rows] >= max_rounds) | over)
+        search = run & ~done
         if search.any():
-            i = np.flatnonzero(search)
-            zf = _primal_point(ops, sl, sm, B, xf)
-            kink = np.full(rows.size, -1)
-            first = search & ~zset  # start from the face solution's point
-            z[first] = zf[first]
-            zset |= first
-            g = _slopes(ops, sl, sm, z)
-            go = search & ~first
-            if go.any():
-                dz = zf - z
-                dg = _slopes(ops, sl, sm, dz)
-                v = np.concatenate([sl[:, None] * eye[None, :], (-sm * B)[:, None]], axis=1)
-                t = np.zeros(rows.size)
-                t[go], kink[go] = _line_search(z[go], dz[go], v[go], g[go], dg[go], u, free[go])
-                z += t[:, None] * dz
-                g += t[:, None] * dg
-                # no step and no new kink (a free coordinate's face value left the box and pins the search):
-                # restart from the clipped face point, its partition by the signs of a_i^T z
-                stalled = go & (t <= 0) & (kink < 0)
-                if stalled.any():
-                    zc = _primal_point(ops, sl, sm, B, xc)
-                    z[stalled] = zc[stalled]
-                    g[stalled] = _slopes(ops, sl, sm, zc)[stalled]
-                    free[stalled] = False
-                    inbox[stalled] = False
-            new_free = inbox & search[:, None]
-            has = kink >= 0
-            new_free[np.flatnonzero(has), kink[has]] = True
-            ls_lo = ~new_free & np.where(free, xf <= 0.0, g > 0.0)
-            new_lo[i], new_up[i] = ls_lo[i], (~new_free & ~ls_lo)[i]
-        lo, up = new_lo, new_up
-    return _answer(K, q0, which, mus, lams, B, best, tol)
+            lo, up, z, zset = _next_partition(ops, sl, sm, B, u, eye, cap, lo, up, z, zset, free, xf, g_c, search,
+                                              first_rounds=age[rows] <= pdas_rounds)
+        if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
+            nxt = done & (step[rows] + 1 < T)
+            j = np.flatnonzero(nxt)
+            step[rows[j]] += 1
+            age[rows[j]] = 0
+            x0 = best.x[prob[j]]
+            lo[j], up[j], zset[j] = x0 <= 0.0, x0 >= u, False
+            best.x[step[rows[j]] * b + rows[j]] = x0
+            run &= ~(done & ~nxt)
+    return _answer(K, q0, np.tile(which, T), mus.T.reshape(-1), lams.T.reshape(-1), B, best, tol)
+
+
+def _next_partition(ops, sl, sm, B, u, eye, cap, lo, up, z, zset, free, xf, g_c, search, first_rounds):
+    """Step (3) of `solve_batch`'s round for the rows in ``search``: (lo, up, z, zset) for the next face solve.
+
+    Rows in their first rounds after a warm start (``first_rounds``, no line-search point yet) take a primal-dual
+    active-set step; the others a line search from z towards the face solution's point ``zf`` (at the first one,
+    z = zf). The free coordinates whose face value left the box are released to that bound only when the search
+    reached zf (no kink, nothing crossed): there, and only there, the face values are the multipliers at z."""
+    inbox = free & (xf > 0.0) & (xf < u)
+    new_lo, new_up = lo.copy(), up.copy()
+    # primal-dual active-set step (exact in one more round after a small change of (mu, lam)): the free
+    # coordinates that left the box to their bound, the bound ones with the wrong gradient sign freed
+    pd_lo = (free & (xf <= 0.0)) | (lo & (g_c >= 0.0))
+    pd_up = (free & (xf >= u)) | (up & (g_c <= 0.0))
+    pd = search & first_rounds & ~zset & ((~(pd_lo | pd_up)).sum(axis=1) <= cap)
+    new_lo[pd], new_up[pd] = pd_lo[pd], pd_up[pd]
+    search = search & ~pd
+    if not search.any():
+        return new_lo, new_up, z, zset
+    zf = _primal_point(ops, sl, sm, B, xf)
+    first = search & ~zset  # start from the face solution's point
+    z = z.copy()
+    z[first] = zf[first]
+    zset = zset | first
+    g = _slopes(ops, sl, sm, z)
+    go = search & ~first
+    kink = np.full(z.shape[0], -1)
+    side_lo = g > 0.0  # first rows: the signs at zf
+    if go.any():
+        i = np.flatnonzero(go)
+        dz = zf[i] - z[i]
+        dg = _slopes(ops, sl, sm, zf)[i] - g[i]
+        v = np.concatenate([sl[i, None] * eye[None, :], (-sm[i] * B)[:, None]], axis=1)
+        t, kink[i], crossed = _line_search(z[i], dz, v, g[i], dg, u, free[i], up[i])
+        z[i] += t[:, None] * dz
+        side_lo[i] = lo[i] ^ crossed
+        # not at the face's minimiser (a kink stopped the search, or hinges changed side): keep every free one
+        hold = (kink[i] >= 0) | crossed.any(axis=1)
+        inbox[i[hold]] |= free[i[hold]]
+    new_free = inbox & search[:, None]
+    has = kink >= 0
+    new_free[np.flatnonzero(has), kink[has]] = True
+    ls_lo = ~new_free & np.where(free, xf <= 0.0, side_lo)
+    s = np.flatnonzero(search)
+    new_lo[s], new_up[s] = ls_lo[s], (~new_free & ~ls_lo)[s]
+    return new_lo, new_up, z, zset
 
 
 def _answer(K, q0, which, mus, lams, B, best: _Best, tol) -> BatchAnswer:
@@ -321,9 +350,13 @@ def _answer(K, q0, which, mus, lams, B, best: _Best, tol) -> BatchAnswer:
 
 
 def _inputs(K, q0, mus, lams, B, which=None):
+    """K, q0 as float arrays and mus, lams as (b, T) paths (T = 1 for one problem a slot)."""
     K = np.asarray(K, float)
     b = K.shape[0] if which is None else np.size(which)
-    mus, lams = np.asarray(mus, float).reshape(b), np.asarray(lams, float).reshape(b)
+    mus, lams = np.asarray(mus, float), np.asarray(lams, float)
+    if mus.shape != lams.shape or mus.ndim > 2 or np.size(mus) == 0 or (mus.ndim == 2 and mus.shape[0] != b):
+        raise InputError(f"mus and lams must both be ({b},) or ({b}, T); got {mus.shape} and {lams.shape}")
+    mus, lams = mus.reshape(b, -1), lams.reshape(b, -1)
     if np.any(2.0 * mus * B < 1.0):
         raise InputError(f"the batched solver covers pairs with 2 mu B >= 1 only (R >= 0 on the whole box); got "
                          f"mu = {float(np.min(mus))}, B = {B}: use local_solver.solve_local")
