@@ -68,14 +68,13 @@ def _measure(job: dict) -> dict:
     """Run one measurement (in a fresh process): returns its result plus peak RSS (kB) and tracemalloc peak."""
     import tracemalloc
 
+    import cvxpy  # noqa: F401
     import numpy as np
 
     from certiprog.estimators import ME2Classifier  # noqa: F401 (imports before the baseline RSS)
     from certiprog.formulations.me2_paper import local_solver as LS
     from certiprog.formulations.me2_paper.programs import me2_fit
     from certiprog.formulations.me2_paper.tuning import tune_local
-
-    import cvxpy  # noqa: F401
     if job["kind"] == "baseline":
         return dict(rss_kb=peak_rss_kb())
     Xs, ys, fold_seed = _data(job["dataset"])

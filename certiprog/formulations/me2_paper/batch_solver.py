@@ -53,8 +53,8 @@ __all__ = ["BatchAnswer", "fit_batch", "solve_batch"]
 @dataclass(eq=False)
 class BatchAnswer:
     """The answers of `solve_batch`, one row per problem: ``alpha`` (b x n, in the box), ``M`` (b x d x d), ``R``,
-    ``primal``, ``dual``, ``gap`` (>= 0, computed as a sum of non-negative terms), ``q`` (b x n: the negatives'
-    squared M-distances), ``ok`` (gap <= tol * max(1, |primal|)), ``rounds`` (face solves of each problem)."""
+    ``primal``, ``dual``, ``gap`` (>= 0, computed as a sum of non-negative terms; `local_solver.duality_from` at
+    ``alpha``), ``ok`` (gap <= tol * max(1, |primal|)), ``rounds`` (face solves of each problem)."""
 
     alpha: np.ndarray
     M: np.ndarray
@@ -62,7 +62,6 @@ class BatchAnswer:
     primal: np.ndarray
     dual: np.ndarray
     gap: np.ndarray
-    q: np.ndarray
     ok: np.ndarray
     rounds: np.ndarray
 
@@ -97,12 +96,17 @@ class _Rows:
         return np.matmul(self.Kr, x[..., None])[..., 0]
 
     def KTw(self, w):
-        """K_r^T w_r for every row (b x n)."""
+        """K_r^T w_r for every row: w (b x p) -> (b x n), or several vectors a row, (b x m x p) -> (b x m x n), in
+        one product (K read once)."""
+        W = w[:, None, :] if w.ndim == 2 else w
+        b, m, p = W.shape
         if self.shared:
-            C, p, n = self.K.shape
-            W = w.reshape(self.L, C, p).transpose(1, 0, 2)
-            return np.matmul(W, self.K).transpose(1, 0, 2).reshape(-1, n)
-        return np.matmul(w[:, None, :], self.Kr)[:, 0, :]
+            C, _, n = self.K.shape
+            Wc = W.reshape(self.L, C, m, p).transpose(1, 0, 2, 3).reshape(C, self.L * m, p)
+            out = np.matmul(Wc, self.K).reshape(C, self.L, m, n).transpose(1, 0, 2, 3).reshape(b, m, n)
+        else:
+            out = np.matmul(W, self.Kr)
+        return out[:, 0, :] if w.ndim == 2 else out
 
     def columns(self, idx):
         """K_r[:, idx_r] for every row, transposed (b x k x p)."""
@@ -111,24 +115,31 @@ class _Rows:
         return np.take_along_axis(self.Kr, idx[:, None, :], axis=2).transpose(0, 2, 1)
 
 
-def _face_solve(ops: _Rows, sl, sm, B, x, free):
+def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
     """Every problem's face solve: x with its coordinates outside ``free`` kept (0 or u) and the free ones the
     least-squares minimiser of ``||A x + v||`` on that face (normal equations scaled to a unit diagonal, with a
     1e-13 ridge: the minimum-norm answer when the face is rank deficient), NOT clipped to the box. ``A = [K / sl;
-    1^T / sm]``, ``v = [sl svec I; -sm B]`` (`local_solver._ls_matrix`), never formed."""
+    1^T / sm]``, ``v = [sl svec I; -sm B]`` (`local_solver._ls_matrix`), never formed. Returns (xf, K xf,
+    K clip(xf, 0, u)): the two products from the fixed part's and the free columns' (one product with the whole K
+    a round instead of three)."""
     b = x.shape[0]
     counts = free.sum(axis=1)
     k = int(counts.max()) if b else 0
-    xc = np.where(free, 0.0, x)
+    xf = np.where(free, 0.0, x)
+    w0 = ops.Kx(xf)
     if k == 0:
-        return xc
+        return xf, w0, w0
     _, eye = _svec_eye(ops.K.shape[1])
-    idx = np.argsort(~free, axis=1, kind="stable")[:, :k]
-    valid = np.arange(k)[None, :] < counts[:, None]
+    # the free coordinates of each row, left-aligned (row r's first counts[r] entries)
+    fr, fc = np.nonzero(free)
+    pos = np.arange(fr.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    idx, valid = np.zeros((b, k), int), np.zeros((b, k), bool)
+    idx[fr, pos], valid[fr, pos] = fc, True
     # residual of the fixed part, r = A x_fixed + v
-    r_top = ops.Kx(xc) / sl[:, None] + sl[:, None] * eye[None, :]
-    r_last = xc.sum(axis=1) / sm - sm * B
-    KF = ops.columns(idx) * (valid / sl[:, None])[:, :, None]  # b x k x p
+    r_top = w0 / sl[:, None] + sl[:, None] * eye[None, :]
+    r_last = xf.sum(axis=1) / sm - sm * B
+    cols = ops.columns(idx) * valid[:, :, None]  # b x k x p, K's free columns
+    KF = cols / sl[:, None, None]
     lastF = valid / sm[:, None]
     H = np.matmul(KF, KF.transpose(0, 2, 1)) + lastF[:, :, None] * lastF[:, None, :]
     scale = np.sqrt(np.einsum("bkk->bk", H))
@@ -136,74 +147,88 @@ def _face_solve(ops: _Rows, sl, sm, B, x, free):
     H /= scale[:, :, None] * scale[:, None, :]
     H[:, np.arange(k), np.arange(k)] += 1e-13
     rhs = -(np.matmul(KF, r_top[..., None])[..., 0] + r_last[:, None] * lastF) / scale
-    xf = np.linalg.solve(H, rhs[..., None])[..., 0] / scale
-    xc[np.nonzero(valid)[0], idx[valid]] = xf[valid]
-    return xc
+    vals = np.linalg.solve(H, rhs[..., None])[..., 0] / scale * valid
+    xf[fr, fc] = vals[fr, pos]
+    both = np.matmul(np.stack([vals, np.clip(vals, 0.0, u)], axis=1), cols)  # b x 2 x p
+    return xf, w0 + both[:, 0], w0 + both[:, 1]
 
 
 class _Best:
-    """Each problem's best point so far (smallest certified gap)."""
+    """Each problem's best point so far (smallest certified gap) with its certificate's numbers (``duality_from``'s
+    R, primal, dual, gap at that point, and w = K x), so the answer needs no product."""
 
-    def __init__(self, x):
-        self.gap = np.full(x.shape[0], np.inf)
-        self.x = x.copy()
-        self.rounds = np.zeros(x.shape[0], int)
+    def __init__(self, x, p):
+        b = x.shape[0]
+        self.x, self.w = x.copy(), np.zeros((b, p))
+        self.gap, self.primal, self.dual, self.R = np.full(b, np.inf), np.zeros(b), np.zeros(b), np.zeros(b)
+        self.rounds = np.zeros(b, int)
 
-    def offer(self, rows, xc, gap):
+    def offer(self, rows, xc, w, R, primal, dual, gap):
+        """Keep the rows' points whose gap is smaller than their best one's; True where kept."""
         better = gap < self.gap[rows]
-        self.gap[rows[better]] = gap[better]
-        self.x[rows[better]] = xc[better]
+        at = rows[better]
+        self.x[at], self.w[at] = xc[better], w[better]
+        self.gap[at], self.primal[at], self.dual[at], self.R[at] = gap[better], primal[better], dual[better], R[better]
         return better
 
 
-def _primal_point(ops: _Rows, sl, sm, B, x):
-    """z = A x + v = [svec(S)/sl + sl svec I; s/sm - sm B] for every row of x."""
-    _, eye = _svec_eye(ops.K.shape[1])
-    top = ops.Kx(x) / sl[:, None] + sl[:, None] * eye[None, :]
-    return np.concatenate([top, (x.sum(axis=1) / sm - sm * B)[:, None]], axis=1)
+def _primal_point(sl, sm, B, eye, w, s):
+    """z = A x + v = [svec(S)/sl + sl svec I; s/sm - sm B] for every row, from w = svec S = K x and s = 1^T x."""
+    return np.concatenate([w / sl[:, None] + sl[:, None] * eye[None, :], (s / sm - sm * B)[:, None]], axis=1)
 
 
-def _slopes(ops: _Rows, sl, sm, z):
-    """g = A^T z for every row of z."""
-    p = ops.K.shape[1]
-    return ops.KTw(z[:, :p] / sl[:, None]) + (z[:, p] / sm)[:, None]
-
-
-def _line_search(z, dz, v, g, dg, u, free, up):
+def _line_search(z, dz, v, g, dg, u, free, up, m: int = 16):
     """The exact minimiser t >= 0 of P(z + t dz), P(z) = ||z||^2/2 - v^T z + u sum_i max(0, -a_i^T z) (the primal
     in the least-squares coordinates), for every row; the hinges of ``free`` (a_i^T z = a_i^T dz = 0) are flat along
     dz. P' is nondecreasing and piecewise linear: slope ||dz||^2, a jump u |dg_i| where hinge i changes state at
     t_i = max(0, -g_i / dg_i). The state at t = 0 is the partition's (``up``: inside), not the sign of g_i: a hinge
     just released from the face has g_i = 0 up to rounding, and its sign would put a spurious kink at t ~ 1e-15
-    (the search would stop there and hold that hinge again, round after round). Returns (t, index of the hinge
-    whose kink is the minimiser or -1, the hinges crossed strictly before the minimiser)."""
-    b, n = g.shape
+    (the search would stop there and hold that hinge again, round after round). The breakpoints are scanned in
+    order, first the ``m`` smallest of each row (selected, not sorted: the minimiser is nearly always among them),
+    then all of them for the rows whose minimiser lies beyond. Returns (t, index of the hinge whose kink is the
+    minimiser or -1, the hinges crossed strictly before the minimiser)."""
+    n = g.shape[1]
     L = np.einsum("bm,bm->b", dz, dz)
     live = ~free
     c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.where(live & up, dg, 0.0).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         tb = np.where(live & np.where(up, dg > 0, dg < 0), np.maximum(-g / dg, 0.0), np.inf)
-    order = np.argsort(tb, axis=1)
-    ts = np.take_along_axis(tb, order, axis=1)
+    if m < n:
+        t, kink, beyond = _scan(tb, np.argpartition(tb, m - 1, axis=1)[:, :m], dg, c0, L, u)
+        if beyond.any():
+            r = np.flatnonzero(beyond)
+            t[r], kink[r], _ = _scan(tb[r], np.arange(n)[None, :].repeat(r.size, axis=0), dg[r], c0[r], L[r], u)
+    else:
+        t, kink, _ = _scan(tb, np.arange(n)[None, :].repeat(g.shape[0], axis=0), dg, c0, L, u)
+    crossed = tb < np.where(kink >= 0, tb[np.arange(tb.shape[0]), kink], t)[:, None]
+    return t, kink, crossed
+
+
+def _scan(tb, cand, dg, c0, L, u):
+    """`_line_search` over the breakpoints ``cand`` of each row (b x k indices, including every breakpoint below
+    the largest of them): (t, kink or -1, rows whose minimiser may lie beyond the largest candidate)."""
+    b = tb.shape[0]
+    tc = np.take_along_axis(tb, cand, axis=1)
+    o = np.argsort(tc, axis=1)
+    order, ts = np.take_along_axis(cand, o, axis=1), np.take_along_axis(tc, o, axis=1)
     J = np.where(np.isfinite(ts), u * np.abs(np.take_along_axis(dg, order, axis=1)), 0.0)
     cum = np.cumsum(J, axis=1)
-    before = np.concatenate([np.zeros((b, 1)), cum[:, :-1]], axis=1)  # jumps strictly before breakpoint k
-    left = c0[:, None] + before + ts * L[:, None]  # P'(t_k-)
+    before = cum - J  # jumps strictly before breakpoint k
+    left = c0[:, None] + before + np.where(np.isfinite(ts), ts, 0.0) * L[:, None]  # P'(t_k-)
     right = left + J  # P'(t_k+)
-    # first breakpoint whose right derivative is >= 0: the minimiser is before it (smooth) or at it (kink)
-    hit = right >= 0
-    k = np.where(hit.any(axis=1), np.argmax(hit, axis=1), n - 1)
+    # first finite breakpoint whose right derivative is >= 0: the minimiser is before it (smooth) or at it (kink)
+    hit = (right >= 0) & np.isfinite(ts)
+    found = hit.any(axis=1)
+    k = np.argmax(hit, axis=1)
     rows = np.arange(b)
-    at_kink = hit[rows, k] & (left[rows, k] <= 0) & np.isfinite(ts[rows, k])
-    base = c0 + before[rows, k]
+    at_kink = found & (left[rows, k] <= 0)
+    base = np.where(found, c0 + before[rows, k], c0 + cum[:, -1])  # none found: past every finite breakpoint
     with np.errstate(divide="ignore", invalid="ignore"):
         t_smooth = np.where(L > 0, -base / L, 0.0)
     t = np.where(at_kink, ts[rows, k], np.maximum(t_smooth, 0.0))
     kink = np.where(at_kink, order[rows, k], -1)
-    crossed = tb < np.where(at_kink, ts[rows, k], t)[:, None]
-    if at_kink.any():
-        crossed[np.flatnonzero(at_kink), kink[at_kink]] = False
-    return t, kink, crossed
+    beyond = ~found & np.isfinite(ts[:, -1])
+    return t, kink, beyond
 
 
 def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: float = DEFAULT_TOL,
@@ -239,22 +264,22 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     (b, T), (_, p, n) = mus.shape, K.shape
     u = 1.0 / n
     x = np.zeros((b, n)) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, u)
-    best = _Best(np.concatenate([x, np.zeros(((T - 1) * b, n))]) if T > 1 else x)
+    best = _Best(np.concatenate([x, np.zeros(((T - 1) * b, n))]) if T > 1 else x, p)
     _, eye = _svec_eye(p)
     cap = 2 * (p + 1)
     since = np.zeros(b * T, int)  # rounds since each problem's best gap last fell
     step, age = np.zeros(b, int), np.zeros(b, int)  # each slot's problem on its path, rounds spent on it
     # the slots in the current arrays (all of them while most still run, then only those), ``run`` the ones
-    # still running among them
+    # still running among them; ``z`` the line search's point once it has one (``zset``), ``g = A^T z``
     rows, ops = np.arange(b), _Rows(K, which)
     run = np.ones(b, bool)
     lo, up = x <= 0.0, x >= u
-    z, zset = np.zeros((b, p + 1)), np.zeros(b, bool)  # the line search's point, once it has one
+    z, g, zset = np.zeros((b, p + 1)), np.zeros((b, n)), np.zeros(b, bool)
     while True:
         if run.sum() <= rows.size // 2:  # compact: only the running slots, their K gathered
             keep = run
-            rows, ops, lo, up, run, z, zset = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
-                                               z[keep], zset[keep])
+            rows, ops, lo, up, run, z, g, zset = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
+                                                  z[keep], g[keep], zset[keep])
         if not run.any():
             break
         prob = step[rows] * b + rows  # each slot's current problem
@@ -263,22 +288,28 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
         free &= (run & ~over)[:, None]
         mu_r, lam_r = mus[rows, step[rows]], lams[rows, step[rows]]
         sl, sm = np.sqrt(2.0 * lam_r), np.sqrt(2.0 * mu_r)
-        xf = _face_solve(ops, sl, sm, B, np.where(up, u, 0.0), free)
+        xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, np.where(up, u, 0.0), free)
         xc = np.clip(xf, 0.0, u)
-        w = ops.Kx(xc)
-        _, g_c, primal, _, gap = duality_from(w, q0[which[rows]] + ops.KTw(w) / (2.0 * lam_r)[:, None], xc,
-                                              q0[which[rows]], mu_r, lam_r, B)
+        # K^T w for the clipped point (its certificate) and the face solution (the line search), in one product
+        Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
+        q0r = q0[which[rows]]
+        R, g_c, primal, dual, gap = duality_from(w_c, q0r + Kw[:, 0], xc, q0r, mu_r, lam_r, B)
         act = prob[run]
         best.rounds[act] += 1
-        improved = best.offer(act, xc[run], gap[run])
+        improved = best.offer(act, xc[run], w_c[run], R[run], primal[run], dual[run], gap[run])
         since[act] = np.where(improved, 0, since[act] + 1)
         age[rows[run]] += 1
         done = run & ((gap <= tol * np.maximum(1.0, np.abs(primal))) | (since[prob] >= patience)
                       | (age[rows] >= max_rounds) | over)
-        search = run & ~done
-        if search.any():
-            lo, up, z, zset = _next_partition(ops, sl, sm, B, u, eye, cap, lo, up, z, zset, free, xf, g_c, search,
-                                              first_rounds=age[rows] <= pdas_rounds)
+        i = np.flatnonzero(run & ~done)
+        if i.size:  # the others' partition, z and g are not read again
+            s_f = xf[i].sum(axis=1)
+            sl_i, sm_i = sl[i], sm[i]
+            zf = _primal_point(sl_i, sm_i, B, eye, w_f[i], s_f)
+            gf = q0r[i] + Kw[i, 1] + (s_f / (2.0 * mu_r[i]) - B)[:, None]
+            lo[i], up[i], z[i], g[i], zset[i] = _next_partition(
+                sl_i, sm_i, B, u, eye, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], g_c[i], zf, gf,
+                first_rounds=age[rows[i]] <= pdas_rounds)
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
             nxt = done & (step[rows] + 1 < T)
             j = np.flatnonzero(nxt)
@@ -288,43 +319,42 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             lo[j], up[j], zset[j] = x0 <= 0.0, x0 >= u, False
             best.x[step[rows[j]] * b + rows[j]] = x0
             run &= ~(done & ~nxt)
-    return _answer(K, q0, np.tile(which, T), mus.T.reshape(-1), lams.T.reshape(-1), B, best, tol)
+    return _answer(lams.T.reshape(-1), best, tol)
 
 
-def _next_partition(ops, sl, sm, B, u, eye, cap, lo, up, z, zset, free, xf, g_c, search, first_rounds):
-    """Step (3) of `solve_batch`'s round for the rows in ``search``: (lo, up, z, zset) for the next face solve.
+def _next_partition(sl, sm, B, u, eye, cap, lo, up, z, g, zset, free, xf, g_c, zf, gf, first_rounds):
+    """Step (3) of `solve_batch`'s round for the rows still searching: (lo, up, z, g, zset) for the next face
+    solve; ``zf``, ``gf`` the face solution's point and slopes A^T zf.
 
     Rows in their first rounds after a warm start (``first_rounds``, no line-search point yet) take a primal-dual
-    active-set step; the others a line search from z towards the face solution's point ``zf`` (at the first one,
-    z = zf). The free coordinates whose face value left the box are released to that bound only when the search
-    reached zf (no kink, nothing crossed): there, and only there, the face values are the multipliers at z."""
+    active-set step; the others a line search from z towards zf (at the first one, z = zf). The free coordinates
+    whose face value left the box are released to that bound only when the search reached zf (no kink, nothing
+    crossed): there, and only there, the face values are the multipliers at z."""
     inbox = free & (xf > 0.0) & (xf < u)
-    new_lo, new_up = lo.copy(), up.copy()
     # primal-dual active-set step (exact in one more round after a small change of (mu, lam)): the free
     # coordinates that left the box to their bound, the bound ones with the wrong gradient sign freed
-    pd_lo = (free & (xf <= 0.0)) | (lo & (g_c >= 0.0))
-    pd_up = (free & (xf >= u)) | (up & (g_c <= 0.0))
-    pd = search & first_rounds & ~zset & ((~(pd_lo | pd_up)).sum(axis=1) <= cap)
-    new_lo[pd], new_up[pd] = pd_lo[pd], pd_up[pd]
-    search = search & ~pd
+    pd = first_rounds & ~zset
+    if pd.any():
+        pd_lo = (free & (xf <= 0.0)) | (lo & (g_c >= 0.0))
+        pd_up = (free & (xf >= u)) | (up & (g_c <= 0.0))
+        pd &= (~(pd_lo | pd_up)).sum(axis=1) <= cap
+    new_lo, new_up = (np.where(pd[:, None], pd_lo, lo), np.where(pd[:, None], pd_up, up)) if pd.any() else (lo, up)
+    search = ~pd
     if not search.any():
-        return new_lo, new_up, z, zset
-    zf = _primal_point(ops, sl, sm, B, xf)
+        return new_lo, new_up, z, g, zset
     first = search & ~zset  # start from the face solution's point
-    z = z.copy()
-    z[first] = zf[first]
+    z, g = np.where(first[:, None], zf, z), np.where(first[:, None], gf, g)
     zset = zset | first
-    g = _slopes(ops, sl, sm, z)
     go = search & ~first
     kink = np.full(z.shape[0], -1)
     side_lo = g > 0.0  # first rows: the signs at zf
     if go.any():
         i = np.flatnonzero(go)
-        dz = zf[i] - z[i]
-        dg = _slopes(ops, sl, sm, zf)[i] - g[i]
+        dz, dg = zf[i] - z[i], gf[i] - g[i]
         v = np.concatenate([sl[i, None] * eye[None, :], (-sm[i] * B)[:, None]], axis=1)
         t, kink[i], crossed = _line_search(z[i], dz, v, g[i], dg, u, free[i], up[i])
         z[i] += t[:, None] * dz
+        g[i] += t[:, None] * dg
         side_lo[i] = lo[i] ^ crossed
         # not at the face's minimiser (a kink stopped the search, or hinges changed side): keep every free one
         hold = (kink[i] >= 0) | crossed.any(axis=1)
@@ -333,20 +363,16 @@ def _next_partition(ops, sl, sm, B, u, eye, cap, lo, up, z, zset, free, xf, g_c,
     has = kink >= 0
     new_free[np.flatnonzero(has), kink[has]] = True
     ls_lo = ~new_free & np.where(free, xf <= 0.0, side_lo)
-    s = np.flatnonzero(search)
-    new_lo[s], new_up[s] = ls_lo[s], (~new_free & ~ls_lo)[s]
-    return new_lo, new_up, z, zset
+    s = search[:, None]
+    return np.where(s, ls_lo, new_lo), np.where(s, ~new_free & ~ls_lo, new_up), z, g, zset
 
 
-def _answer(K, q0, which, mus, lams, B, best: _Best, tol) -> BatchAnswer:
-    d, eye = _svec_eye(K.shape[1])
-    ops = _Rows(K, which)
-    w = ops.Kx(best.x)
-    q = q0[which] + ops.KTw(w) / (2.0 * lams)[:, None]
-    R, _, primal, dual, gap = duality_from(w, q, best.x, q0[which], mus, lams, B)
-    M = unsvec_batch(eye[None, :] + w / (2.0 * lams[:, None]), d)
-    ok = gap <= tol * np.maximum(1.0, np.abs(primal))
-    return BatchAnswer(best.x, M, R, primal, dual, gap, q, ok, best.rounds)
+def _answer(lams, best: _Best, tol) -> BatchAnswer:
+    """The answers from each problem's best point and its certificate."""
+    d, eye = _svec_eye(best.w.shape[1])
+    M = unsvec_batch(eye[None, :] + best.w / (2.0 * lams[:, None]), d)
+    ok = best.gap <= tol * np.maximum(1.0, np.abs(best.primal))
+    return BatchAnswer(best.x, M, best.R, best.primal, best.dual, best.gap, ok, best.rounds)
 
 
 def _inputs(K, q0, mus, lams, B, which=None):
