@@ -296,8 +296,9 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     Valid for any box that contains the feasible points: it only reads the rows' own implications."""
     AJ = csc_A(problem)[:, J]
     kind = problem.row_kinds()
-    rows = np.unique(AJ.indices)
-    rows = rows[np.isin(kind[rows], ["zero", "nonneg"])]
+    touched = np.zeros(problem.m, bool)  # the zero / nonneg rows J occurs in, as a mask: no sort of J's entries
+    touched[AJ.indices] = True
+    rows = np.flatnonzero(touched & ((kind == "zero") | (kind == "nonneg")))
     if rows.size == 0:
         return None, None
     Ar = csr_A(problem)[rows]
@@ -306,29 +307,47 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
     h = np.concatenate([br, -br[eq]])
     lo2, hi2 = lo.copy(), hi.copy()
-    # only J's ends move (the other columns keep theirs: a looser box, as valid): each round, every row's least
-    # activity over the box by four sparse products, then one bound per entry of G in a column of J whose row
-    # has no other unbounded term (the `_tighten_rows` rule and pad, on J's entries alone; O(nnz) in C, not the
-    # per-column reductions over all of G)
-    a = G.data
-    Gp = sp.csr_matrix((np.where(a > 0, a, 0.0), G.indices, G.indptr), shape=G.shape)
-    Gn = sp.csr_matrix((np.where(a < 0, a, 0.0), G.indices, G.indptr), shape=G.shape)
-    Pp = sp.csr_matrix(((a > 0).astype(float), G.indices, G.indptr), shape=G.shape)
-    Pn = sp.csr_matrix(((a < 0).astype(float), G.indices, G.indptr), shape=G.shape)
-    inJ = np.isin(G.indices, J)
-    er = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))[inJ]
-    ej, ea = G.indices[inJ], a[inJ]
-    for _ in range(rounds):
-        lo_inf, hi_inf = ~np.isfinite(lo2), ~np.isfinite(hi2)
-        lof, hif = np.where(lo_inf, 0.0, lo2), np.where(hi_inf, 0.0, hi2)
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            fin_sum = Gp @ lof + Gn @ hif
-            abs_sum = Gp @ np.abs(lof) - Gn @ np.abs(hif)
-            n_inf = Pp @ lo_inf.astype(float) + Pn @ hi_inf.astype(float)
+    # only J's ends move (the other columns keep theirs: a looser box, as valid), so every row's least activity over
+    # the box is split once into the other columns' part (one pass over G, O(nnz)) and J's part, recomputed each
+    # round from J's entries alone; one bound per entry of G in a column of J whose row has no other unbounded
+    # term (the `_tighten_rows` rule and pad; the pad's 1e-9 relative widening dwarfs any summation order's error)
+    R = G.shape[0]
+    a, col = G.data, G.indices
+    inJ = np.zeros(problem.n, bool)
+    inJ[J] = True
+    jm = inJ[col]
+    at = np.flatnonzero(jm)  # J's entries of G, and their rows
+    er = np.searchsorted(G.indptr, at, side="right") - 1
+    ej, ea = col[at], a[at]
+
+    # the other columns' part, once: products with G's positive and negative entries (J's zeroed); each entry
+    # reads only its own end, so a huge unused end never enters a sum
+    ao = np.where(jm, 0.0, a)
+    lo_inf, hi_inf = ~np.isfinite(lo2), ~np.isfinite(hi2)
+    lof, hif = np.where(lo_inf, 0.0, lo2), np.where(hi_inf, 0.0, hi2)
+    Gp = sp.csr_matrix((np.maximum(ao, 0.0), col, G.indptr), shape=G.shape)
+    Gn = sp.csr_matrix((np.minimum(ao, 0.0), col, G.indptr), shape=G.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        fin0 = Gp @ lof + Gn @ hif
+        abs0 = Gp @ np.abs(lof) - Gn @ np.abs(hif)
+    inf0 = np.zeros(R)  # the count of infinite least terms per row (none when only J's ends are infinite)
+    if (lo_inf | hi_inf)[~inJ].any():
+        inf0 = np.bincount(np.repeat(np.arange(R), np.diff(G.indptr)),
+                           ((ao > 0) & lo_inf[col]) | ((ao < 0) & hi_inf[col]), R)
+
+    def least_terms():
+        """(per-row sums of J's part: finite, |finite|, infinite count), and per entry of J: finite part, infinite."""
+        with np.errstate(invalid="ignore", over="ignore"):
             c = np.where(ea > 0, ea * lo2[ej], ea * hi2[ej])
-            c = np.where(ea == 0, 0.0, c)
-            inf = ~np.isfinite(c)
-            cf = np.where(inf, 0.0, c)
+        c = np.where(ea == 0, 0.0, c)
+        inf = ~np.isfinite(c)
+        cf = np.where(inf, 0.0, c)
+        return (np.bincount(er, cf, R), np.bincount(er, np.abs(cf), R), np.bincount(er, inf, R)), cf, inf
+
+    for _ in range(rounds):
+        (finJ, absJ, infJ), cf, inf = least_terms()
+        fin_sum, abs_sum, n_inf = fin0 + finJ, abs0 + absJ, inf0 + infJ
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             ok = (n_inf[er] - inf == 0) & (ea != 0) & np.isfinite(fin_sum[er]) & np.isfinite(abs_sum[er])
             v = (h[er] - (fin_sum[er] - cf)) / np.where(ok, ea, 1.0)
             pad = _INFL * (np.abs(h[er]) + abs_sum[er] + np.abs(v * ea)) / np.abs(np.where(ok, ea, 1.0)) + 1e-300

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from ..conic.cones import Cone
 from ..conic.problem import Block
-from .cache import csr_A
+from .cache import abs_csr_A, csr_A
 from .rigorous import Ball, matvec
 
 
@@ -44,8 +44,9 @@ class Lift:
         row = np.repeat(np.arange(m), np.diff(A.indptr))
         col, a = A.indices, A.data
         good = good_row[row] & (a < 0)
-        bad_cols = np.bincount(col[~good & (a != 0)], minlength=n) > 0
-        has = np.bincount(col[a != 0], minlength=n) > 0
+        nz = (a != 0).astype(float)  # weights, not a gather of the columns: one pass each
+        bad_cols = np.bincount(col, weights=nz * ~good, minlength=n) > 0
+        has = np.bincount(col, weights=nz, minlength=n) > 0
         self.mono = has & ~bad_cols
         sel = self.mono[col] & (a != 0)
         # per fixable row: the monotone column with the largest |coefficient|
@@ -71,11 +72,10 @@ class Lift:
         if not self.useful:
             return
         b = problem.b
-        if not hasattr(self, "absA"):
-            self.absA = abs(self.A)
+        absA = abs_csr_A(problem) if csr_A(problem) is self.A else abs(self.A)
         for _ in range(3):
-            S = Ball(b) - matvec(self.A, X)
-            mag = np.abs(b) + self.absA @ np.abs(X.mid)  # the size of the terms each slack is made of
+            S = Ball(b) - matvec(self.A, X, abs_A=absA)
+            mag = np.abs(b) + absA @ np.abs(X.mid)  # the size of the terms each slack is made of
             need = np.zeros(problem.m)  # lower bound the fixable row's slack must be raised by
             nn = self.fixable & (self.kind == "nonneg")
             lo = S.lo()
