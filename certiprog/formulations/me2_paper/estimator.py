@@ -41,7 +41,7 @@ from certiprog.estimators.base import CertifiedClassifier
 from .batch_solver import fit_batch
 from .decision import check_rule, rank_thresholds, rule_scores
 from .local_solver import DEFAULT_TOL, LOCAL_METHODS, local_method
-from .parallel import over_chunks
+from .parallel import one_blas_thread, over_chunks
 from .programs import me2_fit
 from .tuning import PAPER_LAM, PAPER_MU, PREFER, batch_groups, positive_grid, tune_local
 
@@ -212,8 +212,6 @@ class ME2Classifier(CertifiedClassifier):
 
 def _fit_batch_chunk(groups, P, N, mus, lams, B, warm, tol) -> list:
     """`batch_solver.fit_batch` for every batch of local models in ``groups`` (one joblib task), BLAS on 1 thread."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with one_blas_thread():
         return [s for rows in groups for s in fit_batch(P[rows], N, mus[rows], lams[rows], B, tol=tol,
                                                         warm_start=None if warm is None else [warm[j] for j in rows])]

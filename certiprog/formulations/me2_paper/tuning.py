@@ -41,7 +41,7 @@ from certiprog.model import Record
 
 from .decision import nearest_centre, quad_forms, rule_scores
 from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, solve_local_path
-from .parallel import over_chunks
+from .parallel import one_blas_thread, over_chunks
 
 PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
 PAPER_LAM = tuple(float(10.0 ** k) for k in range(-6, 3))
@@ -237,17 +237,13 @@ def batch_groups(items: list, d: int, key, size, max_bytes: float = 16e6) -> lis
 
 def _tune_groups(groups, X, y_pos, kw) -> list:
     """`tune_fold` for every batch of ``groups`` (one joblib task), BLAS on 1 thread: [(job, CentreTuning)]."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with one_blas_thread():
         return [(job, t) for group in groups for job, t in zip(group, tune_fold(X, y_pos, group, **kw))]
 
 
 def _tune_chunk(jobs, X, y_pos, kw) -> list:
     """`tune_centre` for every (row, fold, negatives, validation set) of ``jobs`` (one joblib task), BLAS on 1 thread."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with one_blas_thread():
         return [tune_centre(X[row], X[neg], X[val], y_pos[val], fold=k, **kw) for row, k, neg, val in jobs]
 
 
