@@ -177,58 +177,66 @@ def _primal_point(sl, sm, B, eye, w, s):
     return np.concatenate([w / sl[:, None] + sl[:, None] * eye[None, :], (s / sm - sm * B)[:, None]], axis=1)
 
 
-def _line_search(z, dz, v, g, dg, u, free, up, m: int = 16):
-    """The exact minimiser t >= 0 of P(z + t dz), P(z) = ||z||^2/2 - v^T z + u sum_i max(0, -a_i^T z) (the primal
-    in the least-squares coordinates), for every row; the hinges of ``free`` (a_i^T z = a_i^T dz = 0) are flat along
-    dz. P' is nondecreasing and piecewise linear: slope ||dz||^2, a jump u |dg_i| where hinge i changes state at
-    t_i = max(0, -g_i / dg_i). The state at t = 0 is the partition's (``up``: inside), not the sign of g_i: a hinge
-    just released from the face has g_i = 0 up to rounding, and its sign would put a spurious kink at t ~ 1e-15
-    (the search would stop there and hold that hinge again, round after round). The breakpoints are scanned in
-    order, first the ``m`` smallest of each row (selected, not sorted: the minimiser is nearly always among them),
-    then all of them for the rows whose minimiser lies beyond. Returns (t, index of the hinge whose kink is the
-    minimiser or -1, the hinges crossed strictly before the minimiser)."""
-    n = g.shape[1]
+def _line_search(z, dz, v, g, dg, u, lo, up, m: int = 16):
+    """The exact minimiser t of P(z + t dz) over [0, 1], P(z) = ||z||^2/2 - v^T z + u sum_i max(0, -a_i^T z) (the
+    primal in the least-squares coordinates), for every row; the hinges neither ``lo`` nor ``up`` (free: a_i^T z =
+    a_i^T dz = 0) are flat along dz. P' is nondecreasing and piecewise linear: slope ||dz||^2, a jump u |dg_i|
+    where hinge i changes state at t_i = max(0, -g_i / dg_i). The state at t = 0 is the partition's (``up``:
+    inside), not the sign of g_i: a hinge just released from the face has g_i = 0 up to rounding, and its sign
+    would put a spurious kink at t ~ 1e-15 (the search would stop there and hold that hinge again, round after
+    round). z and z + dz are on the same face and z + dz minimises the face's quadratic model (whose slope at t = 1
+    is 0, and P' >= that slope), so the minimiser is at t <= 1 and only the breakpoints up to 1 count: rows with at
+    most ``m`` of them scan those (gathered), the others all theirs (sorted). Returns (t, index of the hinge whose
+    kink is the minimiser or -1, the hinges crossed strictly before the minimiser)."""
+    b, n = g.shape
     L = np.einsum("bm,bm->b", dz, dz)
-    live = ~free
-    c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.where(live & up, dg, 0.0).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tb = np.where(live & np.where(up, dg > 0, dg < 0), np.maximum(-g / dg, 0.0), np.inf)
-    if m < n:
-        t, kink, beyond = _scan(tb, np.argpartition(tb, m - 1, axis=1)[:, :m], dg, c0, L, u)
-        if beyond.any():
-            r = np.flatnonzero(beyond)
-            t[r], kink[r], _ = _scan(tb[r], np.arange(n)[None, :].repeat(r.size, axis=0), dg[r], c0[r], L[r], u)
-    else:
-        t, kink, _ = _scan(tb, np.arange(n)[None, :].repeat(g.shape[0], axis=0), dg, c0, L, u)
-    crossed = tb < np.where(kink >= 0, tb[np.arange(tb.shape[0]), kink], t)[:, None]
+    c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.einsum("bn,bn->b", dg, up)
+    cross = (up & (dg > 0)) | (lo & (dg < 0))
+    tb = np.full((b, n), np.inf)
+    np.divide(-g, dg, out=tb, where=cross)
+    np.maximum(tb, 0.0, out=tb)
+    near = tb <= 1.0
+    tb[~near] = np.inf
+    count = near.sum(axis=1)
+    few = count <= m
+    t, kink = np.empty(b), np.empty(b, int)
+    if few.any():
+        r = np.flatnonzero(few)
+        k = max(int(count[r].max()), 1)
+        cand = np.broadcast_to(np.argmin(near[r], axis=1)[:, None], (r.size, k)).copy()  # padding: a far hinge
+        nr, nc = np.nonzero(near[r])
+        cand[nr, np.arange(nr.size) - np.repeat(np.cumsum(count[r]) - count[r], count[r])] = nc
+        t[r], kink[r] = _scan(tb[r], cand, dg[r], c0[r], L[r], u)
+    if not few.all():
+        r = np.flatnonzero(~few)
+        t[r], kink[r] = _scan(tb[r], np.argsort(tb[r], axis=1), dg[r], c0[r], L[r], u)
+    t = np.minimum(t, 1.0)
+    crossed = tb < np.where(kink >= 0, tb[np.arange(b), kink], t)[:, None]
     return t, kink, crossed
 
 
 def _scan(tb, cand, dg, c0, L, u):
-    """`_line_search` over the breakpoints ``cand`` of each row (b x k indices, including every breakpoint below
-    the largest of them): (t, kink or -1, rows whose minimiser may lie beyond the largest candidate)."""
+    """`_line_search` over the breakpoints ``cand`` of each row (b x k indices, every finite breakpoint of the row
+    among them): (t, the hinge whose kink is the minimiser or -1)."""
     b = tb.shape[0]
     tc = np.take_along_axis(tb, cand, axis=1)
     o = np.argsort(tc, axis=1)
     order, ts = np.take_along_axis(cand, o, axis=1), np.take_along_axis(tc, o, axis=1)
-    J = np.where(np.isfinite(ts), u * np.abs(np.take_along_axis(dg, order, axis=1)), 0.0)
+    finite = np.isfinite(ts)
+    J = np.where(finite, u * np.abs(np.take_along_axis(dg, order, axis=1)), 0.0)
     cum = np.cumsum(J, axis=1)
     before = cum - J  # jumps strictly before breakpoint k
-    left = c0[:, None] + before + np.where(np.isfinite(ts), ts, 0.0) * L[:, None]  # P'(t_k-)
-    right = left + J  # P'(t_k+)
-    # first finite breakpoint whose right derivative is >= 0: the minimiser is before it (smooth) or at it (kink)
-    hit = (right >= 0) & np.isfinite(ts)
+    left = c0[:, None] + before + np.where(finite, ts, 0.0) * L[:, None]  # P'(t_k-)
+    # first finite breakpoint whose right derivative P'(t_k+) is >= 0: the minimiser is before it or at it (kink)
+    hit = (left + J >= 0) & finite
     found = hit.any(axis=1)
     k = np.argmax(hit, axis=1)
     rows = np.arange(b)
     at_kink = found & (left[rows, k] <= 0)
-    base = np.where(found, c0 + before[rows, k], c0 + cum[:, -1])  # none found: past every finite breakpoint
+    base = np.where(found, c0 + before[rows, k], c0 + cum[:, -1])  # none found: past every breakpoint
     with np.errstate(divide="ignore", invalid="ignore"):
         t_smooth = np.where(L > 0, -base / L, 0.0)
-    t = np.where(at_kink, ts[rows, k], np.maximum(t_smooth, 0.0))
-    kink = np.where(at_kink, order[rows, k], -1)
-    beyond = ~found & np.isfinite(ts[:, -1])
-    return t, kink, beyond
+    return np.where(at_kink, ts[rows, k], np.maximum(t_smooth, 0.0)), np.where(at_kink, order[rows, k], -1)
 
 
 def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: float = DEFAULT_TOL,
@@ -352,7 +360,7 @@ def _next_partition(sl, sm, B, u, eye, cap, lo, up, z, g, zset, free, xf, g_c, z
         i = np.flatnonzero(go)
         dz, dg = zf[i] - z[i], gf[i] - g[i]
         v = np.concatenate([sl[i, None] * eye[None, :], (-sm[i] * B)[:, None]], axis=1)
-        t, kink[i], crossed = _line_search(z[i], dz, v, g[i], dg, u, free[i], up[i])
+        t, kink[i], crossed = _line_search(z[i], dz, v, g[i], dg, u, lo[i], up[i])
         z[i] += t[:, None] * dz
         g[i] += t[:, None] * dg
         side_lo[i] = lo[i] ^ crossed
