@@ -73,46 +73,59 @@ class BatchAnswer:
 class _Rows:
     """The matrices of a set of problems: ``K[which[r]]`` for row r, with ``K`` (C x p x n) holding each distinct
     matrix once. When the rows are ``L`` copies of the C centres (row r: centre r % C, "shared"), products with K
-    are C matrix-matrix products that read each K once per round; otherwise (a subset, compacted) one
-    matrix-vector product per row on a gathered copy."""
+    are C matrix-matrix products that read each K once per round; a subset of those rows (``at``, after the
+    finished problems left) is zero-filled back into that layout for the products (no copy of K; reading K costs
+    less than reading a gathered copy), until it is small enough (a quarter of the rows) to gather its own copy;
+    rows in no such layout: one matrix-vector product per row on a gathered copy."""
 
-    def __init__(self, K, which):
+    def __init__(self, K, which, at=None):
         self.K, self.which = K, which
         C = K.shape[0]
         b = which.size
-        self.shared = b % C == 0 and np.array_equal(which, np.arange(b) % C)
+        self.at = np.arange(b) if at is None else at
+        self.centre = which[self.at]
+        self.shared = b % C == 0 and np.array_equal(which, np.arange(b) % C) and 4 * self.at.size > b
         self.L = b // C if self.shared else 0
-        self.Kr = None if self.shared else K[which]
+        self.Kr = None if self.shared else K[self.centre]
 
     def subset(self, mask) -> "_Rows":
-        return _Rows(self.K, self.which[mask])
+        return _Rows(self.K, self.which, self.at[mask]) if self.shared else _Rows(self.K, self.centre[mask])
+
+    def _spread(self, x):
+        """x (rows ``at``) as rows of the whole shared layout, zero elsewhere."""
+        if self.at.size == self.which.size:
+            return x
+        full = np.zeros((self.which.size,) + x.shape[1:])
+        full[self.at] = x
+        return full
+
+    def _pick(self, out):
+        return out if self.at.size == self.which.size else out[self.at]
 
     def Kx(self, x):
         """K_r x_r for every row (b x p)."""
         if self.shared:
             C, p, n = self.K.shape
-            X = x.reshape(self.L, C, n).transpose(1, 2, 0)
-            return np.matmul(self.K, X).transpose(2, 0, 1).reshape(-1, p)
+            X = self._spread(x).reshape(self.L, C, n).transpose(1, 2, 0)
+            return self._pick(np.matmul(self.K, X).transpose(2, 0, 1).reshape(-1, p))
         return np.matmul(self.Kr, x[..., None])[..., 0]
 
     def KTw(self, w):
         """K_r^T w_r for every row: w (b x p) -> (b x n), or several vectors a row, (b x m x p) -> (b x m x n), in
         one product (K read once)."""
         W = w[:, None, :] if w.ndim == 2 else w
-        b, m, p = W.shape
+        _, m, p = W.shape
         if self.shared:
             C, _, n = self.K.shape
-            Wc = W.reshape(self.L, C, m, p).transpose(1, 0, 2, 3).reshape(C, self.L * m, p)
-            out = np.matmul(Wc, self.K).reshape(C, self.L, m, n).transpose(1, 0, 2, 3).reshape(b, m, n)
+            Wc = self._spread(W).reshape(self.L, C, m, p).transpose(1, 0, 2, 3).reshape(C, self.L * m, p)
+            out = self._pick(np.matmul(Wc, self.K).reshape(C, self.L, m, n).transpose(1, 0, 2, 3).reshape(-1, m, n))
         else:
             out = np.matmul(W, self.Kr)
         return out[:, 0, :] if w.ndim == 2 else out
 
     def columns(self, idx):
         """K_r[:, idx_r] for every row, transposed (b x k x p)."""
-        if self.shared:
-            return self.K[self.which[:, None], :, idx]
-        return np.take_along_axis(self.Kr, idx[:, None, :], axis=2).transpose(0, 2, 1)
+        return self.K[self.centre[:, None], :, idx]
 
 
 def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
