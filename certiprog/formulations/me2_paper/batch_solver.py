@@ -297,7 +297,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     lo, up = x <= 0.0, x >= u
     z, g, zset = np.zeros((b, p + 1)), np.zeros((b, n)), np.zeros(b, bool)
     while True:
-        if run.sum() <= rows.size // 2:  # compact: only the running slots, their K gathered
+        if run.sum() <= rows.size * 3 // 4:  # compact: only the running slots
             keep = run
             rows, ops, lo, up, run, z, g, zset = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
                                                   z[keep], g[keep], zset[keep])
@@ -420,7 +420,7 @@ def fit_batch(P, X_neg, mus, lams, B: float, *, warm_start=None, tol: float = DE
     point (its answer says so in ``path``)."""
     import time
 
-    from .local_solver import certify, local_problem, solve_local_checked
+    from .local_solver import certify, local_problems, solve_local_checked
     from .programs import warm_alpha
 
     P = np.asarray(P, float)
@@ -432,12 +432,11 @@ def fit_batch(P, X_neg, mus, lams, B: float, *, warm_start=None, tol: float = DE
     for a in range(0, len(P), step):
         t0 = time.perf_counter()
         idx = range(a, min(a + step, len(P)))
-        probs = [local_problem(X_neg, P[j]) for j in idx]
+        probs, K, q0 = local_problems(X_neg, P[list(idx)])
         alpha0 = (None if warm_start is None else
                   np.stack([warm_alpha(pr, *warm_start[j]) if warm_start[j] is not None else np.zeros(n)
                             for pr, j in zip(probs, idx)]))
-        ans = solve_batch(np.stack([pr.K for pr in probs]), np.stack([pr.q0 for pr in probs]), mus[list(idx)],
-                          lams[list(idx)], B, alpha0, tol=tol)
+        ans = solve_batch(K, q0, mus[list(idx)], lams[list(idx)], B, alpha0, tol=tol)
         share = (time.perf_counter() - t0) / len(probs)
         for i, (pr, j) in enumerate(zip(probs, idx)):
             if ans.ok[i]:

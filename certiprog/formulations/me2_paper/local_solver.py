@@ -46,7 +46,7 @@ from certiprog.model import Record
 
 __all__ = ["LocalCertificate", "LocalProblem", "LocalSolution", "solve_local", "solve_local_checked",
            "solve_local_path", "solve_local_generic", "solve_local_cvxpy", "solve_local_by", "local_method",
-           "local_problem", "LOCAL_METHODS"]
+           "local_problem", "local_problems", "LOCAL_METHODS"]
 
 DEFAULT_TOL = 1e-10  # relative duality gap at which the dedicated solver stops
 DEFAULT_MAX_ITER = 200
@@ -123,6 +123,24 @@ def local_problem(X_neg, center) -> LocalProblem:
     iu, ju, w = _svec_index(X.shape[1])
     K = np.ascontiguousarray((Y[:, iu] * Y[:, ju] * w).T)
     return LocalProblem(c, Y, K, np.einsum("ij,ij->i", Y, Y), svec(np.eye(X.shape[1])))
+
+
+def local_problems(X_neg, centers) -> tuple:
+    """`local_problem` for every row of ``centers`` (C x d) against the same negatives: (list of `LocalProblem`,
+    K (C x p x n), q0 (C x n)), problem j's ``K`` and ``q0`` the j-th slices of those arrays. The batched solver
+    reads them stacked; building them at once writes each K once (no per-centre temporaries and stacked copy)."""
+    X = validate.matrix(X_neg, "X_neg", min_rows=1)
+    Cs = validate.matrix(centers, "centers", cols=X.shape[1])
+    Y = X[None, :, :] - Cs[:, None, :]
+    iu, ju, w = _svec_index(X.shape[1])
+    K = np.empty((Cs.shape[0], iu.size, X.shape[0]))
+    for k, (i, j, wk) in enumerate(zip(iu, ju, w)):
+        np.multiply(Y[:, :, i], Y[:, :, j], out=K[:, k, :])
+        if wk != 1.0:
+            K[:, k, :] *= wk
+    q0 = np.einsum("cnd,cnd->cn", Y, Y)
+    eye = svec(np.eye(X.shape[1]))
+    return [LocalProblem(Cs[c], Y[c], K[c], q0[c], eye) for c in range(Cs.shape[0])], K, q0
 
 
 def _params(mu, lam, B):

@@ -40,7 +40,7 @@ from certiprog.errors import InputError
 from certiprog.model import Record
 
 from .decision import nearest_centre, quad_forms, rule_scores
-from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, solve_local_path
+from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, local_problems, solve_local_path
 from .parallel import one_blas_thread, over_chunks
 
 PAPER_MU = (0.75, 0.8, 0.85, 0.9, 0.95, 1.0, 2.0, 10.0)
@@ -273,9 +273,7 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     where = {pair: j for j, pair in enumerate(pairs)}
     mus, lams = sorted({mu for mu, _ in pairs}), sorted({lam for _, lam in pairs})
     P, C = len(pairs), len(jobs)
-    probs = [local_problem(X[neg], X[row]) for row, *_ in jobs]
-    K = np.stack([pr.K for pr in probs])
-    q0 = np.stack([pr.q0 for pr in probs])
+    probs, K, q0 = local_problems(X[neg], X[[row for row, *_ in jobs]])
     d = X.shape[1]
     Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
     step = max(1, int(max_bytes // max(8 * K.shape[0] * K.shape[2] * (K.shape[1] + 6), 1)))  # (b x n) work arrays
