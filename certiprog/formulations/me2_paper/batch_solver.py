@@ -303,21 +303,26 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
                                                   z[keep], g[keep], zset[keep])
         if not run.any():
             break
+        everyone = bool(run.all())
         prob = step[rows] * b + rows  # each slot's current problem
         free = ~(lo | up)
         over = free.sum(axis=1) > cap  # face solves of at most 2 m coordinates; the others give up
-        free &= (run & ~over)[:, None]
+        if not everyone or over.any():
+            free &= (run & ~over)[:, None]
         mu_r, lam_r = mus[rows, step[rows]], lams[rows, step[rows]]
         sl, sm = np.sqrt(2.0 * lam_r), np.sqrt(2.0 * mu_r)
-        xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, np.where(up, u, 0.0), free)
+        xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, up * u, free)
         xc = np.clip(xf, 0.0, u)
         # K^T w for the clipped point (its certificate) and the face solution (the line search), in one product
         Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
-        q0r = q0[which[rows]]
+        q0r = q0[ops.centre] if ops.centre.size == rows.size else q0[which[rows]]
         R, g_c, primal, dual, gap = duality_from(w_c, q0r + Kw[:, 0], xc, q0r, mu_r, lam_r, B)
-        act = prob[run]
+        act = prob if everyone else prob[run]
         best.rounds[act] += 1
-        improved = best.offer(act, xc[run], w_c[run], R[run], primal[run], dual[run], gap[run])
+        if everyone:
+            improved = best.offer(act, xc, w_c, R, primal, dual, gap)
+        else:
+            improved = best.offer(act, xc[run], w_c[run], R[run], primal[run], dual[run], gap[run])
         since[act] = np.where(improved, 0, since[act] + 1)
         age[rows[run]] += 1
         done = run & ((gap <= tol * np.maximum(1.0, np.abs(primal))) | (since[prob] >= patience)
@@ -327,9 +332,12 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             s_f = xf[i].sum(axis=1)
             sl_i, sm_i = sl[i], sm[i]
             zf = _primal_point(sl_i, sm_i, B, eye, w_f[i], s_f)
-            gf = q0r[i] + Kw[i, 1] + (s_f / (2.0 * mu_r[i]) - B)[:, None]
+            gf = Kw[i, 1]
+            gf += q0r[i]
+            gf += (s_f / (2.0 * mu_r[i]) - B)[:, None]
+            v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
             lo[i], up[i], z[i], g[i], zset[i] = _next_partition(
-                sl_i, sm_i, B, u, eye, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], g_c[i], zf, gf,
+                v, u, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], g_c[i], zf, gf,
                 first_rounds=age[rows[i]] <= pdas_rounds)
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
             nxt = done & (step[rows] + 1 < T)
@@ -338,54 +346,59 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             age[rows[j]] = 0
             x0 = best.x[prob[j]]
             lo[j], up[j], zset[j] = x0 <= 0.0, x0 >= u, False
-            best.x[step[rows[j]] * b + rows[j]] = x0
             run &= ~(done & ~nxt)
     return _answer(lams.T.reshape(-1), best, tol)
 
 
-def _next_partition(sl, sm, B, u, eye, cap, lo, up, z, g, zset, free, xf, g_c, zf, gf, first_rounds):
+def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, g_c, zf, gf, first_rounds):
     """Step (3) of `solve_batch`'s round for the rows still searching: (lo, up, z, g, zset) for the next face
-    solve; ``zf``, ``gf`` the face solution's point and slopes A^T zf.
+    solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zf``, ``gf`` the face
+    solution's point and slopes A^T zf.
 
     Rows in their first rounds after a warm start (``first_rounds``, no line-search point yet) take a primal-dual
-    active-set step; the others a line search from z towards zf (at the first one, z = zf). The free coordinates
-    whose face value left the box are released to that bound only when the search reached zf (no kink, nothing
-    crossed): there, and only there, the face values are the multipliers at z."""
-    inbox = free & (xf > 0.0) & (xf < u)
+    active-set step; the others a line search from z towards zf (at the first one, z = zf and the partition is
+    the signs there). The free coordinates whose face value left the box are released to that bound only when
+    the search reached zf (no kink, nothing crossed): there, and only there, the face values are the multipliers
+    at z."""
     # primal-dual active-set step (exact in one more round after a small change of (mu, lam)): the free
     # coordinates that left the box to their bound, the bound ones with the wrong gradient sign freed
-    pd = first_rounds & ~zset
-    if pd.any():
-        pd_lo = (free & (xf <= 0.0)) | (lo & (g_c >= 0.0))
-        pd_up = (free & (xf >= u)) | (up & (g_c <= 0.0))
-        pd &= (~(pd_lo | pd_up)).sum(axis=1) <= cap
-    new_lo, new_up = (np.where(pd[:, None], pd_lo, lo), np.where(pd[:, None], pd_up, up)) if pd.any() else (lo, up)
-    search = ~pd
-    if not search.any():
-        return new_lo, new_up, z, g, zset
-    first = search & ~zset  # start from the face solution's point
-    z, g = np.where(first[:, None], zf, z), np.where(first[:, None], gf, g)
-    zset = zset | first
-    go = search & ~first
-    kink = np.full(z.shape[0], -1)
-    side_lo = g > 0.0  # first rows: the signs at zf
-    if go.any():
-        i = np.flatnonzero(go)
-        dz, dg = zf[i] - z[i], gf[i] - g[i]
-        v = np.concatenate([sl[i, None] * eye[None, :], (-sm[i] * B)[:, None]], axis=1)
-        t, kink[i], crossed = _line_search(z[i], dz, v, g[i], dg, u, lo[i], up[i])
-        z[i] += t[:, None] * dz
-        g[i] += t[:, None] * dg
-        side_lo[i] = lo[i] ^ crossed
-        # not at the face's minimiser (a kink stopped the search, or hinges changed side): keep every free one
-        hold = (kink[i] >= 0) | crossed.any(axis=1)
-        inbox[i[hold]] |= free[i[hold]]
-    new_free = inbox & search[:, None]
-    has = kink >= 0
-    new_free[np.flatnonzero(has), kink[has]] = True
-    ls_lo = ~new_free & np.where(free, xf <= 0.0, side_lo)
-    s = search[:, None]
-    return np.where(s, ls_lo, new_lo), np.where(s, ~new_free & ~ls_lo, new_up), z, g, zset
+    r = np.flatnonzero(first_rounds & ~zset)
+    if r.size:
+        fr, x = free[r], xf[r]
+        pd_lo = (fr & (x <= 0.0)) | (lo[r] & (g_c[r] >= 0.0))
+        pd_up = (fr & (x >= u)) | (up[r] & (g_c[r] <= 0.0))
+        ok = (~(pd_lo | pd_up)).sum(axis=1) <= cap
+        lo[r[ok]], up[r[ok]] = pd_lo[ok], pd_up[ok]
+        zset[r[ok]] = False
+    searching = np.ones(zset.size, bool)
+    searching[r[ok] if r.size else r] = False
+    first = searching & ~zset
+    go = np.flatnonzero(searching & zset)
+    if first.any():  # start from the face solution's point, the partition by the signs there
+        f = np.flatnonzero(first)
+        z[f], g[f] = zf[f], gf[f]
+        _release(lo, up, f, free[f], xf[f], u, gf[f] > 0.0, np.zeros(f.size, bool), None)
+        zset[f] = True
+    if go.size:
+        dz, dg = zf[go] - z[go], gf[go] - g[go]
+        t, kink, crossed = _line_search(z[go], dz, v[go], g[go], dg, u, lo[go], up[go])
+        z[go] += t[:, None] * dz
+        g[go] += t[:, None] * dg
+        # not at the face's minimiser (a kink stopped the search, or hinges changed side): every free one stays
+        _release(lo, up, go, free[go], xf[go], u, lo[go] ^ crossed, (kink >= 0) | crossed.any(axis=1), kink)
+    return lo, up, z, g, zset
+
+
+def _release(lo, up, rows, free, xf, u, side_lo, hold, kink) -> None:
+    """The new partition of ``rows`` (in place): the free coordinates stay free where the row ``hold``s them or
+    their face value is inside the box, else go to the bound it left by; a row's ``kink`` (>= 0) becomes free; the
+    others are outside where ``side_lo``."""
+    keep = free & (hold[:, None] | ((xf > 0.0) & (xf < u)))
+    if kink is not None:
+        has = np.flatnonzero(kink >= 0)
+        keep[has, kink[has]] = True
+    new_lo = ~keep & np.where(free, xf <= 0.0, side_lo)
+    lo[rows], up[rows] = new_lo, ~(keep | new_lo)
 
 
 def _answer(lams, best: _Best, tol) -> BatchAnswer:
