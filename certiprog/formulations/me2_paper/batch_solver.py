@@ -336,8 +336,9 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             gf += q0r[i]
             gf += (s_f / (2.0 * mu_r[i]) - B)[:, None]
             v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
+            zc = _primal_point(sl_i, sm_i, B, eye, w_c[i], xc[i].sum(axis=1))
             lo[i], up[i], z[i], g[i], zset[i] = _next_partition(
-                v, u, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], g_c[i], zf, gf,
+                v, u, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], zc, g_c[i], zf, gf,
                 first_rounds=age[rows[i]] <= pdas_rounds)
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
             nxt = done & (step[rows] + 1 < T)
@@ -350,50 +351,54 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     return _answer(lams.T.reshape(-1), best, tol)
 
 
-def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, g_c, zf, gf, first_rounds):
+def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, first_rounds):
     """Step (3) of `solve_batch`'s round for the rows still searching: (lo, up, z, g, zset) for the next face
-    solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zf``, ``gf`` the face
-    solution's point and slopes A^T zf.
+    solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zc``, ``g_c`` the
+    clipped face point and its slopes A^T zc, ``zf``, ``gf`` the face solution's.
 
     Rows in their first rounds after a warm start (``first_rounds``, no line-search point yet) take a primal-dual
     active-set step; the others a line search from z towards zf (at the first one, z = zf and the partition is
-    the signs there). The free coordinates whose face value left the box are released to that bound only when
-    the search reached zf (no kink, nothing crossed): there, and only there, the face values are the multipliers
-    at z."""
+    the signs there). A search that cannot move (t = 0, no kink: a free coordinate's face value left the box and
+    pins it) restarts from the clipped face point, its partition by the signs there."""
     # primal-dual active-set step (exact in one more round after a small change of (mu, lam)): the free
     # coordinates that left the box to their bound, the bound ones with the wrong gradient sign freed
     r = np.flatnonzero(first_rounds & ~zset)
+    searching = np.ones(zset.size, bool)
     if r.size:
         fr, x = free[r], xf[r]
         pd_lo = (fr & (x <= 0.0)) | (lo[r] & (g_c[r] >= 0.0))
         pd_up = (fr & (x >= u)) | (up[r] & (g_c[r] <= 0.0))
         ok = (~(pd_lo | pd_up)).sum(axis=1) <= cap
         lo[r[ok]], up[r[ok]] = pd_lo[ok], pd_up[ok]
-        zset[r[ok]] = False
-    searching = np.ones(zset.size, bool)
-    searching[r[ok] if r.size else r] = False
+        searching[r[ok]] = False
     first = searching & ~zset
     go = np.flatnonzero(searching & zset)
     if first.any():  # start from the face solution's point, the partition by the signs there
         f = np.flatnonzero(first)
         z[f], g[f] = zf[f], gf[f]
-        _release(lo, up, f, free[f], xf[f], u, gf[f] > 0.0, np.zeros(f.size, bool), None)
+        _release(lo, up, f, free[f], xf[f], u, gf[f] > 0.0)
         zset[f] = True
     if go.size:
         dz, dg = zf[go] - z[go], gf[go] - g[go]
         t, kink, crossed = _line_search(z[go], dz, v[go], g[go], dg, u, lo[go], up[go])
         z[go] += t[:, None] * dz
         g[go] += t[:, None] * dg
-        # not at the face's minimiser (a kink stopped the search, or hinges changed side): every free one stays
-        _release(lo, up, go, free[go], xf[go], u, lo[go] ^ crossed, (kink >= 0) | crossed.any(axis=1), kink)
+        stalled = (t <= 0.0) & (kink < 0)
+        side_lo = lo[go] ^ crossed
+        fr = free[go]
+        if stalled.any():
+            s = go[stalled]
+            z[s], g[s] = zc[s], g_c[s]
+            side_lo[stalled], fr[stalled] = g_c[s] > 0.0, False
+        _release(lo, up, go, fr, xf[go], u, side_lo, kink)
     return lo, up, z, g, zset
 
 
-def _release(lo, up, rows, free, xf, u, side_lo, hold, kink) -> None:
-    """The new partition of ``rows`` (in place): the free coordinates stay free where the row ``hold``s them or
-    their face value is inside the box, else go to the bound it left by; a row's ``kink`` (>= 0) becomes free; the
-    others are outside where ``side_lo``."""
-    keep = free & (hold[:, None] | ((xf > 0.0) & (xf < u)))
+def _release(lo, up, rows, free, xf, u, side_lo, kink=None) -> None:
+    """The new partition of ``rows`` (in place): the free coordinates stay free where their face value is inside
+    the box, else go to the bound it left by; a row's ``kink`` (>= 0) becomes free; the others are outside where
+    ``side_lo``."""
+    keep = free & (xf > 0.0) & (xf < u)
     if kink is not None:
         has = np.flatnonzero(kink >= 0)
         keep[has, kink[has]] = True

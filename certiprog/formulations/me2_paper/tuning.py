@@ -306,7 +306,7 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
                                     max_rel_gap=float(gaps[:, i].max()), seconds=seconds, n_solves=P,
                                     _ellipsoid=(Ms[best, i], Rs[best, i])))
             continue
-        tp, fp, fn = _pair_counts(X[row], X[neg], X[val], y_val, Ms[:, i], Rs[:, i], m, rule, rank_metric)
+        tp, fp, fn = _pair_counts(X[row], X[neg], X[val], y_val, Ms[:, i], Rs[:, i], m, rule, rank_metric, K[i])
         best, crit, value = _choose(tp, fp, fn, n_pos, n_neg, pref)
         out.append(CentreTuning(pairs[best][0], pairs[best][1], crit, value, n_pos, n_neg, k, pairs, tp, fp, fn,
                                 float(gaps[:, i].max()), seconds + time.perf_counter() - t1, P,
@@ -314,10 +314,11 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     return out
 
 
-def _pair_counts(center, X_neg, X_val, y_val, Ms, Rs, m: int, rule: str, rank_metric: str) -> tuple:
+def _pair_counts(center, X_neg, X_val, y_val, Ms, Rs, m: int, rule: str, rank_metric: str, K_neg=None) -> tuple:
     """(tp, fp, fn) lists of the local validation set ``(X_val, y_val)`` labelled by the decision rule with each
     local model (``Ms`` P x d x d, ``Rs``) of the centre: the same numbers as `tune_centre`'s loop, the "rank" and
-    "ellipsoid" rules for all P models at once."""
+    "ellipsoid" rules for all P models at once. ``K_neg``: the centre's `local_solver.LocalProblem.K` (svec of
+    y_i y_i^T), so the negatives' distances y_i^T M y_i = svec(M)^T K_neg[:, i] are one matrix product."""
     C = np.asarray(center, float)[None, :]
     Yn = X_neg - C[0]
     if rule == "batch":
@@ -333,7 +334,10 @@ def _pair_counts(center, X_neg, X_val, y_val, Ms, Rs, m: int, rule: str, rank_me
     q_val = np.einsum("pij,ij->pi", np.matmul(Yv, Ms), Yv)
     score = Rs[:, None] - q_val
     if rule == "rank":
-        if rank_metric == "mahalanobis":
+        if rank_metric == "mahalanobis" and K_neg is not None:
+            iu, ju = np.triu_indices(Ms.shape[1])
+            r_neg, r_val = (Ms[:, iu, ju] * np.where(iu == ju, 1.0, np.sqrt(2.0))) @ K_neg, q_val
+        elif rank_metric == "mahalanobis":
             r_neg, r_val = np.einsum("pij,ij->pi", np.matmul(Yn, Ms), Yn), q_val
         else:
             e2 = np.einsum("ij,ij->i", Yn, Yn)
