@@ -252,11 +252,10 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
               solver: str = "dedicated", max_bytes: float = 16e6) -> list:
     """`tune_centre` for the local models of ONE fold at once (``jobs``: (row, fold, negatives, validation set) with
     the same negatives): the same choices from certified solves of the same problems, but solved in batches
-    (`batch_solver.solve_batch`): for a chunk of lam values (as many as fit in ``max_bytes`` of
-    `local_solver.LocalProblem.K` copies), every centre x lam from a cold start at the smallest mu, then the mu
-    values in ascending order for all of them at once, each warm-started from the previous mu; the few answers the
-    batch does not certify are re-solved one by one (`local_solver.solve_local_checked`, from the batch's best
-    point). The local validation sets are labelled for all pairs at once. ``seconds`` of each `CentreTuning` is
+    (`batch_solver.solve_batch`): for a chunk of lam values (as many as fit in ``max_bytes`` of the batch's work
+    arrays), every centre x lam is a slot walking the mu values in ascending order, from a cold start at the
+    smallest, each problem warm-started from the previous one's answer; the few answers the batch does not certify
+    are re-solved one by one (`local_solver.solve_local_checked`, from the batch's best point). The local validation sets are labelled for all pairs at once. ``seconds`` of each `CentreTuning` is
     the fold's time divided by its number of centres."""
     import time
 
@@ -276,7 +275,11 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     probs, K, q0 = local_problems(X[neg], X[[row for row, *_ in jobs]])
     d = X.shape[1]
     Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
-    step = max(1, int(max_bytes // max(8 * K.shape[0] * K.shape[2] * (K.shape[1] + 6), 1)))  # (b x n) work arrays
+    # a batch's memory per lam value: for each of its C slots, ~24 work arrays of n and the T = len(mus) best points,
+    # and the face solve's columns and matrix (k x (p + k), k <= min(n, 2 (p + 1)) free coordinates)
+    n_, p_ = K.shape[2], K.shape[1]
+    k_ = min(n_, 2 * (p_ + 1))
+    step = max(1, int(max_bytes // max(8 * K.shape[0] * (n_ * (len(mus) + 24) + k_ * (p_ + k_)), 1)))
     for a in range(0, len(lams), step):
         chunk = lams[a:a + step]
         L = len(chunk)
