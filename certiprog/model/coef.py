@@ -108,7 +108,24 @@ def select_rows(c, idx: np.ndarray):
 
 def left_mul(M, c):
     """``M @ c`` where M is a (possibly lazy) matrix and c a coefficient."""
-    return lmap(lambda m, x: _as_csr_or_array(m @ x), M, c)
+    return lmap(_left_mul_now, M, c)
+
+
+def _left_mul_now(m, x):
+    """``m @ x``; ``m`` itself when ``x`` is the identity (a plain variable's coefficient: ``X @ w`` on a large data
+    matrix skips a sparse product as large as X)."""
+    if _is_identity(x) and getattr(m, "ndim", 0) == 2 and m.shape[1] == x.shape[0]:
+        return m.tocsr().astype(float, copy=False) if sp.issparse(m) else np.asarray(m, dtype=float)
+    return _as_csr_or_array(m @ x)
+
+
+def _is_identity(x) -> bool:
+    """Whether ``x`` is a sparse identity matrix (stored as one unit entry per row, in order)."""
+    if not sp.issparse(x) or x.format != "csr" or x.shape[0] != x.shape[1] or x.nnz != x.shape[0]:
+        return False
+    n = x.shape[0]
+    return bool(np.array_equal(x.indptr, np.arange(n + 1)) and np.array_equal(x.indices, np.arange(n))
+                and np.all(x.data == 1.0))
 
 
 def _as_csr_or_array(m):
