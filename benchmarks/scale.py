@@ -66,17 +66,18 @@ test_solver_sweep.py; ``--sweep-rows`` / ``--only`` run one row or one path): ce
 measurement, BLAS pinned to one thread for both, certiprog's modules imported before its timings as cvxpy is before
 the reference's. Every interval below is certified by check(), CVXPY's value inside every one.
 
-000 eq. (8), measured 2026-11-27 14:55-15:01 UTC at commit 7694555 (load average 0.8-2.5 on the 2 shared cores),
-Letter and MNIST again in three runs 15:02-15:03 (load 2.2-2.8), 200,000 x 300 at 15:03 (load 2.3-2.7):
+000 eq. (8), measured 2026-11-27 16:58-17:08 UTC (session 9, after the check's fixed costs were cut; load average
+1.2-1.9 on the 2 shared cores, a helper benchmarking 002 beside it); Letter and MNIST again in three runs 17:13-17:16
+(load 1.2-1.8); 200,000 x 300 from 15:03 (unchanged path):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
-    letter (bias)       9,940 x 16     79.3 ms (N 14)        386 ms          4.9x (4.2-5.3x)   2.5e-08      37 MB
-    mnist (bias)        4,869 x 784    1.48 s (N 11)         9.50 s          6.4x (5.8-7.0x)   4.1e-08     281 MB
-    kappa=1             20,000 x 300   4.30 s (g107 + N 17)  59.7 s         13.9x              8.9e-10     653 MB
-    kappa=1e2           20,000 x 300   3.04 s (N 16)         56.9 s         18.7x              8.6e-09     653 MB
-    kappa=1e6           20,000 x 300   2.58 s (N 14)         53.7 s         20.8x              2.8e-09     653 MB
-    kappa=1e4           20,000 x 300   2.54 s (N 14)         53.1 s         20.9x              6.3e-09     653 MB
-    adult (bias)        11,687 x 108   579 ms (N 18)         15.5 s         26.8x              4.8e-08     212 MB
+    mnist (bias)        4,869 x 784    1.52 s (N 11)         8.73 s          5.7x (5.1-5.7x)   4.1e-08     304 MB
+    letter (bias)       9,940 x 16     66.7 ms (N 14)        387 ms          5.8x (5.4-5.8x)   2.5e-08      40 MB
+    kappa=1             20,000 x 300   4.35 s (g107 + N 17)  57.8 s          13.3x             8.9e-10     730 MB
+    kappa=1e2           20,000 x 300   3.11 s (N 16)         54.8 s          17.6x             8.6e-09     730 MB
+    kappa=1e6           20,000 x 300   2.71 s (N 14)         51.7 s          19.1x             2.8e-09     730 MB
+    kappa=1e4           20,000 x 300   2.58 s (N 14)         50.9 s          19.8x             6.3e-09     730 MB
+    adult (bias)        11,687 x 108   394 ms (N 18)         14.8 s          37.5x             4.8e-08     213 MB
     kappa=1e6           200,000 x 300  53.3 s (N 19)         not run          -                1.5e-08    5852 MB
 
 003 eq. (1) (graph at a 1 % mean neighbourhood built outside the timings; eta 0.5, lam 1e-2), measured 13:45-14:04
@@ -91,23 +92,30 @@ UTC at 50d5676, load 9-14:
 
 004 eq. (3) linear MPM (11:40-12:08 UTC, cda3abe, load 18-21; its solver unchanged since): letter 20,000 x 16 0.3x,
 adult 48,842 x 108 0.5x, mnist 10,000 x 784 1.2x, kappa 1..1e6 at 20,000 x 300 2.2-3.4x (CVXPY's MPM has d
-variables and no m: certiprog's model overhead dominates; 004 is not among the issue's rows).
+variables and no m: certiprog's model overhead dominates; 004 is not among the issue's rows). Re-run 16:57 UTC (load
+1.2): letter 0.7x (certified), adult 0.3x and NOT certified: Adult's one-hot groups give both classes' covariances a
+common null space, w is free along it at no cost, and the certificate's lower end is -inf (the Lagrangian's
+coefficient on those directions is rounding noise, not exactly 0); the status says "unconfirmed" / "accurate", the
+same on the Clarabel path. Left for the 004 formulation (pin w's component in the common null space).
 
-The goal (>= 5x on every row) is met on every 003 row and on every 000 row but Letter, which is at 4.2-5.3x
-(4.9x in the sweep). MNIST went from 1.1x to 5.8-7.0x: the structured point is proved by check() as it is (the
-solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10
-relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank
-pixels are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost O(kp + p^2) a step (the
-latter from Gq'Gq formed once), Gondzio correctors, and with a bias the start's cone dual head is set so the bias
-column's dual equation holds (CVXOPT's scale-blind start stalled 2-3 steps on the cone): 18 -> 11 steps; what is left
-is 11 steps of one X'DX each (~50 ms at 4,869 x 673 at load 1-2, BLAS-3, the part a loaded machine slows most).
-Letter (d = 16) is fixed-cost bound: in process at load 2, build 7 ms, the solver 28 ms (14 steps), certiprog's
-generic check in the solve 34 ms (upper end 13 ms: the point is proved after lifting its epigraph columns, the third
-try; lower end 14 ms, of which 10 ms bound tightening for the free bias and the norm column over the 9,940 hinge rows
-(`certify.box.tighten_columns`, 66-78 ms before it moved only those columns' ends)), the conic problem assembled
-twice (7 ms each: the solve and check()'s recompilation against a changed model), for 0.39-0.61 s of CVXPY +
-Clarabel. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's
-copies).
+The goal (>= 5x on every row) is met on every 003 and 000 row; the two closest are MNIST (5.1-5.7x: 11 Newton
+steps of one X'DX each at 4,869 x 673, ~50 ms of BLAS-3 apiece, the part a loaded machine slows most) and Letter
+(5.4-5.8x; 4.9x, 4.2-5.3x, last session). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms,
+compile + assemble 5 ms, the solver 22 ms (14 steps), certiprog's generic check in the solve 22 ms, check() after it
+1 ms. What changed for it: check(model, sol) no longer assembles the model a second time to compare (the solved
+problem is reused when the model's structure is the same object and every coefficient's checksum is as when it was
+assembled, `Structure.data_key`: 3.6 -> 0.8 ms; new / edited parameter values and edited coefficients are still
+refused); the upper end screens a point by its float slack before the rigorous product (the solver's hinge columns sit
+on their rows, so the first two tries are given up for one product each) and reuses |A| (9.5 -> 7 ms); the bound
+tightening of the free bias and the norm column splits each hinge row's least activity into the fixed columns' part,
+computed once, and the tightened columns' part (9.6 -> 7 ms); ``X @ w`` no longer multiplies X by w's identity
+coefficient (MNIST build 118 -> 95 ms). MNIST went from 1.1x to 5.8-7.0x last session: the structured point is
+proved by check() as it is (the solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the
+cost-free norm column by 1e-10 relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone,
+18 of 28 s), 111 blank pixels are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost
+O(kp + p^2) a step, Gondzio correctors, and with a bias the start's cone dual head is set so the bias column's dual
+equation holds: 18 -> 11 steps. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic
+matrix and the certificate's copies).
 """
 from __future__ import annotations
 
