@@ -66,8 +66,8 @@ test_solver_sweep.py; ``--sweep-rows`` / ``--only`` run one row or one path): ce
 measurement, BLAS pinned to one thread for both, certiprog's modules imported before its timings as cvxpy is before
 the reference's. Every interval below is certified by check(), CVXPY's value inside every one.
 
-000 eq. (8), measured 2026-11-27 16:58-17:08 UTC (session 9, after the check's fixed costs were cut; load average
-1.2-1.9 on the 2 shared cores, a helper benchmarking 002 beside it); Letter and MNIST again in three runs 17:13-17:16
+000 eq. (8), measured 2026-11-27 16:58-17:04 UTC (session 9, after the check's fixed costs were cut; load average
+1.2-1.9 on the 2 shared cores, a helper benchmarking 002 beside it); Letter and MNIST again in three runs 17:05-17:08
 (load 1.2-1.8); 200,000 x 300 from 15:03 (unchanged path):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
