@@ -74,7 +74,7 @@ def _verify_point(problem, x, eq_rows, basic, lift: Lift | None = None) -> float
     # cannot be proved, so a point on a boundary (a hinge column at its value) is given up for the cost of one
     # product, not a rigorous one
     mid = problem.b - A @ X.mid
-    if not all(blk.cone.plausibly_contains(mid[blk.start:blk.stop]) for blk in blocks):
+    if not np.all(np.isfinite(mid)) or not all(blk.cone.plausibly_contains(mid[blk.start:blk.stop]) for blk in blocks):
         return None
     S = Ball(problem.b) - matvec(A, X, abs_A=absA)
     for blk in blocks:
