@@ -49,6 +49,13 @@ def _svec_eye(p: int) -> tuple:
 
 __all__ = ["BatchAnswer", "fit_batch", "solve_batch"]
 
+#: a search stopped short of the face's minimiser keeps every free coordinate (an active-set method releases
+#: them only there, where the face values are the multipliers: needed when p > n, every negative possibly on the
+#: boundary) unless the problem's best gap has not fallen for this many rounds; then, as after a face minimum,
+#: the free coordinates whose face value left the box are released at once (what breast cancer's small-lam cold
+#: problems need)
+HOLD_ROUNDS = 5
+
 
 @dataclass(eq=False)
 class BatchAnswer:
@@ -339,7 +346,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             zc = _primal_point(sl_i, sm_i, B, eye, w_c[i], xc[i].sum(axis=1))
             lo[i], up[i], z[i], g[i], zset[i] = _next_partition(
                 v, u, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], zc, g_c[i], zf, gf,
-                first_rounds=age[rows[i]] <= pdas_rounds)
+                first_rounds=age[rows[i]] <= pdas_rounds, hold=since[prob[i]] < HOLD_ROUNDS)
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
             nxt = done & (step[rows] + 1 < T)
             j = np.flatnonzero(nxt)
@@ -351,7 +358,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     return _answer(lams.T.reshape(-1), best, tol)
 
 
-def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, first_rounds):
+def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, first_rounds, hold):
     """Step (3) of `solve_batch`'s round for the rows still searching: (lo, up, z, g, zset) for the next face
     solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zc``, ``g_c`` the
     clipped face point and its slopes A^T zc, ``zf``, ``gf`` the face solution's.
@@ -383,22 +390,25 @@ def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, fi
         t, kink, crossed = _line_search(z[go], dz, v[go], g[go], dg, u, lo[go], up[go])
         z[go] += t[:, None] * dz
         g[go] += t[:, None] * dg
-        stalled = (t <= 0.0) & (kink < 0)
+        moved = (kink >= 0) | crossed.any(axis=1)  # not at the face's minimiser
+        stalled = ~hold[go] & (t <= 0.0) & ~moved
         side_lo = lo[go] ^ crossed
         fr = free[go]
         if stalled.any():
             s = go[stalled]
             z[s], g[s] = zc[s], g_c[s]
             side_lo[stalled], fr[stalled] = g_c[s] > 0.0, False
-        _release(lo, up, go, fr, xf[go], u, side_lo, kink)
+        _release(lo, up, go, fr, xf[go], u, side_lo, kink, hold[go] & moved)
     return lo, up, z, g, zset
 
 
-def _release(lo, up, rows, free, xf, u, side_lo, kink=None) -> None:
-    """The new partition of ``rows`` (in place): the free coordinates stay free where their face value is inside
-    the box, else go to the bound it left by; a row's ``kink`` (>= 0) becomes free; the others are outside where
-    ``side_lo``."""
+def _release(lo, up, rows, free, xf, u, side_lo, kink=None, hold=None) -> None:
+    """The new partition of ``rows`` (in place): the free coordinates stay free where the row ``hold``s them or
+    their face value is inside the box, else go to the bound it left by; a row's ``kink`` (>= 0) becomes free; the
+    others are outside where ``side_lo``."""
     keep = free & (xf > 0.0) & (xf < u)
+    if hold is not None:
+        keep |= free & hold[:, None]
     if kink is not None:
         has = np.flatnonzero(kink >= 0)
         keep[has, kink[has]] = True
@@ -443,7 +453,8 @@ def _warm_points(K, ellipsoids, n_free: int = 8) -> np.ndarray:
         return x
     Ms = np.stack([np.asarray(ellipsoids[j][0], float) for j in have])
     Rs = np.array([float(ellipsoids[j][1]) for j in have])
-    q = np.einsum("cp,cpn->cn", Ms[:, iu, ju] * np.where(iu == ju, 1.0, np.sqrt(2.0)), K[have])
+    svec_M = (Ms[:, iu, ju] * np.where(iu == ju, 1.0, np.sqrt(2.0)))[:, None, :]
+    q = np.matmul(svec_M, K if len(have) == C else K[have])[:, 0, :]
     x[have] = np.where(q < Rs[:, None], 1.0 / n, 0.0)
     k = min(n_free, n)
     near = np.argpartition(np.abs(q - Rs[:, None]), k - 1, axis=1)[:, :k]
