@@ -131,13 +131,14 @@ def local_problems(X_neg, centers) -> tuple:
     reads them stacked; building them at once writes each K once (no per-centre temporaries and stacked copy)."""
     X = validate.matrix(X_neg, "X_neg", min_rows=1)
     Cs = validate.matrix(centers, "centers", cols=X.shape[1])
-    Y = X[None, :, :] - Cs[:, None, :]
+    Yt = X.T[None, :, :] - Cs[:, :, None]  # C x d x n: each coordinate's row contiguous
     iu, ju, w = _svec_index(X.shape[1])
     K = np.empty((Cs.shape[0], iu.size, X.shape[0]))
     for k, (i, j, wk) in enumerate(zip(iu, ju, w)):
-        np.multiply(Y[:, :, i], Y[:, :, j], out=K[:, k, :])
+        np.multiply(Yt[:, i, :], Yt[:, j, :], out=K[:, k, :])
         if wk != 1.0:
             K[:, k, :] *= wk
+    Y = np.ascontiguousarray(Yt.transpose(0, 2, 1))
     q0 = np.einsum("cnd,cnd->cn", Y, Y)
     eye = svec(np.eye(X.shape[1]))
     return [LocalProblem(Cs[c], Y[c], K[c], q0[c], eye) for c in range(Cs.shape[0])], K, q0
