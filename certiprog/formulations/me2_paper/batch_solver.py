@@ -136,7 +136,8 @@ class _Rows:
 
 
 def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
-    """Every problem's face solve: x with its coordinates outside ``free`` kept (0 or u) and the free ones the
+    """Every problem's face solve: x (0 on ``free``, overwritten) with its coordinates outside ``free`` kept (0 or u)
+    and the free ones the
     least-squares minimiser of ``||A x + v||`` on that face (normal equations scaled to a unit diagonal, with a
     1e-13 ridge: the minimum-norm answer when the face is rank deficient), NOT clipped to the box. ``A = [K / sl;
     1^T / sm]``, ``v = [sl svec I; -sm B]`` (`local_solver._ls_matrix`), never formed. Returns (xf, K xf,
@@ -145,7 +146,7 @@ def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
     b = x.shape[0]
     counts = free.sum(axis=1)
     k = int(counts.max()) if b else 0
-    xf = np.where(free, 0.0, x)
+    xf = x  # the caller's fresh array of the fixed values (0 on the free coordinates)
     w0 = ops.Kx(xf)
     if k == 0:
         return xf, w0, w0
@@ -239,11 +240,12 @@ def _scan(tb, cand, dg, c0, L, u):
     """`_line_search` over the breakpoints ``cand`` of each row (b x k indices, every finite breakpoint of the row
     among them): (t, the hinge whose kink is the minimiser or -1)."""
     b = tb.shape[0]
-    tc = np.take_along_axis(tb, cand, axis=1)
+    at = np.arange(b)[:, None]
+    tc = tb[at, cand]
     o = np.argsort(tc, axis=1)
-    order, ts = np.take_along_axis(cand, o, axis=1), np.take_along_axis(tc, o, axis=1)
+    order, ts = cand[at, o], tc[at, o]
     finite = np.isfinite(ts)
-    J = np.where(finite, u * np.abs(np.take_along_axis(dg, order, axis=1)), 0.0)
+    J = np.where(finite, u * np.abs(dg[at, order]), 0.0)
     cum = np.cumsum(J, axis=1)
     before = cum - J  # jumps strictly before breakpoint k
     left = c0[:, None] + before + np.where(finite, ts, 0.0) * L[:, None]  # P'(t_k-)
@@ -321,7 +323,11 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
         xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, up * u, free)
         xc = np.clip(xf, 0.0, u)
         # K^T w for the clipped point (its certificate) and the face solution (the line search), in one product
-        Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
+        # (one vector when no face value left the box)
+        if np.array_equal(w_c, w_f):
+            Kw = np.broadcast_to(ops.KTw(w_c / (2.0 * lam_r)[:, None])[:, None, :], (rows.size, 2, n))
+        else:
+            Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
         q0r = q0[ops.centre] if ops.centre.size == rows.size else q0[which[rows]]
         R, g_c, primal, dual, gap = duality_from(w_c, q0r + Kw[:, 0], xc, q0r, mu_r, lam_r, B)
         act = prob if everyone else prob[run]
