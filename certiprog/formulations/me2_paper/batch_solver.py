@@ -342,17 +342,20 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
                       | (age[rows] >= max_rounds) | over)
         i = np.flatnonzero(run & ~done)
         if i.size:  # the others' partition, z and g are not read again
-            s_f = xf[i].sum(axis=1)
-            sl_i, sm_i = sl[i], sm[i]
-            zf = _primal_point(sl_i, sm_i, B, eye, w_f[i], s_f)
-            gf = Kw[i, 1]
-            gf += q0r[i]
-            gf += (s_f / (2.0 * mu_r[i]) - B)[:, None]
+            every = i.size == rows.size
+            sel = slice(None) if every else i  # all rows: views, updated in place, no gathering
+            s_f = xf[sel].sum(axis=1)
+            sl_i, sm_i = sl[sel], sm[sel]
+            zf = _primal_point(sl_i, sm_i, B, eye, w_f[sel], s_f)
+            gf = Kw[sel, 1] + q0r[sel]
+            gf += (s_f / (2.0 * mu_r[sel]) - B)[:, None]
             v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
-            zc = _primal_point(sl_i, sm_i, B, eye, w_c[i], xc[i].sum(axis=1))
-            lo[i], up[i], z[i], g[i], zset[i] = _next_partition(
-                v, u, cap, lo[i], up[i], z[i], g[i], zset[i], free[i], xf[i], zc, g_c[i], zf, gf,
-                first_rounds=age[rows[i]] <= pdas_rounds, hold=since[prob[i]] < HOLD_ROUNDS)
+            zc = _primal_point(sl_i, sm_i, B, eye, w_c[sel], xc[sel].sum(axis=1))
+            new = _next_partition(v, u, cap, lo[sel], up[sel], z[sel], g[sel], zset[sel], free[sel], xf[sel], zc,
+                                  g_c[sel], zf, gf, first_rounds=age[rows[sel]] <= pdas_rounds,
+                                  hold=since[prob[sel]] < HOLD_ROUNDS)
+            if not every:
+                lo[i], up[i], z[i], g[i], zset[i] = new
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
             nxt = done & (step[rows] + 1 < T)
             j = np.flatnonzero(nxt)
