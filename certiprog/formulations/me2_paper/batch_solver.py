@@ -79,11 +79,12 @@ class BatchAnswer:
 
 class _Rows:
     """The matrices of a set of problems: ``K[which[r]]`` for row r, with ``K`` (C x p x n) holding each distinct
-    matrix once. When the rows are ``L`` copies of the C centres (row r: centre r % C, "shared"), products with K
-    are C matrix-matrix products that read each K once per round; a subset of those rows (``at``, after the
-    finished problems left) is zero-filled back into that layout for the products (no copy of K; reading K costs
-    less than reading a gathered copy), until it is small enough (a quarter of the rows) to gather its own copy;
-    rows in no such layout: one matrix-vector product per row on a gathered copy."""
+    matrix once. When the rows are ``L`` copies of each of the C centres in turn (row r: centre r // L, "shared"),
+    products with K are C matrix-matrix products that read each K once per round, their inputs and outputs
+    reshaped in place (no copies); a subset of those rows (``at``, after the finished problems left) is
+    zero-filled back into that layout for the products (no copy of K; reading K costs less than reading a gathered
+    copy), until it is small enough (a quarter of the rows) to gather its own copy; rows in no such layout: one
+    matrix-vector product per row on a gathered copy."""
 
     def __init__(self, K, which, at=None):
         self.K, self.which = K, which
@@ -91,7 +92,7 @@ class _Rows:
         b = which.size
         self.at = np.arange(b) if at is None else at
         self.centre = which[self.at]
-        self.shared = b % C == 0 and np.array_equal(which, np.arange(b) % C) and 4 * self.at.size > b
+        self.shared = b % C == 0 and np.array_equal(which, np.arange(b) // (b // C)) and 4 * self.at.size > b
         self.L = b // C if self.shared else 0
         self.Kr = None if self.shared else K[self.centre]
 
@@ -113,8 +114,8 @@ class _Rows:
         """K_r x_r for every row (b x p)."""
         if self.shared:
             C, p, n = self.K.shape
-            X = self._spread(x).reshape(self.L, C, n).transpose(1, 2, 0)
-            return self._pick(np.matmul(self.K, X).transpose(2, 0, 1).reshape(-1, p))
+            X = self._spread(x).reshape(C, self.L, n)
+            return self._pick(np.matmul(X, self.K.transpose(0, 2, 1)).reshape(-1, p))
         return np.matmul(self.Kr, x[..., None])[..., 0]
 
     def KTw(self, w):
@@ -124,8 +125,8 @@ class _Rows:
         _, m, p = W.shape
         if self.shared:
             C, _, n = self.K.shape
-            Wc = self._spread(W).reshape(self.L, C, m, p).transpose(1, 0, 2, 3).reshape(C, self.L * m, p)
-            out = self._pick(np.matmul(Wc, self.K).reshape(C, self.L, m, n).transpose(1, 0, 2, 3).reshape(-1, m, n))
+            Wc = self._spread(W).reshape(C, self.L * m, p)
+            out = self._pick(np.matmul(Wc, self.K).reshape(-1, m, n))
         else:
             out = np.matmul(W, self.Kr)
         return out[:, 0, :] if w.ndim == 2 else out
@@ -271,7 +272,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
 
     ``K`` (C x p x n): the svec outer products (`local_solver.LocalProblem.K`) of C centres, ``q0`` (C x n) their
     squared norms, ``which`` (b,) the centre of each slot (default: slot r is centre r); with slot r on centre
-    ``r % C`` (L copies of the C centres, e.g. at L lam values) each K is read once per round; ``mus``, ``lams``
+    ``r // L`` (L copies of each centre in turn, e.g. at L lam values) each K is read once per round; ``mus``, ``lams``
     (b,) or (b, T): slot r solves (mus[r, 0], lams[r, 0]), then (mus[r, 1], lams[r, 1]) from that answer, ...
     (every ``2 mu B >= 1``: R >= 0 holds on the whole box); ``alpha0`` (b x n) the slots' first warm starts (e.g.
     the answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). After a warm start the first

@@ -283,19 +283,20 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     for a in range(0, len(lams), step):
         chunk = lams[a:a + step]
         L = len(chunk)
-        which = np.tile(np.arange(C), L)  # slot r: centre r % C, lam chunk[r // C], along the mu values
-        lam_rows = np.repeat(np.asarray(chunk, float), C)
+        which = np.repeat(np.arange(C), L)  # slot r: centre r // L, lam chunk[r % L], along the mu values
+        lam_rows = np.tile(np.asarray(chunk, float), C)
         b = C * L
         ans = solve_batch(K, q0, np.tile(np.asarray(mus, float), (b, 1)), np.tile(lam_rows[:, None], len(mus)), B,
                           which=which, tol=tol)
         M, R, gap = ans.M, ans.R, ans.rel_gap  # row t * b + r: slot r at mus[t]
         for r in np.flatnonzero(~ans.ok):
-            sol = solve_local_checked(probs[r % C], mus[r // b], lam_rows[r % b], B, alpha0=ans.alpha[r], tol=tol)
+            sol = solve_local_checked(probs[which[r % b]], mus[r // b], lam_rows[r % b], B, alpha0=ans.alpha[r],
+                                      tol=tol)
             M[r], R[r], gap[r] = sol.M, sol.R, sol.rel_gap
         for t, mu in enumerate(mus):
             for li, lam in enumerate(chunk):
-                j, a = where[(mu, lam)], t * b + li * C
-                Ms[j], Rs[j], gaps[j] = M[a:a + C], R[a:a + C], gap[a:a + C]
+                j, a = where[(mu, lam)], t * b + li
+                Ms[j], Rs[j], gaps[j] = M[a:a + b:L], R[a:a + b:L], gap[a:a + b:L]
     seconds = (time.perf_counter() - t0) / max(C, 1)
     pref = _preference(pairs, prefer)
     out = []

@@ -58,12 +58,13 @@ def test_warm_path_and_shared_layout():
         ans = solve_batch(K, q0, np.full(b, mu), np.full(b, lam), 4.0, alpha, tol=TOL)
         check_against_scalar(probs, ans, np.full(b, mu), np.full(b, lam))
         alpha = ans.alpha
-    lams = np.repeat([1e-4, 1e-2, 1.0], b)
-    which = np.tile(np.arange(b), 3)
-    shared = solve_batch(K, q0, np.full(3 * b, 0.9), lams, 4.0, which=which, tol=TOL)
-    copies = solve_batch(K[which], q0[which], np.full(3 * b, 0.9), lams, 4.0, tol=TOL)
-    assert shared.ok.all() and copies.ok.all()
-    assert np.allclose(shared.M, copies.M, atol=1e-8) and np.allclose(shared.R, copies.R, atol=1e-9)
+    grid = [1e-4, 1e-2, 1.0]
+    # the shared layout (each centre's 3 copies in turn), then another (gathered copies of K)
+    for which, lams in ((np.repeat(np.arange(b), 3), np.tile(grid, b)), (np.tile(np.arange(b), 3), np.repeat(grid, b))):
+        shared = solve_batch(K, q0, np.full(3 * b, 0.9), lams, 4.0, which=which, tol=TOL)
+        copies = solve_batch(K[which], q0[which], np.full(3 * b, 0.9), lams, 4.0, tol=TOL)
+        assert shared.ok.all() and copies.ok.all()
+        assert np.allclose(shared.M, copies.M, atol=1e-8) and np.allclose(shared.R, copies.R, atol=1e-9)
 
 
 @settings(max_examples=10, deadline=None, derandomize=True)
@@ -275,8 +276,9 @@ def test_shared_rows_subset_products():
     C, N = fold(11, n_pos=4, n_neg=25)
     _, K, _ = stacked(C, N)
     rng = np.random.default_rng(11)
-    which = np.tile(np.arange(4), 3)
+    which = np.repeat(np.arange(4), 3)
     ops = _Rows(K, which)
+    assert ops.shared and not _Rows(K, np.tile(np.arange(4), 3)).shared
     for mask in (np.ones(12, bool), rng.random(12) < 0.6, np.arange(12) < 2):
         sub = ops.subset(mask)
         x, w = rng.random((mask.sum(), 25)), rng.normal(size=(mask.sum(), 2, K.shape[1]))
