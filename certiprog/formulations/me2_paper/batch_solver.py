@@ -2,9 +2,11 @@
 
 A tuned fit solves thousands of local problems (every positive of a fold x the 72 (mu, lam) pairs) that are tiny on
 small data (Yeast6: d = 8, so the dual's least-squares matrix ``L`` is 37 x ~580): solved one by one
-(`local_solver.solve_local`) the Python overhead of each solve dominates. Here a batch (every centre of a fold, at
-several lam values) advances in lock step, each step a few numpy calls over the whole batch, and the centres' K
-matrices are shared between the problems that use them.
+(`local_solver.solve_local`) the Python overhead of each solve dominates. Here a batch of slots (every centre of a
+fold at several lam values) advances in lock step, each round a few numpy calls over the whole batch, the centres'
+K matrices shared between the slots that use them; each slot walks a path of problems (the mu values), moving on,
+warm-started from its last answer, as soon as that answer is settled, so a batch takes the rounds of its longest
+path rather than the sum over the path's steps of each step's slowest problem.
 
 The dual of one local problem is the box least-squares problem ``min_x ||A x + v||^2 / 2``, ``0 <= x <= u = 1/n``
 (`local_solver`'s ``L``, ``v``; ``A = [K / sqrt(2 lam); 1^T / sqrt(2 mu)]``; only pairs with ``2 mu B >= 1``, where
@@ -17,10 +19,13 @@ R = B - s/(2 mu) >= 0 for every x in the box, so the R >= 0 multiplier is 0). In
 negatives (inside: x = u; outside: x = 0; on the boundary: free, a_i^T z = 0). Each round solves every problem's
 face problem (`_face_solve`: least squares on the free columns, a |F| x |F| system), certifies the face point
 clipped to the box by the duality gap (`local_solver.duality_from`, the one definition of the certificate), and
-moves on by an exact line search of P towards the face solution (a descent direction), which carries every negative
-it crosses to the other side at once and makes the hinge whose kink is the minimiser free (a finite Newton method
-for the piecewise quadratic primal, in the spirit of Keerthi & DeCoste 2005's for the L2-SVM). The first rounds
-after a warm start are primal-dual active-set steps, exact in one round after a small change of (mu, lam).
+moves on by an exact line search of P towards the face solution (a descent direction, the minimiser at t <= 1),
+which carries every negative it crosses to the other side at once and makes the hinge whose kink is the minimiser
+free (a finite Newton method for the piecewise quadratic primal, in the spirit of Keerthi & DeCoste 2005's for the
+L2-SVM). Free coordinates whose face value left the box are released to that bound at the face's minimiser (where
+the face values are the multipliers), or at every round once a problem's gap has stalled (`HOLD_ROUNDS`). The
+first rounds after a warm start are primal-dual active-set steps, exact in one round after a small change of
+(mu, lam).
 
 Every answer carries the certificate `local_solver.certify` gives; a problem whose gap does not reach ``tol`` (too
 many rounds, no progress) is reported with ``ok`` False and its best point, for the caller to re-solve with the
