@@ -280,8 +280,8 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     ``r // L`` (L copies of each centre in turn, e.g. at L lam values) each K is read once per round; ``mus``, ``lams``
     (b,) or (b, T): slot r solves (mus[r, 0], lams[r, 0]), then (mus[r, 1], lams[r, 1]) from that answer, ...
     (every ``2 mu B >= 1``: R >= 0 holds on the whole box); ``alpha0`` (b x n) the slots' first warm starts (e.g.
-    the answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). After a warm start the first
-    ``pdas_rounds`` rounds of a problem are primal-dual active-set steps (see the module docstring). The answer has
+    the answers at a neighbouring (mu, lam); default 0, i.e. M = I, R = B). The first ``pdas_rounds`` rounds of a
+    slot's first problem are primal-dual active-set steps (see the module docstring). The answer has
     one row per problem, step-major: row ``t * b + r`` is slot r's step t (row r when T = 1).
 
     In the least-squares coordinates ``z = A alpha + v`` the primal is ``P(z) = ||z||^2/2 - v^T z + u sum_i
@@ -357,9 +357,12 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             gf += (s_f / (2.0 * mu_r[sel]) - B)[:, None]
             v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
             zc = _primal_point(sl_i, sm_i, B, eye, w_c[sel], xc[sel].sum(axis=1))
+            # primal-dual steps in the first rounds of a slot's first problem only (cold, or from alpha0: a larger
+            # move); a path's next problems start from their neighbour's answer, where line searches take fewer
+            # rounds (Yeast6's tuning: 5103 -> 4942)
+            pd_rounds = (age[rows[sel]] <= pdas_rounds) & (step[rows[sel]] == 0)
             new = _next_partition(v, u, cap, lo[sel], up[sel], z[sel], g[sel], zset[sel], free[sel], xf[sel], zc,
-                                  g_c[sel], zf, gf, first_rounds=age[rows[sel]] <= pdas_rounds,
-                                  hold=since[prob[sel]] < HOLD_ROUNDS)
+                                  g_c[sel], zf, gf, first_rounds=pd_rounds, hold=since[prob[sel]] < HOLD_ROUNDS)
             if not every:
                 lo[i], up[i], z[i], g[i], zset[i] = new
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
