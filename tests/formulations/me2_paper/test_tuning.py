@@ -2,6 +2,8 @@
 (F-measure / FP rate / none) and its ties, exactly as me2_paper/tuning.py documents them."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from certiprog.errors import InputError
 from certiprog.formulations.me2_paper.decision import nearest_centre
@@ -77,3 +79,16 @@ def test_tune_local_is_seeded_and_checks_its_input():
         tune_local(X, y, cv=1)
     with pytest.raises(InputError, match="prefer"):
         tune_local(X, y, prefer="best")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(0, 10_000), st.integers(1, 5), st.integers(1, 400))
+def test_mth_smallest_is_partition(seed, m, n):
+    """The rank threshold's m-th smallest entry a row equals numpy's partition, ties and all."""
+    from certiprog.formulations.me2_paper.tuning import _mth_smallest
+
+    rng = np.random.default_rng(seed)
+    r = rng.random((7, n)) * 10
+    r[:, ::3] = np.round(r[:, ::3])  # ties
+    if n >= m:
+        assert np.array_equal(_mth_smallest(r, m), np.partition(r, m - 1, axis=1)[:, m - 1])
