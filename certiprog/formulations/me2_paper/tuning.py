@@ -271,15 +271,20 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
     pairs = grid_path(mu_grid, lam_grid)
     where = {pair: j for j, pair in enumerate(pairs)}
     mus, lams = sorted({mu for mu, _ in pairs}), sorted({lam for _, lam in pairs})
-    P, C = len(pairs), len(jobs)
-    probs, K, q0 = local_problems(X[neg], X[[row for row, *_ in jobs]])
+    # a centre whose local validation set is empty needs no solve (its pair is the most preferred one: tune_centre)
+    solved = [i for i, job in enumerate(jobs) if len(job[3]) > 0]
+    P, C = len(pairs), len(solved)
     d = X.shape[1]
-    Ms, Rs, gaps = np.empty((P, C, d, d)), np.empty((P, C)), np.empty((P, C))
+    Ms, Rs, gaps = np.empty((P, len(jobs), d, d)), np.empty((P, len(jobs))), np.zeros((P, len(jobs)))
+    if not solved:
+        lams = []
+    else:
+        probs, K, q0 = local_problems(X[neg], X[[jobs[i][0] for i in solved]])
     # a batch's memory per lam value: for each of its C slots, ~24 work arrays of n and the T = len(mus) best points,
     # and the face solve's columns and matrix (k x (p + k), k <= min(n, 2 (p + 1)) free coordinates)
-    n_, p_ = K.shape[2], K.shape[1]
+    n_, p_ = len(neg), d * (d + 1) // 2
     k_ = min(n_, 2 * (p_ + 1))
-    step = max(1, int(max_bytes // max(8 * K.shape[0] * (n_ * (len(mus) + 24) + k_ * (p_ + k_)), 1)))
+    step = max(1, int(max_bytes // max(8 * C * (n_ * (len(mus) + 24) + k_ * (p_ + k_)), 1)))
     for a in range(0, len(lams), step):
         chunk = lams[a:a + step]
         L = len(chunk)
@@ -296,21 +301,22 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
         for t, mu in enumerate(mus):
             for li, lam in enumerate(chunk):
                 j, a = where[(mu, lam)], t * b + li
-                Ms[j], Rs[j], gaps[j] = M[a:a + b:L], R[a:a + b:L], gap[a:a + b:L]
-    seconds = (time.perf_counter() - t0) / max(C, 1)
+                Ms[j, solved], Rs[j, solved], gaps[j, solved] = M[a:a + b:L], R[a:a + b:L], gap[a:a + b:L]
+    seconds = (time.perf_counter() - t0) / max(len(jobs), 1)
+    slot = {i: c for c, i in enumerate(solved)}
     pref = _preference(pairs, prefer)
     out = []
     for i, (row, k, _, val) in enumerate(jobs):
         t1 = time.perf_counter()
         y_val = np.asarray(y_pos[val], bool)
         n_pos, n_neg = int(y_val.sum()), int((~y_val).sum())
-        if n_pos + n_neg == 0:
+        if n_pos + n_neg == 0:  # as tune_centre: the most preferred pair, nothing solved
             best = int(np.argmin(pref))
             out.append(CentreTuning(pairs[best][0], pairs[best][1], "none", float("nan"), 0, 0, k, pairs,
-                                    max_rel_gap=float(gaps[:, i].max()), seconds=seconds, n_solves=P,
-                                    _ellipsoid=(Ms[best, i], Rs[best, i])))
+                                    seconds=seconds))
             continue
-        tp, fp, fn = _pair_counts(X[row], X[neg], X[val], y_val, Ms[:, i], Rs[:, i], m, rule, rank_metric, K[i])
+        tp, fp, fn = _pair_counts(X[row], X[neg], X[val], y_val, Ms[:, i], Rs[:, i], m, rule, rank_metric,
+                                  K[slot[i]])
         best, crit, value = _choose(tp, fp, fn, n_pos, n_neg, pref)
         out.append(CentreTuning(pairs[best][0], pairs[best][1], crit, value, n_pos, n_neg, k, pairs, tp, fp, fn,
                                 float(gaps[:, i].max()), seconds + time.perf_counter() - t1, P,

@@ -310,3 +310,23 @@ def test_breast_cancer_cold_small_lam():
     assert missed <= 1
     sols = fit_batch(C, N, np.full(8, 0.75), np.full(8, 1e-5), 4.0, tol=TOL)
     assert all(s.ok and s.rel_gap <= TOL for s in sols)
+
+
+def test_tune_fold_skips_empty_validation_sets():
+    """A centre with no local validation point gets the most preferred pair without a solve, as tune_centre gives
+    it (no ellipsoid, 0 solves); the others are tuned as if it were absent."""
+    rng = np.random.default_rng(13)
+    X = np.vstack([0.5 + 0.08 * rng.normal(size=(6, 3)), rng.uniform(0, 1, size=(90, 3))])
+    y = np.arange(len(X)) < 6
+    jobs = [j for j in local_tasks(X, y, tuning_folds(y, 2, random_state=1)) if j[1] == 0]
+    empty = (jobs[0][0], jobs[0][1], jobs[0][2], jobs[0][3][:0])
+    grid = dict(mu_grid=(0.75, 2.0), lam_grid=(1e-4, 1e-1))
+    with_empty = tune_fold(X, y, [empty] + jobs[1:], **grid)
+    ref = tune_centre(X[empty[0]], X[empty[2]], X[empty[3]], y[empty[3]], fold=0, **grid)
+    t = with_empty[0]
+    assert (t.mu, t.lam, t.criterion, t.n_solves, t.ellipsoid) == (ref.mu, ref.lam, "none", 0, None)
+    alone = tune_fold(X, y, jobs[1:], **grid)
+    for a, b in zip(with_empty[1:], alone):
+        assert (a.mu, a.lam, a.tp, a.fp, a.fn) == (b.mu, b.lam, b.tp, b.fp, b.fn)
+        assert np.allclose(a.ellipsoid[0], b.ellipsoid[0]) and a.max_rel_gap <= TOL
+    assert all(t.criterion == "none" for t in tune_fold(X, y, [empty], **grid))
