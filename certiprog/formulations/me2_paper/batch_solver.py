@@ -311,11 +311,12 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     run = np.ones(b, bool)
     lo, up = x <= 0.0, x >= u
     z, g, zset = np.zeros((b, p + 1)), np.zeros((b, n)), np.zeros(b, bool)
+    q0r = q0[which]  # each row's q0, compacted with the rows
     while True:
         if run.sum() <= rows.size * 3 // 4:  # compact: only the running slots
             keep = run
-            rows, ops, lo, up, run, z, g, zset = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
-                                                  z[keep], g[keep], zset[keep])
+            rows, ops, lo, up, run, z, g, zset, q0r = (rows[keep], ops.subset(keep), lo[keep], up[keep], run[keep],
+                                                       z[keep], g[keep], zset[keep], q0r[keep])
         if not run.any():
             break
         everyone = bool(run.all())
@@ -334,7 +335,6 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             Kw = np.broadcast_to(ops.KTw(w_c / (2.0 * lam_r)[:, None])[:, None, :], (rows.size, 2, n))
         else:
             Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
-        q0r = q0[ops.centre] if ops.centre.size == rows.size else q0[which[rows]]
         R, g_c, primal, dual, gap = duality_from(w_c, q0r + Kw[:, 0], xc, q0r, mu_r, lam_r, B)
         act = prob if everyone else prob[run]
         best.rounds[act] += 1
