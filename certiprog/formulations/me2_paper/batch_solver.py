@@ -484,7 +484,7 @@ def fit_batch(P, X_neg, mus, lams, B: float, *, warm_start=None, tol: float = DE
               max_bytes: float = 16e6) -> list:
     """The local models of every positive ``P[j]`` against all of ``X_neg`` with its own (``mus[j]``, ``lams[j]``)
     (every ``2 mu B >= 1``), solved in batches (`solve_batch`; the centres cut into consecutive chunks of at most
-    ``max_bytes`` of `LocalProblem.K`) from ``warm_start[j]`` = (M, R) (`programs.warm_alpha`; None: cold). Returns one
+    ``max_bytes`` of `LocalProblem.K`) from ``warm_start[j]`` = (M, R) (`_warm_points`; None: cold). Returns one
     `local_solver.LocalSolution` per centre, each certified by `local_solver.certify` (the same duality gap); a
     problem the batch does not certify is re-solved by `local_solver.solve_local_checked` from the batch's best
     point (its answer says so in ``path``)."""
