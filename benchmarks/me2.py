@@ -35,9 +35,10 @@ peak (Python and numpy allocations; the solvers' native memory is only in the RS
    discovery done before the clock starts, for both codes); wall and CPU seconds, the CPU ratio original / now,
    whether every local model got the same (mu, lam) and the test F-measure, the worst certified relative gap, and
    the process's peak RSS above its imports. Beside: ``SVC`` and the 6 x 3 ``GridSearchCV`` of section 3 on the
-   same data. Measured 2026-11-27 17:27 UTC (2-core VM, load 0.7-1.0): Yeast6 2.57 s -> 271 ms (9.5x; 9.3-10.3x in
-   five runs at load 0.7-1.9, 205-235 ms for a fit after the first in one process), breast cancer 2.7 min -> 3.67 s
-   (43.5x), same (mu, lam) and test F (0.444, 0.816) in every run.
+   same data. Measured 2026-11-27 17:12-17:36 UTC (2-core VM shared with other jobs, load 0.5-1.9): Yeast6 2.57-2.73 s
+   -> 250-318 ms, 8.2-10.3x over eight runs (median ~9.5x); a fit after the first in one process takes 205-235 ms
+   (the first pays ~14k page faults of fresh memory, 40-60 ms); breast cancer 2.6-2.7 min -> 3.7-4.0 s (39-43.5x);
+   the same (mu, lam) and test F (0.444, 0.816) in every run.
 
     python benchmarks/me2.py [--sections learner local fit speedup] [--datasets yeast6 abalone19] [--centres 3]
                              [--full] [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6]
