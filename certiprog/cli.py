@@ -7,12 +7,12 @@ import sys
 #: measured by benchmarks/quick_runs.py (not estimates); update with its output when the experiments change
 QUICK_TIMES = """\
 time of `certiprog reproduce NAME --quick`, measured by benchmarks/quick_runs.py on
-2026-11-27 15:00 UTC, 2-core AMD EPYC VM shared with other jobs (load 1.3-2.5):
-  hinge-minimax   41 s wall, 41 s CPU
-  mcp             12 s wall, 11 s CPU
-  me2             33 s wall, 32 s CPU
-  error-clumping  25 s wall, 25 s CPU
-  hp-mpm           4 s wall,  3 s CPU
+2026-11-27 17:39 UTC, 2-core AMD EPYC VM (load 0.7-1.1):
+  hinge-minimax   31 s wall, 37 s CPU
+  mcp             10 s wall, 12 s CPU
+  me2             26 s wall, 26 s CPU
+  error-clumping  23 s wall, 23 s CPU
+  hp-mpm           4 s wall,  4 s CPU
 (the wall time grows with the machine's load: me2 took 2 min 41 s wall for 36 s CPU at load 10-12)"""
 
 
