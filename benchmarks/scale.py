@@ -458,14 +458,13 @@ def sweep_instance(row: str, quick: bool, big: bool = False) -> dict:
     rows subsampled, MNIST pooled to 7 x 7)."""
     import numpy as np
 
+    from certiprog.datasets.synthetic import conditioned_mixing
+
     if row.startswith("kappa="):
         kappa = float(row.split("=")[1])
         m, d = QUICK_SWEEP_SIZE if quick else SWEEP_BIG if big else SWEEP_SIZE
         rng = np.random.default_rng(23)
-        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        A = conditioned_mixing(d, kappa, rng)
         X = (rng.normal(size=(m, d)) + 1.73 / math.sqrt(d)) @ A
         Z = (rng.normal(size=(5000, d)) - 5.2 / math.sqrt(d)) @ A
         return dict(X=X, mu=Z.mean(axis=0), Sigma=np.cov(Z.T), lam=1.0, delta=0.1, bias=False)
@@ -481,14 +480,13 @@ def sweep_instance_004(row: str, quick: bool) -> dict:
     `sweep_instance`'s data set (standardised)."""
     import numpy as np
 
+    from certiprog.datasets.synthetic import conditioned_mixing
+
     if row.startswith("kappa="):
         kappa = float(row.split("=")[1])
         m, d = QUICK_SWEEP_SIZE if quick else SWEEP_SIZE
         rng = np.random.default_rng(23)
-        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        A = conditioned_mixing(d, kappa, rng)
         X1 = (rng.normal(size=(m // 2, d)) + 1.73 / math.sqrt(d)) @ A
         X0 = (rng.normal(size=(m - m // 2, d)) - 5.2 / math.sqrt(d)) @ A
         return dict(X1=X1, X0=X0)
@@ -506,16 +504,14 @@ def sweep_instance_003(row: str, quick: bool) -> dict:
     first 10,000 training images, digits 5-9 against 0-4, as 003's experiments (`datasets.mnist.mnist_binary`)."""
     import numpy as np
 
+    from certiprog.datasets.synthetic import conditioned_mixing
     from certiprog.formulations.error_clumping_paper.graph import radius_graph, rho_for_mean_degree
 
     if row.startswith("kappa="):
         kappa = float(row.split("=")[1])
         m, d = QUICK_SWEEP_003_SIZE if quick else SWEEP_003_SIZE
         rng = np.random.default_rng(23)
-        q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-        sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-        A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+        A = conditioned_mixing(d, kappa, rng)
         Z = rng.normal(size=(m, d))
         y = np.where(Z @ rng.normal(size=d) / math.sqrt(d) + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
         X = np.hstack([Z @ A, np.ones((m, 1))])

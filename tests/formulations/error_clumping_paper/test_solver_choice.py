@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from certiprog.certify import check
+from certiprog.datasets.synthetic import conditioned_mixing
 from certiprog.formulations.error_clumping_paper.graph import radius_graph, rho_for_mean_degree
 from certiprog.formulations.error_clumping_paper.programs import error_clumping
 from certiprog.formulations.error_clumping_paper.solver import choose_method, solve_error_clumping
@@ -16,10 +17,7 @@ from certiprog.formulations.error_clumping_paper.solver import choose_method, so
 def conditioned(m, d, kappa, seed=0):
     """Points N(0, I) A with cond(A'A) = kappa plus a constant feature; labels a noisy linear rule of the latent."""
     rng = np.random.default_rng(seed)
-    q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-    q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-    sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-    A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+    A = conditioned_mixing(d, kappa, rng)
     Z = rng.normal(size=(m, d))
     y = np.where(Z @ rng.normal(size=d) / np.sqrt(d) + 0.5 * rng.normal(size=m) >= 0, 1.0, -1.0)
     return np.hstack([Z @ A, np.ones((m, 1))]), y

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from certiprog.certify import check
+from certiprog.datasets.synthetic import conditioned_mixing
 from certiprog.errors import InputError
 from certiprog.formulations.hinge_minimax_paper import solver as hm_solver
 from certiprog.formulations.hinge_minimax_paper.newton import _nt_vector, soc_inverse_rows, soc_scaling, soc_step
@@ -19,10 +20,7 @@ from certiprog.formulations.hinge_minimax_paper.solver import solve_hinge_minima
 def correlated(m, d, kappa, seed=0, pos=1.73, neg=5.2):
     """Positives N(pos/sqrt(d), I) A, background moments of N(-neg/sqrt(d), I) A, cond(A'A) = kappa."""
     rng = np.random.default_rng(seed)
-    q1 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-    q2 = np.linalg.qr(rng.normal(size=(d, d)))[0]
-    sv = kappa ** (-np.arange(d) / (2.0 * max(d - 1, 1)))
-    A = (q1 * (sv / np.sqrt(np.mean(sv ** 2)))) @ q2.T
+    A = conditioned_mixing(d, kappa, rng)
     X = (rng.normal(size=(m, d)) + pos / np.sqrt(d)) @ A
     Z = (rng.normal(size=(2000, d)) - neg / np.sqrt(d)) @ A
     return X, Z.mean(axis=0), np.cov(Z.T)
