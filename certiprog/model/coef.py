@@ -112,10 +112,15 @@ def left_mul(M, c):
 
 
 def _left_mul_now(m, x):
-    """``m @ x``; ``m`` itself when ``x`` is the identity (a plain variable's coefficient: ``X @ w`` on a large data
-    matrix skips a sparse product as large as X)."""
+    """``m @ x``; a copy of ``m`` when ``x`` is the identity (a plain variable's coefficient: ``X @ w`` on a large data
+    matrix skips a sparse product as large as X). As the product gives: a new matrix (never the caller's data),
+    floats, and for a sparse ``m`` no stored zeros (a Parameter's zero is a structural zero of that value)."""
     if _is_identity(x) and getattr(m, "ndim", 0) == 2 and m.shape[1] == x.shape[0]:
-        return m.tocsr().astype(float, copy=False) if sp.issparse(m) else np.asarray(m, dtype=float)
+        if not sp.issparse(m):
+            return np.array(m, dtype=float)
+        out = sp.csr_matrix(m, dtype=float, copy=True)
+        out.eliminate_zeros()
+        return out
     return _as_csr_or_array(m @ x)
 
 

@@ -49,3 +49,18 @@ def test_the_identity_test_is_exact():
     assert not cf._is_identity(sp.csr_matrix(np.eye(4)[[1, 0, 2, 3]]))
     assert not cf._is_identity(np.eye(4))
     assert not cf._is_identity(sp.identity(4, format="csc"))
+
+
+def test_as_the_product_gives_a_new_matrix_without_stored_zeros():
+    """The shortcut must not change what the model holds: its own copy (an edit of the caller's array afterwards
+    changes nothing) and, for a sparse matrix, no stored zeros (the pattern a backend's model reuse compares)."""
+    M = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+    S = sp.csr_matrix(M)
+    S.data[0] = 0.0  # a stored zero
+    x = Variable(3, "x")
+    c_sparse = _coef(S @ x, x)
+    assert sp.issparse(c_sparse) and c_sparse.nnz == 2 and np.array_equal(c_sparse.toarray(), S.toarray())
+    c_dense = _coef(M @ x, x)
+    M[0, 0] = 99.0
+    S.data[1] = 99.0
+    assert _dense(c_dense)[0, 0] == 1.0 and c_sparse.toarray()[0, 2] == 2.0
