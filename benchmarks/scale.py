@@ -68,11 +68,12 @@ the reference's. Every interval below is certified by check(), CVXPY's value ins
 
 000 eq. (8), measured 2026-11-27 16:58-17:04 UTC (session 9, after the check's fixed costs were cut; load average
 1.2-1.9 on the 2 shared cores, a helper benchmarking 002 beside it); Letter and MNIST again in three runs 17:05-17:08
-(load 1.2-1.8); 200,000 x 300 from 15:03 (unchanged path):
+(load 1.2-1.8), and on the final code 18:06-18:08 (load 0.5-1.0: Letter 7 more runs, MNIST 2); 200,000 x 300 from
+15:03 (unchanged path). Ranges in brackets are over all runs (Letter 11, median 5.8x; MNIST 6):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
-    mnist (bias)        4,869 x 784    1.52 s (N 11)         8.73 s          5.7x (5.1-5.7x)   4.1e-08     304 MB
-    letter (bias)       9,940 x 16     66.7 ms (N 14)        387 ms          5.8x (5.4-5.8x)   2.5e-08      40 MB
+    mnist (bias)        4,869 x 784    1.52 s (N 11)         8.73 s          5.7x (5.1-6.3x)   4.1e-08     304 MB
+    letter (bias)       9,940 x 16     66.7 ms (N 14)        387 ms          5.8x (4.7-6.0x)   2.5e-08      40 MB
     kappa=1             20,000 x 300   4.35 s (g107 + N 17)  57.8 s          13.3x             8.9e-10     730 MB
     kappa=1e2           20,000 x 300   3.11 s (N 16)         54.8 s          17.6x             8.6e-09     730 MB
     kappa=1e6           20,000 x 300   2.71 s (N 14)         51.7 s          19.1x             2.8e-09     730 MB
@@ -98,9 +99,9 @@ common null space, w is free along it at no cost, and the certificate's lower en
 coefficient on those directions is rounding noise, not exactly 0); the status says "unconfirmed" / "accurate", the
 same on the Clarabel path. Left for the 004 formulation (pin w's component in the common null space).
 
-The goal (>= 5x on every row) is met on every 003 and 000 row; the two closest are MNIST (5.1-5.7x: 11 Newton
-steps of one X'DX each at 4,869 x 673, ~50 ms of BLAS-3 apiece, the part a loaded machine slows most) and Letter
-(5.4-5.8x; 4.9x, 4.2-5.3x, last session). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms,
+The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x:
+11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a loaded machine slows most) and
+Letter (median 5.8x, but 2 of 11 runs at 4.7x and 4.9x, when its ~65 ms took 72-87 ms; last session 4.9x, 4.2-5.3x). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms,
 compile + assemble 5 ms, the solver 22 ms (14 steps), certiprog's generic check in the solve 22 ms, check() after it
 1 ms. What changed for it: check(model, sol) no longer assembles the model a second time to compare (the solved
 problem is reused when the model's structure is the same object and every coefficient's checksum is as when it was
