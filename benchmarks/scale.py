@@ -101,9 +101,9 @@ same on the Clarabel path. Left for the 004 formulation (pin w's component in th
 
 The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x:
 11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a loaded machine slows most) and
-Letter (median 5.8x, but 2 of 11 runs at 4.7x and 4.9x, when its ~65 ms took 72-87 ms; last session 4.9x, 4.2-5.3x). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms,
-compile + assemble 5 ms, the solver 22 ms (14 steps), certiprog's generic check in the solve 22 ms, check() after it
-1 ms. What changed for it: check(model, sol) no longer assembles the model a second time to compare (the solved
+Letter (median 5.8x, but 2 of 11 runs at 4.7x and 4.9x, when its ~65 ms took 72-87 ms; last session 4.9x,
+4.2-5.3x). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms, compile + assemble 5 ms, the
+solver 22 ms (14 steps), certiprog's generic check in the solve 22 ms, check() after it 1 ms. What changed for it: check(model, sol) no longer assembles the model a second time to compare (the solved
 problem is reused when the model's structure is the same object and every coefficient's checksum is as when it was
 assembled, `Structure.data_key`: 3.6 -> 0.8 ms; new / edited parameter values and edited coefficients are still
 refused); the upper end screens a point by its float slack before the rigorous product (the solver's hinge columns sit

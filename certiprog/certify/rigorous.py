@@ -128,10 +128,11 @@ class Ball:
         return float(np.nextafter(np.sqrt(s), np.inf) * (1 + 4 * U))
 
 
-def matvec(A, v, transpose: bool = False, abs_A=None) -> Ball:
+def matvec(A, v, transpose: bool = False, abs_A=None, product=None) -> Ball:
     """Ball enclosure of ``A @ v`` (or ``A.T @ v``) for a sparse or dense float matrix A and a Ball/array v.
 
-    ``abs_A``: ``|A|`` when the caller has it (a sparse A used as it comes, no transpose), not formed again."""
+    For a sparse A used as it comes (no transpose), what the caller already has is not formed again: ``abs_A``
+    (``|A|``) and ``product`` (the float product ``A @ v.mid``, the enclosure's midpoint)."""
     v = Ball.of(v)
     if sp.issparse(A):  # CSR or CSC used as they come (a transpose is a view): no conversion of a large A
         M = A.T if transpose else A
@@ -144,12 +145,13 @@ def matvec(A, v, transpose: bool = False, abs_A=None) -> Ball:
         else:  # terms per row of a CSC matrix (duplicates counted: each only has to be an upper bound)
             rows = np.bincount(M.indices, minlength=M.shape[0]).astype(float)
         k = int(rows.max(initial=1))
-        aM = abs_A if abs_A is not None and not transpose and M is A else abs(M)
+        given = not transpose and M is A
+        aM = abs_A if abs_A is not None and given else abs(M)
         # row i's inner product has rows[i] terms: |fl - exact| <= gamma_{rows[i]+1} |a_i|'|v| (a short row of a
         # matrix that also holds long ones keeps its own, tight error bound)
         kk = rows + 1
         g = kk * U / (1 - kk * U)
-        m = M @ v.mid
+        m = product if product is not None and given else M @ v.mid
         # an exact point (radius 0: the usual case) needs no pass of |M| over its radius
         r = g * (aM @ np.abs(v.mid)) + (aM @ v.rad if v.rad.any() else 0.0) + U * np.abs(m)
         return Ball(np.asarray(m, float).reshape(-1), _safe(np.asarray(r, float).reshape(-1), k + 2))

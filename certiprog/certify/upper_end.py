@@ -73,10 +73,11 @@ def _verify_point(problem, x, eq_rows, basic, lift: Lift | None = None) -> float
     # the enclosure's midpoint first (bitwise the one `matvec` computes): a block it leaves clearly outside its cone
     # cannot be proved, so a point on a boundary (a hinge column at its value) is given up for the cost of one
     # product, not a rigorous one
-    mid = problem.b - A @ X.mid
+    AX = A @ X.mid
+    mid = problem.b - AX
     if not np.all(np.isfinite(mid)) or not all(blk.cone.plausibly_contains(mid[blk.start:blk.stop]) for blk in blocks):
         return None
-    S = Ball(problem.b) - matvec(A, X, abs_A=absA)
+    S = Ball(problem.b) - matvec(A, X, abs_A=absA, product=AX)
     for blk in blocks:
         if not blk.cone.contains(S[blk.start:blk.stop]):
             return None
