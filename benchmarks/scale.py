@@ -99,25 +99,25 @@ common null space, w is free along it at no cost, and the certificate's lower en
 coefficient on those directions is rounding noise, not exactly 0); the status says "unconfirmed" / "accurate", the
 same on the Clarabel path. Left for the 004 formulation (pin w's component in the common null space).
 
-The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x:
-11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a loaded machine slows most) and
-Letter (median 5.8x, but 2 of 11 runs at 4.7x and 4.9x, when its ~65 ms took 72-87 ms; last session 4.9x,
-4.2-5.3x). Letter (d = 16) is fixed-cost bound; in process at load ~1: build 4 ms, compile + assemble 5 ms, the
-solver 22 ms (14 steps), certiprog's generic check in the solve 22 ms, check() after it 1 ms. What changed for it: check(model, sol) no longer assembles the model a second time to compare (the solved
-problem is reused when the model's structure is the same object and every coefficient's checksum is as when it was
-assembled, `Structure.data_key`: 3.6 -> 0.8 ms; new / edited parameter values and edited coefficients are still
-refused); the upper end screens a point by its float slack before the rigorous product (the solver's hinge columns sit
-on their rows, so the first two tries are given up for one product each) and reuses |A| (9.5 -> 7 ms); the bound
-tightening of the free bias and the norm column splits each hinge row's least activity into the fixed columns' part,
-computed once, and the tightened columns' part (9.6 -> 7 ms); ``X @ w`` no longer multiplies X by w's identity
-coefficient (a copy of X without stored zeros instead: the 20,000 x 300 rows' build 78 -> 47 ms; MNIST's
-build is its covariance factor's eigendecomposition). MNIST went from 1.1x to 5.8-7.0x last session: the structured point is
-proved by check() as it is (the solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the
-cost-free norm column by 1e-10 relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone,
-18 of 28 s), 111 blank pixels are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost
-O(kp + p^2) a step, Gondzio correctors, and with a bias the start's cone dual head is set so the bias column's dual
-equation holds: 18 -> 11 steps. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic
-matrix and the certificate's copies).
+The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x: 11
+Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a loaded machine slows most) and Letter
+(median 5.8x, but 2 of 11 runs at 4.7x and 4.9x, when its ~65 ms took 72-87 ms; last session 4.9x, 4.2-5.3x). Letter (d
+= 16) is fixed-cost bound; in process at load ~1: build 4 ms, compile + assemble 5 ms, the solver 22 ms (14 steps),
+certiprog's generic check in the solve 22 ms, check() after it 1 ms. What changed for it: check(model, sol) no longer
+assembles the model a second time to compare (the solved problem is reused when the model's structure is the same object
+and every coefficient's checksum is as when it was assembled, `Structure.data_key`: 3.6 -> 0.8 ms; new / edited
+parameter values and edited coefficients are still refused); the upper end screens a point by its float slack before the
+rigorous product (the solver's hinge columns sit on their rows, so the first two tries are given up for one product
+each) and reuses |A| (9.5 -> 7 ms); the bound tightening of the free bias and the norm column splits each hinge row's
+least activity into the fixed columns' part, computed once, and the tightened columns' part (9.6 -> 7 ms); ``X @ w`` no
+longer multiplies X by w's identity coefficient (a copy of X without stored zeros instead: the 20,000 x 300 rows' build
+78 -> 47 ms; MNIST's build is its covariance factor's eigendecomposition). MNIST went from 1.1x to 5.8-7.0x last
+session: the structured point is proved by check() as it is (the solver leaves room in the Chebyshev row and
+`structured.fill_auxiliary` raises the cost-free norm column by 1e-10 relative; before, check() solved a Clarabel margin
+problem on the 785-dimensional cone, 18 of 28 s), 111 blank pixels are left out of the Newton steps, the cone's W^-1 Gq
+and (W^-1 Gq)'(W^-1 Gq) cost O(kp + p^2) a step, Gondzio correctors, and with a bias the start's cone dual head is set
+so the bias column's dual equation holds: 18 -> 11 steps. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its
+compiled conic matrix and the certificate's copies).
 """
 from __future__ import annotations
 
