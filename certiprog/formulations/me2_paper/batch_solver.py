@@ -212,34 +212,47 @@ def _line_search(z, dz, v, g, dg, u, lo, up, m: int = 16):
     inside), not the sign of g_i: a hinge just released from the face has g_i = 0 up to rounding, and its sign
     would put a spurious kink at t ~ 1e-15 (the search would stop there and hold that hinge again, round after
     round). z and z + dz are on the same face and z + dz minimises the face's quadratic model (whose slope at t = 1
-    is 0, and P' >= that slope), so the minimiser is at t <= 1 and only the breakpoints up to 1 count: rows with at
-    most ``m`` of them scan those (gathered), the others all theirs (sorted). Returns (t, index of the hinge whose
+    is 0, and P' >= that slope), so the minimiser is at t <= 1 and only the breakpoints up to 1 count (and up to
+    -c0 / L, where c0 + t L, a lower bound on P', reaches 0): rows with at most ``m`` of them, and rows with at most a
+    quarter of n, scan those (gathered, two groups each as wide as its widest row), the others all theirs (sorted);
+    ties are taken in index order either way. Returns (t, index of the hinge whose
     kink is the minimiser or -1, the hinges crossed strictly before the minimiser)."""
     b, n = g.shape
     L = np.einsum("bm,bm->b", dz, dz)
     c0 = np.einsum("bm,bm->b", z - v, dz) - u * np.einsum("bn,bn->b", dg, up)
     cross = (up & (dg > 0)) | (lo & (dg < 0))
-    tb = np.full((b, n), np.inf)
-    np.divide(-g, dg, out=tb, where=cross)
+    # P'(t) >= c0 + t L (the jumps are >= 0), so the minimiser is at most -c0 / L: later breakpoints cannot be it
+    # (kept with a margin: an extra breakpoint only costs a candidate)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = np.minimum(1.0, np.maximum(np.where(L > 0, -c0 / L, 1.0), 0.0) * (1.0 + 1e-9))
+        tb = np.divide(g, dg)
+    np.negative(tb, out=tb)
     np.maximum(tb, 0.0, out=tb)
-    near = tb <= 1.0
-    tb[~near] = np.inf
+    near = cross & (tb <= reach[:, None])
+    np.copyto(tb, np.inf, where=~near)
     count = near.sum(axis=1)
-    few = count <= m
     t, kink = np.empty(b), np.empty(b, int)
-    if few.any():
-        r = np.flatnonzero(few)
-        k = max(int(count[r].max()), 1)
-        cand = np.broadcast_to(np.argmin(near[r], axis=1)[:, None], (r.size, k)).copy()  # padding: a far hinge
-        nr, nc = np.nonzero(near[r])
-        cand[nr, np.arange(nr.size) - np.repeat(np.cumsum(count[r]) - count[r], count[r])] = nc
-        t[r], kink[r] = _scan(tb[r], cand, dg[r], c0[r], L[r], u)
-    if not few.all():
-        r = np.flatnonzero(~few)
-        t[r], kink[r] = _scan(tb[r], np.argsort(tb[r], axis=1), dg[r], c0[r], L[r], u)
+    full = count > max(m, n // 4)
+    for group in (count <= m, (count > m) & ~full):  # few breakpoints, some: gathered, each group as wide as it needs
+        if group.any():
+            r = np.flatnonzero(group)
+            t[r], kink[r] = _scan(tb[r], _gather(near[r], count[r]), dg[r], c0[r], L[r], u)
+    if full.any():
+        r = np.flatnonzero(full)
+        t[r], kink[r] = _scan(tb[r], np.argsort(tb[r], axis=1, kind="stable"), dg[r], c0[r], L[r], u)
     t = np.minimum(t, 1.0)
     crossed = tb < np.where(kink >= 0, tb[np.arange(b), kink], t)[:, None]
     return t, kink, crossed
+
+
+def _gather(near, count):
+    """The indices of each row's ``near`` entries, left-aligned in increasing order, padded with one of its far
+    entries (b x max count)."""
+    k = max(int(count.max()), 1)
+    cand = np.broadcast_to(np.argmin(near, axis=1)[:, None], (near.shape[0], k)).copy()
+    nr, nc = np.nonzero(near)
+    cand[nr, np.arange(nr.size) - np.repeat(np.cumsum(count) - count, count)] = nc
+    return cand
 
 
 def _scan(tb, cand, dg, c0, L, u):
@@ -248,7 +261,7 @@ def _scan(tb, cand, dg, c0, L, u):
     b = tb.shape[0]
     at = np.arange(b)[:, None]
     tc = tb[at, cand]
-    o = np.argsort(tc, axis=1)
+    o = np.argsort(tc, axis=1, kind="stable")  # ties by index: the same order however the candidates were gathered
     order, ts = cand[at, o], tc[at, o]
     finite = np.isfinite(ts)
     J = np.where(finite, u * np.abs(dg[at, order]), 0.0)

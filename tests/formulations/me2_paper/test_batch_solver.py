@@ -233,6 +233,46 @@ def test_line_search_is_the_exact_minimiser(seed, scale):
         assert not crossed[0, kink[0]]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_line_search_over_many_rows_is_exact_in_every_group(seed):
+    """Rows with few, some (up to n/4) and many breakpoints in [0, 1] are scanned in three groups (gathered at
+    two widths, or sorted whole): every row's t satisfies the optimality conditions of P on [0, 1] computed
+    independently here (one-sided derivatives P'(t-) <= 0 <= P'(t+)), its kink is a hinge at its breakpoint
+    and the crossed hinges are exactly those whose breakpoint is before t; each group is exercised."""
+    from certiprog.formulations.me2_paper.batch_solver import _line_search
+
+    rng = np.random.default_rng(seed)
+    b, m, n = 24, 7, 200
+    u = 1.0 / n
+    A = rng.normal(size=(b, m, n))
+    v, z = rng.normal(size=(b, m)), rng.normal(size=(b, m))
+    dz = rng.normal(size=(b, m)) * np.geomspace(1e-3, 30.0, b)[:, None]  # from a few crossings to most hinges
+    g, dg = np.einsum("bmn,bm->bn", A, z), np.einsum("bmn,bm->bn", A, dz)
+    up = g < 0
+    lo = ~up
+    t, kink, crossed = _line_search(z, dz, v, g, dg, u, lo, up)
+    tb = np.where((up & (dg > 0)) | (lo & (dg < 0)), np.maximum(-g / dg, 0.0), np.inf)
+    counts = (tb <= 1.0).sum(axis=1)
+    assert (counts <= 16).any() and ((counts > 16) & (counts <= n // 4)).any() and (counts > n // 4).any()
+    for r in range(b):
+        s = t[r]
+        zz = z[r] + s * dz[r]
+        h = g[r] + s * dg[r]
+        at = np.abs(h) <= 1e-9 * (np.abs(g[r]) + s * np.abs(dg[r]) + 1e-300)
+        smooth = (zz - v[r]) @ dz[r]
+        right = smooth - u * dg[r][(h < 0) & ~at].sum() - u * dg[r][at & (dg[r] < 0)].sum()
+        left = smooth - u * dg[r][(h < 0) & ~at].sum() - u * dg[r][at & (dg[r] > 0)].sum()
+        tol = 1e-9 * (np.abs(zz - v[r]) @ np.abs(dz[r]) + u * np.abs(dg[r]).sum())
+        assert 0.0 <= s <= 1.0
+        assert s == 0.0 or left <= tol
+        assert s == 1.0 or right >= -tol
+        if kink[r] >= 0:
+            assert tb[r, kink[r]] == s and not crossed[r, kink[r]]
+            assert np.array_equal(crossed[r], tb[r] < s)
+        else:
+            assert np.array_equal(crossed[r], tb[r] < s)
+
+
 def test_local_problems_are_local_problem():
     """Building every centre's K at once gives each centre's local_problem exactly."""
     from certiprog.formulations.me2_paper.local_solver import local_problems
