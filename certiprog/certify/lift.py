@@ -14,8 +14,15 @@ import scipy.sparse as sp
 
 from ..conic.cones import Cone
 from ..conic.problem import Block
-from .cache import abs_csr_A, csr_A
+from .cache import abs_csr_A, csc_A, csr_A
 from .rigorous import Ball, matvec
+
+
+def _col_any(mask: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Per column of a CSC layout (``indptr``): whether any of its entries has ``mask`` set."""
+    padded = np.append(mask, False)  # every start a valid index, and the last column's segment ends on a False
+    out = np.logical_or.reduceat(padded, indptr[:-1]) if indptr.size > 1 else np.zeros(0, bool)
+    return out & (np.diff(indptr) > 0)  # (reduceat gives an empty column its next entry's value)
 
 
 class Lift:
@@ -32,52 +39,59 @@ class Lift:
     def __init__(self, problem):
         A = csr_A(problem)
         m, n = A.shape
-        kind = problem.row_kinds()
+        nonneg = np.zeros(m, bool)  # row kinds from the blocks' slices (no per-row string compares)
+        soc = np.zeros(m, bool)
         head = np.zeros(m, bool)  # SOC head rows
         soc_head = np.arange(m)  # each SOC row's head row
         for blk in problem.blocks:
-            if blk.cone.kind == "soc":
+            if blk.cone.kind == "nonneg":
+                nonneg[blk.start:blk.stop] = True
+            elif blk.cone.kind == "soc":
                 rows = np.arange(blk.start, blk.stop)
                 soc_head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
                 head[blk.start:blk.stop:blk.cone.dim] = True
-        good_row = (kind == "nonneg") | head
-        row = np.repeat(np.arange(m), np.diff(A.indptr))
-        col, a = A.indices, A.data
-        good = good_row[row] & (a < 0)
-        nz = (a != 0).astype(float)  # weights, not a gather of the columns: one pass each
-        bad_cols = np.bincount(col, weights=nz * ~good, minlength=n) > 0
-        has = np.bincount(col, weights=nz, minlength=n) > 0
-        self.mono = has & ~bad_cols
-        sel = self.mono[col] & (a != 0)
-        # per fixable row: the monotone column with the largest |coefficient|
+                soc[blk.start:blk.stop] = True
+        good_row = nonneg | head
+        # by columns (A as the compiler stores it, CSC: no conversion): a column is monotone when it has a nonzero and
+        # every nonzero is negative in a good row (per-column reductions over contiguous entries)
+        Ac = csc_A(problem)
+        rc, ac, indptr = Ac.indices, Ac.data, Ac.indptr
+        nz = ac != 0
+        self.mono = _col_any(nz, indptr) & ~_col_any(nz & ~(good_row.take(rc) & (ac < 0)), indptr)
+        sel = np.flatnonzero(np.repeat(self.mono, np.diff(indptr)) & nz)
+        # per fixable row: the monotone column with the largest |coefficient| (ties: the larger column)
         fix_col = np.full(m, -1)
         fix_a = np.zeros(m)
-        if sel.any():
-            r, c, v = row[sel], col[sel], -a[sel]
-            order = np.lexsort((v, r))  # by row, then |a| ascending: the last of each row wins
-            fix_col[r[order]], fix_a[r[order]] = c[order], v[order]
+        if sel.size:
+            r, v = rc[sel], -ac[sel]
+            c = np.searchsorted(indptr, sel, side="right") - 1
+            if np.bincount(r, minlength=m).max() > 1:  # (the usual case, one monotone column a row, needs no sort)
+                order = np.lexsort((c, v, r))  # by row, then |a|, then column: the last of each row wins
+                r, c, v = r[order], c[order], v[order]
+            fix_col[r], fix_a[r] = c, v
         self.fix_col, self.fix_a = fix_col, fix_a
         fixable = fix_col >= 0
-        soc_rows = kind == "soc"
-        fixable[soc_rows] = fix_col[soc_head[soc_rows]] >= 0  # an SOC copy is fixable through its head
-        self.fixable, self.kind, self.soc_head = fixable, kind, soc_head
+        fixable[soc] = fix_col[soc_head[soc]] >= 0  # an SOC copy is fixable through its head
+        self.fixable, self.soc_head = fixable, soc_head
+        self.nonneg = nonneg
         self.core_cols = np.flatnonzero(~self.mono)
         self.core_rows = np.flatnonzero(~fixable)
         self.A = A
         self.useful = bool(self.mono.any())
 
-    def apply(self, problem, X: Ball) -> None:
+    def apply(self, problem, X: Ball) -> Ball | None:
         """Raise monotone columns of X (a ball whose monotone entries are exact) until every fixable row's
-        slack is (probably) feasible; the caller proves it."""
+        slack is (probably) feasible; the caller proves it. Returns the enclosure of the slack ``b - A X`` at X as
+        it is left when the last pass raised nothing (`matvec`'s, what the caller's proof would compute again),
+        else None."""
         if not self.useful:
-            return
+            return None
         b = problem.b
         absA = abs_csr_A(problem) if csr_A(problem) is self.A else abs(self.A)
+        nn = self.fixable & self.nonneg
         for _ in range(3):
             S = Ball(b) - matvec(self.A, X, abs_A=absA)
-            mag = np.abs(b) + absA @ np.abs(X.mid)  # the size of the terms each slack is made of
             need = np.zeros(problem.m)  # lower bound the fixable row's slack must be raised by
-            nn = self.fixable & (self.kind == "nonneg")
             lo = S.lo()
             need[nn] = np.where(lo[nn] <= 0, -lo[nn], 0.0)
             for blk in problem.blocks:
@@ -91,12 +105,14 @@ class Lift:
                     need[h0] = max(body - S[h0:h0 + 1].lo()[0], 0.0)
             rows = np.flatnonzero(need > 0)
             if rows.size == 0:
-                return
-            delta = (need[rows] * (1 + 1e-9) + 1e-12 * (mag[rows] + need[rows]) + 1e-300) / self.fix_a[rows]
+                return S
+            mag = np.abs(b[rows]) + (absA @ np.abs(X.mid))[rows]  # the size of the terms each raised slack is made of
+            delta = (need[rows] * (1 + 1e-9) + 1e-12 * (mag + need[rows]) + 1e-300) / self.fix_a[rows]
             raise_by = np.zeros(problem.n)
             np.maximum.at(raise_by, self.fix_col[rows], delta)
             j = np.flatnonzero(raise_by > 0)
             X.mid[j] = X.mid[j] + raise_by[j]
+        return None
 
     def core_problem(self, problem):
         """The core rows and columns as a ConicProblem (for `interior_point`), or None if there are none."""

@@ -23,8 +23,7 @@ def _clip_to_bounds(problem, x: np.ndarray) -> np.ndarray:
     (a relative 1e-15, at least 1e-250 / |a|) so that the slack's enclosure proves the bound; x itself when nothing
     moves. A QP solver's point often leaves its bounds by ~1e-16; this repairs it without a margin problem."""
     A = csr_A(problem)
-    kinds = problem.row_kinds()
-    rows = np.flatnonzero((np.diff(A.indptr) == 1) & (kinds == "nonneg"))
+    rows = np.flatnonzero((np.diff(A.indptr) == 1) & problem.rows_in("nonneg"))
     if rows.size == 0:
         return x
     cols, a = A.indices[A.indptr[rows]], A.data[A.indptr[rows]]
@@ -59,8 +58,7 @@ def _verify_point(problem, x, eq_rows, basic, lift: Lift | None = None) -> float
         except ValueError:
             return None
         X.mid[basic], X.rad[basic] = sol.mid, sol.rad
-    if lift is not None:
-        lift.apply(problem, X)
+    S = lift.apply(problem, X) if lift is not None else None  # the slack's enclosure at the lifted X, or None
     absA = abs_csr_A(problem)
     # a row touching only exactly-zero entries of x has slack exactly b (products with exact zeros carry no
     # rounding): such a block is judged on b itself, e.g. an SOC at its apex (0, 0), which no enclosure proves
@@ -73,11 +71,11 @@ def _verify_point(problem, x, eq_rows, basic, lift: Lift | None = None) -> float
     # the enclosure's midpoint first (bitwise the one `matvec` computes): a block it leaves clearly outside its cone
     # cannot be proved, so a point on a boundary (a hinge column at its value) is given up for the cost of one
     # product, not a rigorous one
-    AX = A @ X.mid
-    mid = problem.b - AX
+    AX = A @ X.mid if S is None else None
+    mid = S.mid if S is not None else problem.b - AX  # (bitwise the same: S.mid is b + -(A @ X.mid))
     if not np.all(np.isfinite(mid)) or not all(blk.cone.plausibly_contains(mid[blk.start:blk.stop]) for blk in blocks):
         return None
-    S = Ball(problem.b) - matvec(A, X, abs_A=absA, product=AX)
+    S = S if S is not None else Ball(problem.b) - matvec(A, X, abs_A=absA, product=AX)
     for blk in blocks:
         if not blk.cone.contains(S[blk.start:blk.stop]):
             return None

@@ -110,6 +110,15 @@ class ConicProblem:
             kinds[blk.start:blk.stop] = blk.cone.kind
         return kinds
 
+    def rows_in(self, *kinds: str) -> np.ndarray:
+        """An (m,) boolean mask of the rows whose cone kind is one of ``kinds`` (set block by block: no per-row
+        string compares, which cost ~0.2 ms a kind at 20,000 rows)."""
+        mask = np.zeros(self.m, bool)
+        for blk in self.blocks:
+            if blk.cone.kind in kinds:
+                mask[blk.start:blk.stop] = True
+        return mask
+
     def merged_cones(self) -> list:
         """Cones with consecutive zero / nonneg blocks merged (fewer, larger cones for solvers)."""
         return merge_cones(self.cones)
