@@ -64,11 +64,14 @@ HOLD_ROUNDS = 5
 
 @dataclass(eq=False)
 class BatchAnswer:
-    """The answers of `solve_batch`, one row per problem: ``alpha`` (b x n, in the box), ``M`` (b x d x d), ``R``,
+    """The answers of `solve_batch`, one row per problem: ``alpha`` (b x n, in the box; None when the caller
+    asked only for the points of the problems not certified, ``keep_alpha=False``), ``M`` (b x d x d), ``R``,
     ``primal``, ``dual``, ``gap`` (>= 0, computed as a sum of non-negative terms; `local_solver.duality_from` at
-    ``alpha``), ``ok`` (gap <= tol * max(1, |primal|)), ``rounds`` (face solves of each problem)."""
+    the problem's point), ``ok`` (gap <= tol * max(1, |primal|)), ``rounds`` (face solves of each problem),
+    ``unsettled`` ({row: point} for the problems not certified, whichever ``keep_alpha``: the caller re-solves
+    them from there)."""
 
-    alpha: np.ndarray
+    alpha: np.ndarray | None
     M: np.ndarray
     R: np.ndarray
     primal: np.ndarray
@@ -76,6 +79,7 @@ class BatchAnswer:
     gap: np.ndarray
     ok: np.ndarray
     rounds: np.ndarray
+    unsettled: dict
 
     @property
     def rel_gap(self) -> np.ndarray:
@@ -182,21 +186,39 @@ def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
 
 class _Best:
     """Each problem's best point so far (smallest certified gap) with its certificate's numbers (``duality_from``'s
-    R, primal, dual, gap at that point, and w = K x), so the answer needs no product."""
+    R, primal, dual, gap at that point, and w = K x), so the answer needs no product. The points themselves are
+    held one per slot (its current problem's; ``x``, b x n) and, when a problem is settled (`settle`), copied into
+    ``alpha`` (every problem's, if kept) or ``unsettled`` (the problems not certified): a tuning batch's b T
+    points are never all held (Yeast6: 2.6 MB of fresh pages a batch, ~1 ms a MB on this machine)."""
 
-    def __init__(self, x, p):
-        b = x.shape[0]
-        self.x, self.w = x.copy(), np.zeros((b, p))
-        self.gap, self.primal, self.dual, self.R = np.full(b, np.inf), np.zeros(b), np.zeros(b), np.zeros(b)
-        self.rounds = np.zeros(b, int)
+    def __init__(self, x, T: int, p: int, tol: float, keep_alpha: bool):
+        b, n = x.shape
+        self.x, self.w, self.tol = x.copy(), np.zeros((b * T, p)), tol
+        self.gap, self.primal, self.dual, self.R = np.full(b * T, np.inf), np.zeros(b * T), np.zeros(b * T), \
+            np.zeros(b * T)
+        self.rounds = np.zeros(b * T, int)
+        self.alpha = None if not keep_alpha else self.x if T == 1 else np.zeros((b * T, n))
+        self.unsettled: dict = {}
 
-    def offer(self, rows, xc, w, R, primal, dual, gap):
-        """Keep the rows' points whose gap is smaller than their best one's; True where kept."""
-        better = gap < self.gap[rows]
-        at = rows[better]
-        self.x[at], self.w[at] = xc[better], w[better]
+    def offer(self, probs, slots, xc, w, R, primal, dual, gap):
+        """Keep the points (of problems ``probs``, on ``slots``) whose gap is smaller than their problem's best
+        one's; True where kept."""
+        better = gap < self.gap[probs]
+        at = probs[better]
+        self.x[slots[better]], self.w[at] = xc[better], w[better]
         self.gap[at], self.primal[at], self.dual[at], self.R[at] = gap[better], primal[better], dual[better], R[better]
         return better
+
+    def ok(self, probs):
+        return self.gap[probs] <= self.tol * np.maximum(1.0, np.abs(self.primal[probs]))
+
+    def settle(self, probs, slots) -> None:
+        """The problems ``probs`` (on ``slots``) are finished: their best points into ``alpha`` (if kept) and, for
+        those not certified, ``unsettled``."""
+        if self.alpha is not None and self.alpha is not self.x:
+            self.alpha[probs] = self.x[slots]
+        for i in np.flatnonzero(~self.ok(probs)):
+            self.unsettled[int(probs[i])] = self.x[slots[i]].copy()
 
 
 def _primal_point(sl, sm, B, eye, w, s):
@@ -281,7 +303,7 @@ def _scan(tb, cand, dg, c0, L, u):
 
 
 def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: float = DEFAULT_TOL,
-                max_rounds: int = 60, patience: int = 16, pdas_rounds: int = 2) -> BatchAnswer:
+                max_rounds: int = 60, patience: int = 16, pdas_rounds: int = 2, keep_alpha: bool = True) -> BatchAnswer:
     """Solve b local problems sharing the number of negatives n, in lock step, by an active-set method on the
     primal with exact line searches (a finite Newton method for the piecewise quadratic primal, in the spirit of
     Keerthi & DeCoste 2005's for the L2-SVM); or b PATHS of T problems each, every slot moving on to its next
@@ -313,7 +335,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     (b, T), (_, p, n) = mus.shape, K.shape
     u = 1.0 / n
     x = np.zeros((b, n)) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, u)
-    best = _Best(np.concatenate([x, np.zeros(((T - 1) * b, n))]) if T > 1 else x, p)
+    best = _Best(x, T, p, tol, keep_alpha)
     _, eye = _svec_eye(p)
     cap = 2 * (p + 1)
     since = np.zeros(b * T, int)  # rounds since each problem's best gap last fell
@@ -352,9 +374,9 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
         act = prob if everyone else prob[run]
         best.rounds[act] += 1
         if everyone:
-            improved = best.offer(act, xc, w_c, R, primal, dual, gap)
+            improved = best.offer(act, rows, xc, w_c, R, primal, dual, gap)
         else:
-            improved = best.offer(act, xc[run], w_c[run], R[run], primal[run], dual[run], gap[run])
+            improved = best.offer(act, rows[run], xc[run], w_c[run], R[run], primal[run], dual[run], gap[run])
         since[act] = np.where(improved, 0, since[act] + 1)
         age[rows[run]] += 1
         done = run & ((gap <= tol * np.maximum(1.0, np.abs(primal))) | (since[prob] >= patience)
@@ -379,14 +401,15 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             if not every:
                 lo[i], up[i], z[i], g[i], zset[i] = new
         if done.any():  # settled problems: their slots move on along the path, warm-started, or stop
+            best.settle(prob[done], rows[done])
             nxt = done & (step[rows] + 1 < T)
             j = np.flatnonzero(nxt)
             step[rows[j]] += 1
             age[rows[j]] = 0
-            x0 = best.x[prob[j]]
+            x0 = best.x[rows[j]]
             lo[j], up[j], zset[j] = x0 <= 0.0, x0 >= u, False
             run &= ~(done & ~nxt)
-    return _answer(lams.T.reshape(-1), best, tol)
+    return _answer(lams.T.reshape(-1), best)
 
 
 def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, first_rounds, hold):
@@ -447,12 +470,12 @@ def _release(lo, up, rows, free, xf, u, side_lo, kink=None, hold=None) -> None:
     lo[rows], up[rows] = new_lo, ~(keep | new_lo)
 
 
-def _answer(lams, best: _Best, tol) -> BatchAnswer:
+def _answer(lams, best: _Best) -> BatchAnswer:
     """The answers from each problem's best point and its certificate."""
     d, eye = _svec_eye(best.w.shape[1])
     M = unsvec_batch(eye[None, :] + best.w / (2.0 * lams[:, None]), d)
-    ok = best.gap <= tol * np.maximum(1.0, np.abs(best.primal))
-    return BatchAnswer(best.x, M, best.R, best.primal, best.dual, best.gap, ok, best.rounds)
+    ok = best.ok(slice(None))
+    return BatchAnswer(best.alpha, M, best.R, best.primal, best.dual, best.gap, ok, best.rounds, best.unsettled)
 
 
 def _inputs(K, q0, mus, lams, B, which=None):

@@ -292,10 +292,10 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
         lam_rows = np.tile(np.asarray(chunk, float), C)
         b = C * L
         ans = solve_batch(K, q0, np.tile(np.asarray(mus, float), (b, 1)), np.tile(lam_rows[:, None], len(mus)), B,
-                          which=which, tol=tol)
+                          which=which, tol=tol, keep_alpha=False)
         M, R, gap = ans.M, ans.R, ans.rel_gap  # row t * b + r: slot r at mus[t]
         for r in np.flatnonzero(~ans.ok):
-            sol = solve_local_checked(probs[which[r % b]], mus[r // b], lam_rows[r % b], B, alpha0=ans.alpha[r],
+            sol = solve_local_checked(probs[which[r % b]], mus[r // b], lam_rows[r % b], B, alpha0=ans.unsettled[r],
                                       tol=tol)
             M[r], R[r], gap[r] = sol.M, sol.R, sol.rel_gap
         for t, mu in enumerate(mus):

@@ -179,6 +179,28 @@ def test_paths_match_cold_solves(scale, case):
             assert abs(ans.R[i] - cold.R[r]) <= again.R_error + np.sqrt(cold.gap[r] / mus[r, t]) + 1e-7 * max(1, scale)
 
 
+def test_without_kept_points_the_unsettled_ones_are_still_given():
+    """keep_alpha=False (the tuning's batches): the same answers (M, R, gaps, statuses) as with every point kept,
+    alpha None, and ``unsettled`` holding exactly the problems not certified, each with the point keep_alpha=True
+    gives it (cut short by max_rounds so that some are not certified)."""
+    C, N = fold(11, n_pos=4, n_neg=60)
+    _, K, q0 = stacked(C, N)
+    mus = np.tile([0.75, 0.9, 2.0], (8, 1))
+    lams = np.tile(np.repeat([1e-5, 1e-2], 4)[:, None], 3)
+    which = np.repeat(np.arange(4), 2)
+    for max_rounds in (3, 60):
+        kept = solve_batch(K, q0, mus, lams, 4.0, which=which, tol=TOL, max_rounds=max_rounds)
+        lean = solve_batch(K, q0, mus, lams, 4.0, which=which, tol=TOL, max_rounds=max_rounds, keep_alpha=False)
+        assert lean.alpha is None and kept.alpha.shape == (24, N.shape[0])
+        for name in ("M", "R", "gap", "ok", "rounds"):
+            assert np.array_equal(getattr(kept, name), getattr(lean, name))
+        assert sorted(lean.unsettled) == sorted(kept.unsettled) == list(np.flatnonzero(~kept.ok))
+        assert (~kept.ok).any() == (max_rounds == 3)
+        for r, x in lean.unsettled.items():
+            assert np.array_equal(x, kept.alpha[r])
+    assert (~kept.ok).sum() == 0
+
+
 def test_more_svec_coordinates_than_negatives():
     """p = d(d+1)/2 > n (every negative can be on the boundary at once): cold solves at small lam are nearly all
     certified by the batch itself (releasing the free coordinates whose face value left the box at every round,
