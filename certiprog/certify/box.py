@@ -294,16 +294,20 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     """(lo, hi) with the bounds of columns J tightened over the zero / nonneg rows they occur in (FBBT passes on
     those rows alone, `_tighten_rows`'s rule for J's entries only), or (None, None) when nothing about J changed.
     Valid for any box that contains the feasible points: it only reads the rows' own implications."""
-    AJ = csc_A(problem)[:, J]
-    kind = problem.row_kinds()
-    touched = np.zeros(problem.m, bool)  # the zero / nonneg rows J occurs in, as a mask: no sort of J's entries
-    touched[AJ.indices] = True
-    rows = np.flatnonzero(touched & ((kind == "zero") | (kind == "nonneg")))
+    J = np.asarray(J, dtype=np.intp).reshape(-1)
+    Ac = csc_A(problem)
+    # the rows J occurs in, as a mask, from J's column segments of the CSC A (no column slice, no sort)
+    starts, lens = Ac.indptr[J], Ac.indptr[J + 1] - Ac.indptr[J]
+    ent = np.arange(int(lens.sum())) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    touched = np.zeros(problem.m, bool)
+    touched[Ac.indices[ent]] = True
+    zero_rows = problem.rows_in("zero")
+    rows = np.flatnonzero(touched & (zero_rows | problem.rows_in("nonneg")))
     if rows.size == 0:
         return None, None
     Ar = csr_A(problem)[rows]
     br = problem.b[rows]
-    eq = kind[rows] == "zero"
+    eq = zero_rows[rows]
     G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
     h = np.concatenate([br, -br[eq]])
     lo2, hi2 = lo.copy(), hi.copy()
@@ -315,14 +319,20 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     a, col = G.data, G.indices
     inJ = np.zeros(problem.n, bool)
     inJ[J] = True
-    jm = inJ[col]
-    at = np.flatnonzero(jm)  # J's entries of G, and their rows
+    at = np.flatnonzero(inJ.take(col))  # J's entries of G, and their rows
     er = np.searchsorted(G.indptr, at, side="right") - 1
     ej, ea = col[at], a[at]
+    # J's entries grouped by column once (a stable sort of a few entries), for per-column minima by reduceat
+    # (``ufunc.at`` is several times slower)
+    by_col = np.argsort(ej, kind="stable")
+    ejs = ej[by_col]
+    firsts = np.flatnonzero(np.r_[True, ejs[1:] != ejs[:-1]]) if ejs.size else np.zeros(0, np.intp)
+    cols_J = ejs[firsts]
 
     # the other columns' part, once: products with G's positive and negative entries (J's zeroed); each entry
     # reads only its own end, so a huge unused end never enters a sum
-    ao = np.where(jm, 0.0, a)
+    ao = a.copy()
+    ao[at] = 0.0
     lo_inf, hi_inf = ~np.isfinite(lo2), ~np.isfinite(hi2)
     lof, hif = np.where(lo_inf, 0.0, lo2), np.where(hi_inf, 0.0, hi2)
     Gp = sp.csr_matrix((np.maximum(ao, 0.0), col, G.indptr), shape=G.shape)
@@ -333,7 +343,7 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     inf0 = np.zeros(R)  # the count of infinite least terms per row (none when only J's ends are infinite)
     if (lo_inf | hi_inf)[~inJ].any():
         inf0 = np.bincount(np.repeat(np.arange(R), np.diff(G.indptr)),
-                           ((ao > 0) & lo_inf[col]) | ((ao < 0) & hi_inf[col]), R)
+                           ((ao > 0) & lo_inf.take(col)) | ((ao < 0) & hi_inf.take(col)), R)
 
     def least_terms():
         """(per-row sums of J's part: finite, |finite|, infinite count), and per entry of J: finite part, infinite."""
@@ -354,8 +364,12 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
         ok &= np.isfinite(v) & np.isfinite(pad)
         new_hi, new_lo = hi2.copy(), lo2.copy()
         up, dn = ok & (ea > 0), ok & (ea < 0)
-        np.minimum.at(new_hi, ej[up], v[up] + pad[up])
-        np.maximum.at(new_lo, ej[dn], v[dn] - pad[dn])
+        if cols_J.size:  # (per column of J: the least of its entries' bounds; inf / -inf where an entry gives none)
+            with np.errstate(invalid="ignore", over="ignore"):
+                least = np.minimum.reduceat(np.where(up, v + pad, np.inf)[by_col], firsts)
+                most = np.maximum.reduceat(np.where(dn, v - pad, -np.inf)[by_col], firsts)
+            new_hi[cols_J] = np.minimum(new_hi[cols_J], least)
+            new_lo[cols_J] = np.maximum(new_lo[cols_J], most)
         changed = bool(np.any(_improves(new_hi[J], hi2[J], -1)) or np.any(_improves(new_lo[J], lo2[J], 1)))
         hi2[J], lo2[J] = new_hi[J], new_lo[J]
         if not changed:
