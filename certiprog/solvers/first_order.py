@@ -51,10 +51,40 @@ def _check_args(x0, max_iter) -> np.ndarray:
     return x
 
 
-def _progress(total: int, enabled: bool, desc: str):
+class _NoBar:
+    """What a disabled progress bar does: nothing (its update / set_postfix / close calls, a context manager)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix(self, *args, **kwargs) -> None:
+        pass
+
+    def set_description(self, *args, **kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+def progress_bar(total: int, enabled: bool, desc: str):
+    """A tqdm bar of ``total`` steps when ``enabled``, else a bar that does nothing: a disabled tqdm still creates
+    tqdm's multiprocessing lock on its first use in a process (~2 ms, as much as a Letter-sized solve's certificate
+    check takes to build its row masks), which a caller that asked for no bar should not pay."""
+    if not enabled:
+        return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=desc, disable=not enabled, leave=False)
+    return tqdm(total=total, desc=desc, leave=False)
+
+
+_progress = progress_bar  # (the name this module's solvers use)
 
 
 def accelerated_gradient(fun: Callable, x0, *, project: Callable | None = None, L0: float = 1.0,

@@ -334,7 +334,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
     """Mehrotra predictor-corrector on eq. (8) (`solver._Problem` ``prob``) until ``certify(alpha, y, w, c, k)`` says
     stop (tried once the method's own relative gap estimate is below ``tol``) or ``max_iter`` steps. ``gram1``: the
     `gram_ones` of ``prob`` when already computed (saves one pass of BLAS-3)."""
-    from tqdm.auto import tqdm
+    from certiprog.solvers.first_order import progress_bar
 
     N = _Newton(prob, gram1)
     m, p, d = N.m, N.p, N.d
@@ -363,7 +363,7 @@ def interior_point(prob, *, max_iter: int, certify, tol: float, progress: bool =
 
     history, status = [], "iteration_limit"
     tried = False
-    with tqdm(total=max_iter, desc="hinge-minimax interior point", disable=not progress, leave=False) as bar:
+    with progress_bar(max_iter, progress, "hinge-minimax interior point") as bar:
         for it in range(max_iter + 1):
             w = u[:d]
             sc = N.score(u)

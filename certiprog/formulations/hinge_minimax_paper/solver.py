@@ -575,12 +575,12 @@ def solve_hinge_minimax(X_pos, mu, Sigma, lam, delta, *, bias: bool = False, tol
 def _fista(prob: _Problem, z, L: float, max_iter: int, check, check_every: int, progress: bool,
            shrink: float = 0.9) -> DescentResult:
     """FISTA with backtracking and gradient restart on -g over the dual set (see the module docstring)."""
-    from tqdm.auto import tqdm
+    from certiprog.solvers.first_order import progress_bar
 
     rz = prob.res(z)
     zy, ry, t = z.copy(), rz.copy(), 1.0
     hist, status, evals = [], "iteration_limit", 1
-    with tqdm(total=max_iter, desc="hinge-minimax dual", disable=not progress, leave=False) as bar:
+    with progress_bar(max_iter, progress, "hinge-minimax dual") as bar:
         next_check = 1
         for k in range(1, max_iter + 1):
             if k == next_check:  # checks every check_every iterations, spaced out to ~10% of k later on
