@@ -440,19 +440,20 @@ def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, fi
         _release(lo, up, f, free[f], xf[f], u, gf[f] > 0.0)
         zset[f] = True
     if go.size:
-        dz, dg = zf[go] - z[go], gf[go] - g[go]
-        t, kink, crossed = _line_search(z[go], dz, v[go], g[go], dg, u, lo[go], up[go])
-        z[go] += t[:, None] * dz
-        g[go] += t[:, None] * dg
+        at = slice(None) if go.size == zset.size else go  # every row: views, no gathering
+        dz, dg = zf[at] - z[at], gf[at] - g[at]
+        t, kink, crossed = _line_search(z[at], dz, v[at], g[at], dg, u, lo[at], up[at])
+        z[at] += t[:, None] * dz
+        g[at] += t[:, None] * dg
         moved = (kink >= 0) | crossed.any(axis=1)  # not at the face's minimiser
-        stalled = ~hold[go] & (t <= 0.0) & ~moved
-        side_lo = lo[go] ^ crossed
-        fr = free[go]
+        stalled = ~hold[at] & (t <= 0.0) & ~moved
+        side_lo = lo[at] ^ crossed
+        fr = free[go]  # a copy (changed below)
         if stalled.any():
             s = go[stalled]
             z[s], g[s] = zc[s], g_c[s]
             side_lo[stalled], fr[stalled] = g_c[s] > 0.0, False
-        _release(lo, up, go, fr, xf[go], u, side_lo, kink, hold[go] & moved)
+        _release(lo, up, at, fr, xf[at], u, side_lo, kink, hold[at] & moved)
     return lo, up, z, g, zset
 
 

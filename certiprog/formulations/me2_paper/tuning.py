@@ -280,11 +280,11 @@ def tune_fold(X, y_pos, jobs, *, mu_grid=PAPER_MU, lam_grid=PAPER_LAM, B: float 
         lams = []
     else:
         probs, K, q0 = local_problems(X[neg], X[[jobs[i][0] for i in solved]])
-    # a batch's memory per lam value: for each of its C slots, ~24 work arrays of n and the T = len(mus) best points,
+    # a batch's memory per lam value: for each of its C slots, ~24 work arrays of n and its best point,
     # and the face solve's columns and matrix (k x (p + k), k <= min(n, 2 (p + 1)) free coordinates)
     n_, p_ = len(neg), d * (d + 1) // 2
     k_ = min(n_, 2 * (p_ + 1))
-    step = max(1, int(max_bytes // max(8 * C * (n_ * (len(mus) + 24) + k_ * (p_ + k_)), 1)))
+    step = max(1, int(max_bytes // max(8 * C * (n_ * 25 + k_ * (p_ + k_)), 1)))
     for a in range(0, len(lams), step):
         chunk = lams[a:a + step]
         L = len(chunk)
