@@ -141,6 +141,16 @@ def psd_certificate(P) -> PsdCertificate:
     return memo(_PSD_CACHE, _PSD_CACHE_SIZE, key, lambda: _psd_certificate(Pc))
 
 
+def _diagonal_certificate(n: int, cols: np.ndarray, d: np.ndarray) -> PsdCertificate:
+    """The certificate of a diagonal P (n x n) whose nonzero diagonal entries are ``d`` on the columns ``cols``."""
+    if d.min() < 0:
+        w = np.zeros(n)
+        w[cols[np.argmin(d)]] = 1.0
+        return PsdCertificate("indefinite", cols, float(d.min()), f"P has a negative diagonal entry "
+                              f"{d.min():.3g} (and no off-diagonal entries)", witness=w)
+    return PsdCertificate("diagonal", cols, float(d.min()))
+
+
 def _psd_certificate(P) -> PsdCertificate:
     """Prove P positive definite (with a lower eigenvalue bound), PSD up to a shift, or indefinite.
 
@@ -154,18 +164,19 @@ def _psd_certificate(P) -> PsdCertificate:
     P.eliminate_zeros()
     if P.nnz == 0:
         return PsdCertificate("zero", np.zeros(0, int))
-    cols = np.unique(np.concatenate([P.indices, np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))]))
+    counts = np.diff(P.indptr)
+    rows = np.repeat(np.arange(P.shape[0]), counts)
+    if counts.max() == 1 and np.array_equal(P.indices, rows):
+        # diagonal: read off the stored entries in O(n), the general path's answer without its submatrix slices
+        # (~1 ms at n = 10,000, paid once per P by the cache)
+        return _diagonal_certificate(P.shape[0], rows, P.data.astype(float))
+    cols = np.unique(np.concatenate([P.indices, rows]))
     Q = sp.csc_matrix(P[cols][:, cols])
     if abs(Q - Q.T).max() > 0:
         return PsdCertificate("unknown", cols, -np.inf, "P is not symmetric")
     d = Q.diagonal()
     if (Q - sp.diags(d)).nnz == 0:
-        if d.min() < 0:
-            w = np.zeros(P.shape[0])
-            w[cols[np.argmin(d)]] = 1.0
-            return PsdCertificate("indefinite", cols, float(d.min()), f"P has a negative diagonal entry "
-                                  f"{d.min():.3g} (and no off-diagonal entries)", witness=w)
-        return PsdCertificate("diagonal", cols, float(d.min()))
+        return _diagonal_certificate(P.shape[0], cols, d)
     if d.min() > 0:  # diagonally dominant (graph-Laplacian-like, ridge-dominated): proved in O(nnz), solved by CG
         lam = gershgorin_lower(Q)
         if lam > 0:
