@@ -35,11 +35,116 @@ def _offset_rows(blocks: list, start: int) -> int:
 
 
 def _assemble_rows(blocks, columns, n, row0, cache):
-    """Sparse A and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const).
+    """Sparse A (CSC) and vector b for blocks whose rows start at ``row0`` (A = -coef, b = const).
 
-    Each block becomes one full-width CSR (columns shifted to the variable's offset); the
-    blocks are stacked and converted to CSC once, with no triplet sort.
+    A is written straight into its CSC arrays (`_assemble_csc`): each variable's columns take their blocks' entries
+    in row order. What the stacked sum of full-width block matrices gave (`_assemble_rows_stacked`, the fallback
+    when a coefficient is not a canonical matrix of its block's shape): the same entries, values and order; a
+    block of two terms or more stores no zeros (the sum of the terms dropped them), a block of one term keeps its
+    matrix's stored zeros.
     """
+    m = sum(blk.cone.rows for blk in blocks)
+    A = _assemble_csc(blocks, columns, n, row0, m, cache)
+    if A is None:
+        return _assemble_rows_stacked(blocks, columns, n, row0, cache)
+    b = np.zeros(m)
+    for blk in blocks:
+        r = blk.start - row0
+        b[r:r + blk.cone.rows] = np.asarray(cf.evaluate(blk.s.const, cache), float).reshape(-1)
+    return A, b
+
+
+def _csc_parts(M, rows: int, cols: int):
+    """The coefficient ``M`` as a canonical CSC of shape (rows, cols): ``(data, row indices, indptr)``, or a dense
+    float array (every entry stored, as `coef.to_csr` keeps them); None when it is neither (wrong shape,
+    duplicates)."""
+    if sp.issparse(M):
+        if M.shape != (rows, cols):
+            return None
+        C = M.tocsc()
+        if not C.has_canonical_format or C.indptr[0] != 0 or C.data.size != C.indptr[-1]:
+            return None
+        return np.asarray(C.data, float), C.indices, C.indptr
+    a = np.atleast_2d(np.asarray(M, dtype=float))
+    return a if a.shape == (rows, cols) else None
+
+
+def _assemble_csc(blocks, columns, n, row0, m, cache):
+    """A (m x n, CSC) from the blocks' coefficients, or None when one is not a canonical matrix (`_csc_parts`).
+
+    Each variable's columns receive their blocks' pieces in row order, column by column into the final arrays (a
+    dense piece fills whole column segments: no index arrays of its size, the temporaries a fresh process pays for
+    in page faults)."""
+    span = {v.id: (start, stop) for v, start, stop in columns.values()}
+    pieces = []  # (column start, row offset, part), blocks in row order
+    counts = np.zeros(n, np.int64)
+    for blk in blocks:
+        r = blk.start - row0
+        several = len(blk.s.terms) > 1
+        for v, c in blk.s.terms.items():
+            start, stop = span[v.id]
+            part = _csc_parts(cf.evaluate(c, cache), blk.cone.rows, stop - start)
+            if part is None:
+                return None
+            if several and isinstance(part, np.ndarray) and np.count_nonzero(part) < part.size:
+                part = _dense_to_csc(part)  # (zeros to drop: as a sparse piece)
+            if several and not isinstance(part, np.ndarray):  # (a sum of terms stores no zeros)
+                data, ind, ptr = part
+                keep = data != 0
+                if not keep.all():
+                    kept = np.concatenate([[0], np.cumsum(keep)])
+                    part = (data[keep], ind[keep], kept[ptr])
+            if isinstance(part, np.ndarray):
+                counts[start:stop] += part.shape[0]
+            else:
+                counts[start:stop] += np.diff(part[2])
+            pieces.append((start, r, part))
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    nnz = int(indptr[-1])
+    idx = np.int32 if max(m, n, nnz) < 2 ** 31 - 1 else np.int64
+    data = np.empty(nnz)
+    indices = np.empty(nnz, idx)
+    fill = indptr[:-1].copy()  # each column's next free slot
+    for start, r, part in pieces:
+        if isinstance(part, np.ndarray):  # whole column segments
+            rows = part.shape[0]
+            ramp = np.arange(r, r + rows, dtype=idx)
+            for k in range(part.shape[1]):
+                f = fill[start + k]
+                np.negative(part[:, k], out=data[f:f + rows])
+                indices[f:f + rows] = ramp
+            fill[start:start + part.shape[1]] += rows
+            continue
+        d, ind, ptr = part
+        cnt = np.diff(ptr)
+        if d.size == 0:
+            continue
+        stop = start + cnt.size
+        if 8 * cnt.size <= d.size:  # few columns for their entries: a slice per column
+            for k in np.flatnonzero(cnt):
+                f, a, e = fill[start + k], ptr[k], ptr[k + 1]
+                np.negative(d[a:e], out=data[f:f + e - a])
+                indices[f:f + e - a] = ind[a:e]
+                indices[f:f + e - a] += r
+        else:
+            dest = np.repeat(fill[start:stop] - ptr[:-1], cnt)
+            dest += np.arange(d.size)
+            data[dest] = -d
+            indices[dest] = ind.astype(idx, copy=False) + idx(r)
+        fill[start:stop] += cnt
+    return sp.csc_matrix((data, indices, indptr.astype(idx)), shape=(m, n))
+
+
+def _dense_to_csc(a: np.ndarray):
+    """(data, row indices, indptr) of a dense matrix with every entry stored (column-major)."""
+    rows, cols = a.shape
+    return a.ravel(order="F"), np.tile(np.arange(rows, dtype=np.int32), cols), np.arange(0, rows * cols + 1, rows)
+
+
+def _assemble_rows_stacked(blocks, columns, n, row0, cache):
+    """`_assemble_rows` by summing each block's full-width CSR term matrices and stacking the blocks (the
+    reference the direct assembly reproduces; used when a coefficient is not a canonical matrix)."""
     m = sum(blk.cone.rows for blk in blocks)
     b = np.zeros(m)
     col_of = {v.id: start for v, start, _ in columns.values()}
