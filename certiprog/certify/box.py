@@ -305,11 +305,18 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     rows = np.flatnonzero(touched & (zero_rows | problem.rows_in("nonneg")))
     if rows.size == 0:
         return None, None
-    Ar = csr_A(problem)[rows]
-    br = problem.b[rows]
+    A = csr_A(problem)
     eq = zero_rows[rows]
-    G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
-    h = np.concatenate([br, -br[eq]])
+    sel = None  # the rows of G that count (None: all of them)
+    if not eq.any() and 2 * rows.size >= problem.m:  # most rows, no equalities: A's rows read in place, no copy
+        G, h = A, problem.b
+        sel = np.zeros(problem.m, bool)
+        sel[rows] = True
+    else:
+        Ar = A[rows]
+        br = problem.b[rows]
+        G = sp.csr_matrix(sp.vstack([Ar, -Ar[eq]])) if eq.any() else Ar
+        h = np.concatenate([br, -br[eq]])
     lo2, hi2 = lo.copy(), hi.copy()
     # only J's ends move (the other columns keep theirs: a looser box, as valid), so every row's least activity over
     # the box is split once into the other columns' part (one pass over G, O(nnz)) and J's part, recomputed each
@@ -321,6 +328,9 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     inJ[J] = True
     at = np.flatnonzero(inJ.take(col))  # J's entries of G, and their rows
     er = np.searchsorted(G.indptr, at, side="right") - 1
+    if sel is not None:
+        keep = sel[er]
+        at, er = at[keep], er[keep]
     ej, ea = col[at], a[at]
     # J's entries grouped by column once (a stable sort of a few entries), for per-column minima by reduceat
     # (``ufunc.at`` is several times slower)
@@ -329,21 +339,20 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     firsts = np.flatnonzero(np.r_[True, ejs[1:] != ejs[:-1]]) if ejs.size else np.zeros(0, np.intp)
     cols_J = ejs[firsts]
 
-    # the other columns' part, once: products with G's positive and negative entries (J's zeroed); each entry
-    # reads only its own end, so a huge unused end never enters a sum
-    ao = a.copy()
-    ao[at] = 0.0
-    lo_inf, hi_inf = ~np.isfinite(lo2), ~np.isfinite(hi2)
-    lof, hif = np.where(lo_inf, 0.0, lo2), np.where(hi_inf, 0.0, hi2)
-    Gp = sp.csr_matrix((np.maximum(ao, 0.0), col, G.indptr), shape=G.shape)
-    Gn = sp.csr_matrix((np.minimum(ao, 0.0), col, G.indptr), shape=G.shape)
+    # the other columns' part, once: products with G's positive and negative entries, J's ends read as 0 (so J's
+    # entries add exact zeros: no copy of G with them zeroed); each entry reads only its own end, so a huge unused
+    # end never enters a sum
+    lo_inf, hi_inf = ~np.isfinite(lo2) & ~inJ, ~np.isfinite(hi2) & ~inJ
+    lof, hif = np.where(lo_inf | inJ, 0.0, lo2), np.where(hi_inf | inJ, 0.0, hi2)
+    Gp = sp.csr_matrix((np.maximum(a, 0.0), col, G.indptr), shape=G.shape)
+    Gn = sp.csr_matrix((np.minimum(a, 0.0), col, G.indptr), shape=G.shape)
     with np.errstate(invalid="ignore", over="ignore"):
         fin0 = Gp @ lof + Gn @ hif
         abs0 = Gp @ np.abs(lof) - Gn @ np.abs(hif)
     inf0 = np.zeros(R)  # the count of infinite least terms per row (none when only J's ends are infinite)
-    if (lo_inf | hi_inf)[~inJ].any():
+    if (lo_inf | hi_inf).any():
         inf0 = np.bincount(np.repeat(np.arange(R), np.diff(G.indptr)),
-                           ((ao > 0) & lo_inf.take(col)) | ((ao < 0) & hi_inf.take(col)), R)
+                           ((a > 0) & lo_inf.take(col)) | ((a < 0) & hi_inf.take(col)), R)
 
     def least_terms():
         """(per-row sums of J's part: finite, |finite|, infinite count), and per entry of J: finite part, infinite."""
