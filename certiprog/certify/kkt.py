@@ -85,6 +85,7 @@ from ..conic.cones import distance_to_cone, project
 from ..conic.problem import ConicProblem, checksum
 from ..errors import InputError
 from .box import variable_box
+from .cache import abs_csr_A
 from .dual_cone import dual_in_cone
 from .interval import optimality_interval
 from .lower_end import lower_bound
@@ -567,7 +568,9 @@ def _kkt_measures(problem, x, z, base) -> Certificate:
     if not sp.issparse(A):
         A = sp.csc_matrix(A)
     Px, Ax, ATz = P @ x, A @ x, A.T @ z
-    aP, aA = abs(P) if sp.issparse(P) else abs(sp.csc_matrix(P)), abs(A)
+    # |A| as the certificate keeps it for its rounding bounds (`cache.abs_csr_A`, formed once per problem: the
+    # interval's ends read it next), not a copy of its own
+    aP, aA = abs(P) if sp.issparse(P) else abs(sp.csc_matrix(P)), abs_csr_A(problem) if A is problem.A else abs(A)
     ax, az = np.abs(x), np.abs(z)
     s = b - Ax
     p = 0.5 * float(x @ Px) + float(q @ x) + problem.r0
