@@ -308,7 +308,8 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     A = csr_A(problem)
     eq = zero_rows[rows]
     sel = None  # the rows of G that count (None: all of them)
-    if not eq.any() and 2 * rows.size >= problem.m:  # most rows, no equalities: A's rows read in place, no copy
+    if not eq.any() and 4 * int(np.diff(A.indptr)[rows].sum()) >= A.nnz:  # rows holding a quarter of A's entries
+        # or more, no equalities: A's rows read in place (the others masked out), no copy
         G, h = A, problem.b
         sel = np.zeros(problem.m, bool)
         sel[rows] = True
@@ -326,7 +327,7 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     a, col = G.data, G.indices
     inJ = np.zeros(problem.n, bool)
     inJ[J] = True
-    at = np.flatnonzero(inJ.take(col))  # J's entries of G, and their rows
+    at = np.flatnonzero(inJ[col])  # J's entries of G, and their rows (indexing, not take: no int64 copy of col)
     er = np.searchsorted(G.indptr, at, side="right") - 1
     if sel is not None:
         keep = sel[er]
@@ -344,11 +345,13 @@ def tighten_columns(problem, J, lo, hi, rounds: int = 2):
     # end never enters a sum
     lo_inf, hi_inf = ~np.isfinite(lo2) & ~inJ, ~np.isfinite(hi2) & ~inJ
     lof, hif = np.where(lo_inf | inJ, 0.0, lo2), np.where(hi_inf | inJ, 0.0, hi2)
-    Gp = sp.csr_matrix((np.maximum(a, 0.0), col, G.indptr), shape=G.shape)
-    Gn = sp.csr_matrix((np.minimum(a, 0.0), col, G.indptr), shape=G.shape)
+    part = np.maximum(a, 0.0)  # G's positive entries, then (the same buffer) its negative ones
     with np.errstate(invalid="ignore", over="ignore"):
-        fin0 = Gp @ lof + Gn @ hif
-        abs0 = Gp @ np.abs(lof) - Gn @ np.abs(hif)
+        Gs = sp.csr_matrix((part, col, G.indptr), shape=G.shape)
+        fin0, abs0 = Gs @ lof, Gs @ np.abs(lof)
+        np.minimum(a, 0.0, out=part)
+        fin0 = fin0 + Gs @ hif
+        abs0 = abs0 - Gs @ np.abs(hif)
     inf0 = np.zeros(R)  # the count of infinite least terms per row (none when only J's ends are infinite)
     if (lo_inf | hi_inf).any():
         inf0 = np.bincount(np.repeat(np.arange(R), np.diff(G.indptr)),
