@@ -6,6 +6,7 @@ so that a Model checked again, or re-solved with data that leaves them alone, do
 """
 from __future__ import annotations
 
+import numpy as np
 import scipy.sparse as sp
 
 
@@ -37,8 +38,8 @@ def abs_csr_A(problem) -> sp.csr_matrix:
     upper end proves up to a few dozen points of one problem)."""
     A = csr_A(problem)
     cached = problem.__dict__.get("_certificate_abs_csr_A")
-    if cached is None or cached[0] is not A:
-        cached = (A, abs(A))
+    if cached is None or cached[0] is not A:  # (A's index arrays shared: only the values are new)
+        cached = (A, sp.csr_matrix((np.abs(A.data), A.indices, A.indptr), shape=A.shape))
         problem.__dict__["_certificate_abs_csr_A"] = cached
     return cached[1]
 
