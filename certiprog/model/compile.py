@@ -61,12 +61,27 @@ def _csc_parts(M, rows: int, cols: int):
     if sp.issparse(M):
         if M.shape != (rows, cols):
             return None
+        if M.format == "csr" and M.nnz == rows * cols and rows and cols and _full_pattern(M):
+            return np.asarray(M.data, float).reshape(rows, cols)  # every entry stored in order (a dense matrix's
+            # CSR): its data is the dense matrix, a view (no conversion to CSC, no copy)
         C = M.tocsc()
         if not C.has_canonical_format or C.indptr[0] != 0 or C.data.size != C.indptr[-1]:
             return None
         return np.asarray(C.data, float), C.indices, C.indptr
     a = np.atleast_2d(np.asarray(M, dtype=float))
     return a if a.shape == (rows, cols) else None
+
+
+def _full_pattern(M) -> bool:
+    """Whether the CSR ``M`` stores every entry, row by row in column order (its data is the dense matrix)."""
+    rows, cols = M.shape
+    if M.data.size != rows * cols or not np.array_equal(M.indptr, np.arange(0, rows * cols + 1, cols)):
+        return False
+    idx = M.indices.reshape(rows, cols)
+    ramp = np.arange(cols)
+    step = max(1, 65536 // cols)  # (compared in row chunks: no temporary of M's size)
+    return all(np.array_equal(idx[i:i + step], np.broadcast_to(ramp, idx[i:i + step].shape))
+               for i in range(0, rows, step))
 
 
 def _assemble_csc(blocks, columns, n, row0, m, cache):

@@ -56,8 +56,9 @@ def test_direct_assembly_is_the_stacked_one_bitwise(seed):
     assert comp._assemble_csc(st.blocks, st.columns, st.n, 0, A.shape[0], {}) is not None  # (the direct path ran)
 
 
+@pytest.mark.parametrize("form", ["dense", "full_csr"])
 @pytest.mark.parametrize("seed", range(6))
-def test_stored_zeros_are_dropped_from_sums_only(monkeypatch, seed):
+def test_stored_zeros_are_dropped_from_sums_only(monkeypatch, seed, form):
     """A dense coefficient (every entry stored) with zeros in a block of two terms loses them, as the sum of the
     term matrices did; a CSR with a stored zero in a block of one term keeps it."""
     rng = np.random.default_rng(seed)
@@ -67,7 +68,8 @@ def test_stored_zeros_are_dropped_from_sums_only(monkeypatch, seed):
     v, coef = next(iter(multi.s.terms.items()))
     dense = np.asarray(comp.cf.evaluate(coef, {}).toarray())
     dense[rng.random(dense.shape) < 0.5] = 0.0
-    monkeypatch.setitem(multi.s.terms, v, dense)
+    # a dense array, or its CSR storing every entry (`coef.to_csr`: read as the dense matrix it is)
+    monkeypatch.setitem(multi.s.terms, v, dense if form == "dense" else comp.cf.to_csr(dense))
     v1, coef1 = next(iter(single.s.terms.items()))
     stored = sp.csr_matrix(np.ones(comp.cf.evaluate(coef1, {}).shape))
     stored.data[::2] = 0.0
@@ -79,6 +81,21 @@ def test_stored_zeros_are_dropped_from_sums_only(monkeypatch, seed):
     rows = slice(single.start, single.stop)
     assert A[rows].nnz == stored.nnz  # the one-term block's stored zeros are there
     assert np.all(A[multi.start:multi.stop].data != 0)
+
+
+def test_full_pattern_tells_a_dense_csr():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(2100, 3))  # more rows than one comparison chunk
+    full = comp.cf.to_csr(a)
+    assert comp._full_pattern(full)
+    np.testing.assert_array_equal(comp._csc_parts(full, 2100, 3), a)
+    swapped = full.copy()
+    swapped.indices[[2098 * 3, 2098 * 3 + 1]] = swapped.indices[[2098 * 3 + 1, 2098 * 3]]  # unsorted in a late row
+    assert not comp._full_pattern(swapped)
+    sparse = sp.csr_matrix(np.where(a > 0, a, 0.0))
+    assert not comp._full_pattern(sparse)
+    parts = comp._csc_parts(swapped, 2100, 3)  # (the general path: its CSC, sorted)
+    assert not isinstance(parts, np.ndarray) and np.all(np.diff(parts[1][:2100]) > 0)
 
 
 def test_a_coefficient_with_duplicates_falls_back_to_the_stacked_assembly(monkeypatch):
