@@ -140,8 +140,12 @@ def _tighten_rows(G, h, lo, hi, order=None) -> bool:
 def _separable_diagonal(problem):
     """P's diagonal when P is diagonal with P >= 0 (the objective is separable), else None."""
     P = sp.csr_matrix(problem.P)
+    if not P.has_canonical_format:  # (duplicates summed first, on a copy)
+        P = P.copy()
+        P.sum_duplicates()
     d = P.diagonal()
-    if (P - sp.diags(d)).count_nonzero() or (d < 0).any():
+    rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))  # an off-diagonal nonzero, read off the entries in
+    if np.any((P.indices != rows) & (P.data != 0)) or (d < 0).any():  # O(nnz) (not P - diag(d): ~0.5 ms at n = 10^4)
         return None
     return d
 

@@ -213,3 +213,33 @@ def test_bound_duals_ignore_a_constraint_of_the_same_name():
     np.testing.assert_allclose(sol.value("x"), [1.0, 0.0], atol=1e-7)
     np.testing.assert_allclose(x.bound_duals(sol)[0], [0.0, 1.0], atol=1e-7)
     np.testing.assert_allclose(sol.dual("x>=lb"), 1.0, atol=1e-7)
+
+
+def test_separable_diagonal_reads_off_diagonal_entries():
+    """`box._separable_diagonal`: P's diagonal when P is diagonal and >= 0 (stored zeros off the diagonal and
+    duplicates on it allowed), None when an off-diagonal entry is nonzero (also after summing duplicates) or a
+    diagonal entry is negative."""
+    import types
+
+    import scipy.sparse as sp
+
+    from certiprog.certify.box import _separable_diagonal
+
+    def prob(P):
+        return types.SimpleNamespace(P=P)
+
+    n = 5
+    idx = np.arange(n)
+    d = np.array([0.0, 1.0, 2.5, 0.0, 4.0])
+    np.testing.assert_array_equal(_separable_diagonal(prob(sp.csc_matrix(np.diag(d)))), d)
+    stored_zero = sp.csr_matrix((np.r_[d, 0.0], (np.r_[idx, 0], np.r_[idx, 3])), shape=(n, n))
+    np.testing.assert_array_equal(_separable_diagonal(prob(stored_zero)), d)
+    dup = sp.csr_matrix((np.r_[1.0, 2.0, 3.0], np.array([1, 1, 2]), np.array([0, 0, 2, 3])), shape=(3, 3))
+    assert not dup.has_canonical_format  # (1, 1) stored twice
+    np.testing.assert_array_equal(_separable_diagonal(prob(dup)), [0.0, 3.0, 3.0])
+    off = sp.csr_matrix(np.diag(d) + np.eye(n, k=1) * 1e-300)
+    assert _separable_diagonal(prob(off)) is None
+    cancel = sp.csr_matrix((np.r_[1.0, -1.0, 1.0], np.array([1, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    assert not cancel.has_canonical_format
+    np.testing.assert_array_equal(_separable_diagonal(prob(cancel)), [0.0, 1.0])  # (0, 1) sums to an exact zero
+    assert _separable_diagonal(prob(sp.csr_matrix(np.diag(-d)))) is None
