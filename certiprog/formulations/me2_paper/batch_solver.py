@@ -366,11 +366,15 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
         xc = np.clip(xf, 0.0, u)
         # K^T w for the clipped point (its certificate) and the face solution (the line search), in one product
         # (one vector when no face value left the box)
+        # q = q0 + K^T w / (2 lam) (``qw[:, 0]`` at the clipped point, ``qw[:, 1]`` at the face solution)
         if np.array_equal(w_c, w_f):
-            Kw = np.broadcast_to(ops.KTw(w_c / (2.0 * lam_r)[:, None])[:, None, :], (rows.size, 2, n))
+            q = ops.KTw(w_c / (2.0 * lam_r)[:, None])
+            q += q0r
+            qw = np.broadcast_to(q[:, None, :], (rows.size, 2, n))
         else:
-            Kw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
-        R, g_c, primal, dual, gap = duality_from(w_c, q0r + Kw[:, 0], xc, q0r, mu_r, lam_r, B)
+            qw = ops.KTw(np.stack([w_c, w_f], axis=1) / (2.0 * lam_r)[:, None, None])
+            qw += q0r[:, None, :]
+        R, g_c, primal, dual, gap = duality_from(w_c, qw[:, 0], xc, q0r, mu_r, lam_r, B)
         act = prob if everyone else prob[run]
         best.rounds[act] += 1
         if everyone:
@@ -388,8 +392,7 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             s_f = xf[sel].sum(axis=1)
             sl_i, sm_i = sl[sel], sm[sel]
             zf = _primal_point(sl_i, sm_i, B, eye, w_f[sel], s_f)
-            gf = Kw[sel, 1] + q0r[sel]
-            gf += (s_f / (2.0 * mu_r[sel]) - B)[:, None]
+            gf = qw[sel, 1] + (s_f / (2.0 * mu_r[sel]) - B)[:, None]
             v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
             zc = _primal_point(sl_i, sm_i, B, eye, w_c[sel], xc[sel].sum(axis=1))
             # primal-dual steps in the first rounds of a slot's first problem only (cold, or from alpha0: a larger
