@@ -394,12 +394,18 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
             zf = _primal_point(sl_i, sm_i, B, eye, w_f[sel], s_f)
             gf = qw[sel, 1] + (s_f / (2.0 * mu_r[sel]) - B)[:, None]
             v = np.concatenate([sl_i[:, None] * eye[None, :], (-sm_i * B)[:, None]], axis=1)
-            zc = _primal_point(sl_i, sm_i, B, eye, w_c[sel], xc[sel].sum(axis=1))
+            at_rows = np.arange(rows.size)[sel]
+
+            def zc_of(r, at_rows=at_rows, sl=sl, sm=sm, w_c=w_c, xc=xc):
+                """The clipped face point z of the searching rows ``r`` (only a stalled search reads it)."""
+                rr = at_rows[r]
+                return _primal_point(sl[rr], sm[rr], B, eye, w_c[rr], xc[rr].sum(axis=1))
+
             # primal-dual steps in the first rounds of a slot's first problem only (cold, or from alpha0: a larger
             # move); a path's next problems start from their neighbour's answer, where line searches take fewer
             # rounds (Yeast6's tuning: 5103 -> 4942)
             pd_rounds = (age[rows[sel]] <= pdas_rounds) & (step[rows[sel]] == 0)
-            new = _next_partition(v, u, cap, lo[sel], up[sel], z[sel], g[sel], zset[sel], free[sel], xf[sel], zc,
+            new = _next_partition(v, u, cap, lo[sel], up[sel], z[sel], g[sel], zset[sel], free[sel], xf[sel], zc_of,
                                   g_c[sel], zf, gf, first_rounds=pd_rounds, hold=since[prob[sel]] < HOLD_ROUNDS)
             if not every:
                 lo[i], up[i], z[i], g[i], zset[i] = new
@@ -415,10 +421,10 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
     return _answer(lams.T.reshape(-1), best)
 
 
-def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, first_rounds, hold):
+def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc_of, g_c, zf, gf, first_rounds, hold):
     """Step (3) of `solve_batch`'s round for the rows still searching: (lo, up, z, g, zset) for the next face
-    solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zc``, ``g_c`` the
-    clipped face point and its slopes A^T zc, ``zf``, ``gf`` the face solution's.
+    solve (the arrays given are the caller's copies, updated in place); ``v`` the rows' v, ``zc_of(rows)`` the
+    clipped face point zc of those rows, ``g_c`` its slopes A^T zc, ``zf``, ``gf`` the face solution's.
 
     Rows in their first rounds after a warm start (``first_rounds``, no line-search point yet) take a primal-dual
     active-set step; the others a line search from z towards zf (at the first one, z = zf and the partition is
@@ -454,7 +460,7 @@ def _next_partition(v, u, cap, lo, up, z, g, zset, free, xf, zc, g_c, zf, gf, fi
         fr = free[go]  # a copy (changed below)
         if stalled.any():
             s = go[stalled]
-            z[s], g[s] = zc[s], g_c[s]
+            z[s], g[s] = zc_of(s), g_c[s]
             side_lo[stalled], fr[stalled] = g_c[s] > 0.0, False
         _release(lo, up, at, fr, xf[at], u, side_lo, kink, hold[at] & moved)
     return lo, up, z, g, zset

@@ -295,6 +295,39 @@ def test_line_search_over_many_rows_is_exact_in_every_group(seed):
             assert np.array_equal(crossed[r], tb[r] < s)
 
 
+def test_a_stalled_search_restarts_from_the_clipped_face_point():
+    """A search that cannot move (t = 0, no kink, nothing crossed) in a row not holding its free coordinates
+    restarts from the clipped face point: z and g become that point's (asked for those rows only), its partition
+    the signs of g there with nothing free; a holding row keeps its point."""
+    from certiprog.formulations.me2_paper.batch_solver import _next_partition
+
+    rng = np.random.default_rng(4)
+    b, n, m, u = 3, 10, 4, 0.1
+    z, g = rng.normal(size=(b, m)), rng.normal(size=(b, n))
+    zf, gf = z.copy(), g.copy()  # the face solution where the search starts: dz = 0, t = 0
+    lo = rng.random((b, n)) < 0.4
+    up = ~lo & (rng.random((b, n)) < 0.5)
+    free = ~(lo | up)
+    xf = np.where(up, u, 0.0)
+    xf[free] = rng.uniform(-u, 2 * u, size=int(free.sum()))
+    ZC, g_c = rng.normal(size=(b, m)), rng.normal(size=(b, n))
+    asked = []
+
+    def zc_of(r):
+        asked.append(np.asarray(r).tolist())
+        return ZC[r]
+
+    z0 = z.copy()
+    lo2, up2, z2, g2, _ = _next_partition(rng.normal(size=(b, m)), u, 2 * m, lo.copy(), up.copy(), z, g,
+                                          np.ones(b, bool), free, xf, zc_of, g_c, zf, gf,
+                                          first_rounds=np.zeros(b, bool), hold=np.array([False, True, False]))
+    assert asked == [[0, 2]]
+    for r in (0, 2):
+        assert np.array_equal(z2[r], ZC[r]) and np.array_equal(g2[r], g_c[r])
+        assert np.array_equal(lo2[r], g_c[r] > 0.0) and np.array_equal(up2[r], ~(g_c[r] > 0.0))
+    assert np.array_equal(z2[1], z0[1])
+
+
 def test_local_problems_are_local_problem():
     """Building every centre's K at once gives each centre's local_problem exactly."""
     from certiprog.formulations.me2_paper.local_solver import local_problems
