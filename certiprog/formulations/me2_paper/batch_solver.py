@@ -145,16 +145,16 @@ class _Rows:
         return self.K[self.centre[:, None], :, idx]
 
 
-def _face_solve(ops: _Rows, sl, sm, B, u, x, free):
+def _face_solve(ops: _Rows, sl, sm, B, u, x, free, counts=None):
     """Every problem's face solve: x (0 on ``free``, overwritten) with its coordinates outside ``free`` kept (0 or u)
     and the free ones the
     least-squares minimiser of ``||A x + v||`` on that face (normal equations scaled to a unit diagonal, with a
     1e-13 ridge: the minimum-norm answer when the face is rank deficient), NOT clipped to the box. ``A = [K / sl;
     1^T / sm]``, ``v = [sl svec I; -sm B]`` (`local_solver._ls_matrix`), never formed. Returns (xf, K xf,
     K clip(xf, 0, u)): the two products from the fixed part's and the free columns' (one product with the whole K
-    a round instead of three)."""
+    a round instead of three). ``counts``: free.sum(axis=1) if the caller has it."""
     b = x.shape[0]
-    counts = free.sum(axis=1)
+    counts = free.sum(axis=1) if counts is None else counts
     k = int(counts.max()) if b else 0
     xf = x  # the caller's fresh array of the fixed values (0 on the free coordinates)
     w0 = ops.Kx(xf)
@@ -357,12 +357,15 @@ def solve_batch(K, q0, mus, lams, B: float, alpha0=None, *, which=None, tol: flo
         everyone = bool(run.all())
         prob = step[rows] * b + rows  # each slot's current problem
         free = ~(lo | up)
-        over = free.sum(axis=1) > cap  # face solves of at most 2 m coordinates; the others give up
+        counts = free.sum(axis=1)
+        over = counts > cap  # face solves of at most 2 m coordinates; the others give up
         if not everyone or over.any():
-            free &= (run & ~over)[:, None]
+            solving = run & ~over
+            free &= solving[:, None]
+            counts = np.where(solving, counts, 0)
         mu_r, lam_r = mus[rows, step[rows]], lams[rows, step[rows]]
         sl, sm = np.sqrt(2.0 * lam_r), np.sqrt(2.0 * mu_r)
-        xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, up * u, free)
+        xf, w_f, w_c = _face_solve(ops, sl, sm, B, u, up * u, free, counts)
         xc = np.clip(xf, 0.0, u)
         # K^T w for the clipped point (its certificate) and the face solution (the line search), in one product
         # (one vector when no face value left the box)
