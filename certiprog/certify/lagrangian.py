@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .cache import csr_A
+from .cache import abs_csr_A, csr_A
 from .psd import PsdCertificate
 from .rigorous import Ball, matvec, quad
 from .rigorous import U as _U
@@ -62,6 +62,7 @@ class Lagrangian:
     def __init__(self, problem, x, lo, hi, pc: PsdCertificate):
         self.problem, self.lo, self.hi, self.pc = problem, lo, hi, pc
         self.A = csr_A(problem)
+        self.absA = abs_csr_A(problem)
         P = sp.csr_matrix(problem.P)
         P.eliminate_zeros()
         self.P = P
@@ -80,7 +81,7 @@ class Lagrangian:
     def evaluate(self, W: Ball):
         """(const Ball, per-column terms, linear coefficients Ball) for the dual enclosure W."""
         pr, pc = self.problem, self.pc
-        v = Ball(pr.q) + matvec(self.A, W, transpose=True)
+        v = Ball(pr.q) + matvec(self.A, W, transpose=True, abs_A=self.absA)  # (|A| as cached: no copy)
         const = Ball(float(pr.r0)) - W.dot(Ball(pr.b))
         terms = np.zeros(pr.n)
         coef = v

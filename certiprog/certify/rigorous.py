@@ -131,8 +131,9 @@ class Ball:
 def matvec(A, v, transpose: bool = False, abs_A=None, product=None) -> Ball:
     """Ball enclosure of ``A @ v`` (or ``A.T @ v``) for a sparse or dense float matrix A and a Ball/array v.
 
-    For a sparse A used as it comes (no transpose), what the caller already has is not formed again: ``abs_A``
-    (``|A|``) and ``product`` (the float product ``A @ v.mid``, the enclosure's midpoint)."""
+    For a sparse A, what the caller already has is not formed again: ``abs_A`` (``|A|``, as A is stored; its
+    transpose is read for ``transpose``) and, without transpose, ``product`` (the float product ``A @ v.mid``, the
+    enclosure's midpoint)."""
     v = Ball.of(v)
     if sp.issparse(A):  # CSR or CSC used as they come (a transpose is a view): no conversion of a large A
         M = A.T if transpose else A
@@ -146,7 +147,10 @@ def matvec(A, v, transpose: bool = False, abs_A=None, product=None) -> Ball:
             rows = np.bincount(M.indices, minlength=M.shape[0]).astype(float)
         k = int(rows.max(initial=1))
         given = not transpose and M is A
-        aM = abs_A if abs_A is not None and given else abs(M)
+        if abs_A is not None and abs_A.shape == A.shape:
+            aM = abs_A.T if transpose else abs_A
+        else:
+            aM = abs(M)
         # row i's inner product has rows[i] terms: |fl - exact| <= gamma_{rows[i]+1} |a_i|'|v| (a short row of a
         # matrix that also holds long ones keeps its own, tight error bound)
         kk = rows + 1

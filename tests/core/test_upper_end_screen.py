@@ -42,3 +42,27 @@ def test_the_screen_never_changes_the_upper_end(seed, log_scale, noise):
     x = sol.x * (1 + noise * rng.normal(size=sol.x.size))
     screened, plain = _both(problem, x)
     assert screened == plain or (np.isinf(screened) and np.isinf(plain))
+
+
+def test_matvec_reads_a_given_abs_matrix_both_ways():
+    """`rigorous.matvec` with ``abs_A``: the same enclosure as forming |A| itself, with and without transpose (the
+    Lagrangian passes the certificate's cached |A| for A'w), and the exact product inside it."""
+    from fractions import Fraction
+
+    import scipy.sparse as sp
+
+    from certiprog.certify.rigorous import Ball, matvec
+
+    rng = np.random.default_rng(11)
+    A = sp.random(40, 25, density=0.3, random_state=rng, format="csr") * 1e3 - \
+        sp.random(40, 25, density=0.2, random_state=rng, format="csr")
+    A = sp.csr_matrix(A)
+    absA = abs(A)
+    for transpose, v in ((False, rng.normal(size=25)), (True, rng.normal(size=40))):
+        ref = matvec(A, Ball(v, np.abs(v) * 1e-9), transpose=transpose)
+        got = matvec(A, Ball(v, np.abs(v) * 1e-9), transpose=transpose, abs_A=absA)
+        np.testing.assert_array_equal(got.mid, ref.mid)
+        np.testing.assert_array_equal(got.rad, ref.rad)
+        M = (A.T if transpose else A).toarray()
+        exact = [sum(Fraction(float(a)) * Fraction(float(x)) for a, x in zip(row, v)) for row in M]
+        assert all(abs(Fraction(float(m)) - e) <= Fraction(float(r)) for m, r, e in zip(got.mid, got.rad, exact))
