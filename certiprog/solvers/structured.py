@@ -32,6 +32,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..errors import BackendError, CertiprogError, ModelError
 from .backends.common import make_solution
@@ -246,8 +247,10 @@ def _inside(problem, expr, start: int, stop: int, value: np.ndarray) -> np.ndarr
     if len(atoms) != 1 or getattr(expr, "terms", None) or np.any(problem.q[start:stop]):
         return value  # a `_sq` copy (an equality), a costed column, anything else: its exact value
     P = problem.P
-    if P is not None and abs(P[:, start:stop]).sum() > 0:
-        return value
+    if P is not None:  # (P's stored entries in those columns, read off its CSC segments: no column slice)
+        Pc = P if sp.issparse(P) and P.format == "csc" else sp.csc_matrix(P)
+        if np.any(Pc.data[Pc.indptr[start]:Pc.indptr[stop]] != 0):
+            return value
     sign = {"convex": 1.0, "concave": -1.0}.get(getattr(atoms[0][1], "curvature", ""), 0.0)
     return value + sign * AUX_MARGIN * np.abs(value) if sign else value
 

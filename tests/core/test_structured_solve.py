@@ -228,3 +228,25 @@ def test_the_automatic_choice_records_typed_attempts(tiny_threshold):
         old = sol.info["fallback"]
     assert old["chosen"] == chosen.label and [a["solver"] for a in old["attempts"]] == [a.label for a in sol.attempts]
     assert old["attempts"][0]["verdict"] == "failed"
+
+
+def test_inside_raises_only_cost_free_epigraph_columns():
+    """`structured._inside`: an atom's epigraph column is raised by AUX_MARGIN (relative) only when neither q nor P
+    touches it (P's entries read off its CSC columns; a stored zero does not count), any format of P."""
+    import types
+
+    import scipy.sparse as sp
+
+    from certiprog.solvers.structured import AUX_MARGIN, _inside
+
+    convex = types.SimpleNamespace(nonlin=((None, types.SimpleNamespace(curvature="convex")),), terms=None)
+    concave = types.SimpleNamespace(nonlin=((None, types.SimpleNamespace(curvature="concave")),), terms=None)
+    P = sp.csc_matrix((np.array([2.0, 0.0]), (np.array([2, 3]), np.array([2, 3]))), shape=(5, 5))  # (3, 3): 0
+    for fmt in ("csc", "csr", "coo"):
+        prob = types.SimpleNamespace(P=P.asformat(fmt), q=np.array([0.0, 0.0, 0.0, 0.0, 1.0]))
+        v = np.array([3.0])
+        assert _inside(prob, convex, 2, 3, v) is v  # P reads it: left at its value
+        assert _inside(prob, convex, 4, 5, v) is v  # q reads it
+        assert _inside(prob, convex, 1, 2, v)[0] == 3.0 + AUX_MARGIN * 3.0
+        assert _inside(prob, convex, 3, 4, v)[0] == 3.0 + AUX_MARGIN * 3.0  # a stored zero is no cost
+        assert _inside(prob, concave, 0, 1, v)[0] == 3.0 - AUX_MARGIN * 3.0
