@@ -87,3 +87,29 @@ def test_a_changed_copy_of_the_problem_is_not_taken_for_the_model():
     sol.problem = copy
     with pytest.raises(InputError, match="different conic problem"):
         check(model, sol)
+
+
+def test_checksum_is_the_position_weighted_sum():
+    """`conic.problem.checksum`: (sum, sum_i i a_i) computed chunk by chunk (no ramp kept as long as the data), equal
+    to the direct sums up to rounding at every length around the chunk size, sparse matrices by their stored values
+    and pattern size; a swap of two distinct entries or a shifted value changes it."""
+    import scipy.sparse as sp
+
+    from certiprog.conic.problem import checksum
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 7, 1023, 1024, 1025, 3000, 70_001):
+        a = rng.normal(size=n)
+        total, weighted = checksum(a)
+        ramp = np.arange(n, dtype=float)
+        assert abs(total - float(np.sum(a))) <= 1e-12 * (1.0 + float(np.sum(np.abs(a))))
+        assert abs(weighted - float(a @ ramp)) <= 1e-12 * (1.0 + float(np.abs(a) @ ramp))
+        if n > 2:
+            b = a.copy()
+            b[[0, n - 1]] = b[[n - 1, 0]]
+            assert checksum(b) != checksum(a)
+            b = a.copy()
+            b[n // 2] += 0.5
+            assert checksum(b) != checksum(a)
+    M = sp.random(30, 20, density=0.2, random_state=rng, format="csr")
+    assert checksum(M) == (M.shape, M.nnz) + checksum(M.data)
