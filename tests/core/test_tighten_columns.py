@@ -4,6 +4,7 @@ Checked against an independent computation: the exact range of each column of J 
 (`scipy.optimize.linprog`, HiGHS) for random sparse rows (inequalities and equalities), the other columns boxed with
 finite, huge (1e200, never the end a term reads) or infinite ends, at scales 1e-8 .. 1e8."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,4 +122,34 @@ def test_columns_given_in_any_order_give_the_same_box(seed):
     for r, g in zip(ref, got):
         assert (r is None and g is None) or np.array_equal(r, g)
     if ref[0] is not None:
+        assert np.all(ref[0] <= x0) and np.all(x0 <= ref[1])
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 16])
+def test_the_row_blocks_do_not_change_the_box(monkeypatch, block):
+    """The other columns' part is summed in blocks of rows (`box._BLOCK` entries): any block size gives the box of
+    one block, bitwise (per row the same sums in the same order), with equalities (rows sliced) and without (read in
+    place)."""
+    import certiprog.certify.box as box
+
+    rng = np.random.default_rng(block)
+    n, mi = 12, 300
+    A_ineq = rng.standard_normal((mi, n)) * (rng.random((mi, n)) < 0.6)
+    A_ineq[:, 0] = rng.standard_normal(mi)  # J's first column in every row, its second in a few
+    A_ineq[:, 1] = rng.standard_normal(mi) * (rng.random(mi) < 0.2)
+    x0 = rng.uniform(-1, 1, n)
+    b_ineq = A_ineq @ x0 + rng.uniform(0.1, 1.0, mi)
+    for n_eq in (0, 2):
+        A_eq = rng.standard_normal((n_eq, n))
+        problem = _problem(sp.csr_matrix(A_ineq), b_ineq, sp.csr_matrix(A_eq), A_eq @ x0)
+        lo, hi = -3.0 * np.ones(n), 3.0 * np.ones(n)
+        lo[:2], hi[:2] = -np.inf, np.inf
+        hi[5] = np.inf  # an infinite end outside J: counted per row
+        monkeypatch.setattr(box, "_BLOCK", 10 ** 9)
+        ref = tighten_columns(problem, np.array([0, 1]), lo, hi)
+        monkeypatch.setattr(box, "_BLOCK", block)
+        got = tighten_columns(problem, np.array([0, 1]), lo, hi)
+        assert ref[0] is not None
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
         assert np.all(ref[0] <= x0) and np.all(x0 <= ref[1])
