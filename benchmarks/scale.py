@@ -68,17 +68,17 @@ the reference's. Every interval below is certified by check(), CVXPY's value ins
 
 000 eq. (8), measured 2026-11-27 16:58-17:04 UTC (session 9; load average 1.2-1.9 on the 2 shared cores, a helper
 benchmarking 002 beside it); 200,000 x 300 from 15:03 (unchanged path). Letter, MNIST and Adult re-measured on session
-10's code (19:34-19:40 UTC, load 0.5-0.9, the lead's tests beside it): Letter 25 runs (median and range in brackets),
-MNIST and Adult one run each; the kappa rows are session 9's (their assembly and check are cheaper since, not re-run):
+10's final code (19:52-19:55 UTC, load 0.8-1.5): Letter 16 runs (median and range in brackets), MNIST and Adult one run
+each; the kappa rows are session 9's (their assembly and check are cheaper since, not re-run):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
-    mnist (bias)        4,869 x 784    1.56 s (N 11)         8.99 s          5.8x              4.1e-08     288 MB
-    letter (bias)       9,940 x 16     64.3 ms (N 14)        403 ms          6.2x (4.7-8.7x)   2.5e-08      34 MB
+    mnist (bias)        4,869 x 784    1.45 s (N 11)         9.14 s          6.3x              4.1e-08     279 MB
+    letter (bias)       9,940 x 16     60.0 ms (N 14)        400 ms          6.6x (4.3-7.1x)   2.5e-08      30 MB
     kappa=1             20,000 x 300   4.35 s (g107 + N 17)  57.8 s          13.3x             8.9e-10     730 MB
     kappa=1e2           20,000 x 300   3.11 s (N 16)         54.8 s          17.6x             8.6e-09     730 MB
     kappa=1e6           20,000 x 300   2.71 s (N 14)         51.7 s          19.1x             2.8e-09     730 MB
     kappa=1e4           20,000 x 300   2.58 s (N 14)         50.9 s          19.8x             6.3e-09     730 MB
-    adult (bias)        11,687 x 108   344 ms (N 18)         16.6 s          48.3x             4.8e-08     170 MB
+    adult (bias)        11,687 x 108   328 ms (N 18)         16.0 s          48.8x             4.8e-08     149 MB
     kappa=1e6           200,000 x 300  53.3 s (N 19)         not run          -                1.5e-08    5852 MB
 
 003 eq. (1) (graph at a 1 % mean neighbourhood built outside the timings; eta 0.5, lam 1e-2), measured 13:45-14:04
@@ -100,32 +100,34 @@ coefficient on those directions is rounding noise, not exactly 0); the status sa
 same on the Clarabel path. Left for the 004 formulation (pin w's component in the common null space).
 
 The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x over
-session 9's six runs: 11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a loaded
-machine slows most) and Letter (median 6.2x over 25 runs, 2 of them below 5x: 4.7x twice, when its ~64 ms took 85 ms in
-a load spike; session 9: median 5.8x, 2 of 11 below 5x). Interleaved with session 9's final code (6dd143e) in five pairs
-of runs: 74.4 -> 63.9 ms median (5.6x -> 6.4x). Letter (d = 16) is fixed-cost bound: in one process (steady state, min /
-median of 40, load ~0.4) build 2.5 / 2.7 ms, compile 1.2 / 1.3 ms, assemble 2.3 / 2.5 ms (was 3.0 / 3.8), the solver
-21.7 / 23.3 ms (14 steps), the generic check in the solve 13.7 / 17.4 ms (was 18.4 / 25.5: upper end 7.5 / 10.9 -> 4.1 /
-4.5, lower end with its box 8.0 / 11.1 -> 6.7 / 8.3), check() after it 0.9 / 1.0 ms; total 50.3 / 58.6 -> 43.9 / 50.2
-ms. A fresh process pays ~14 ms more (first use of ~20 MB of memory: ~6,000 page faults at 2-3 us each on this VM, and
-the first calls), which is why the table's figure is above the in-process sum. Session 10 (this): A written straight
-into its CSC arrays (the stacked CSR sums, vstack and conversion gone; bitwise the same A), the certificate's Lift built
-by per-column reductions and its last slack enclosure reused by the proof, the bound tightening read in place with one
-buffer, |A| shared between kkt_measures, the upper end and the Lagrangian (index arrays shared with the CSR copy), a
-diagonal P read off in O(n), and no tqdm lock when no progress bar is asked for. Session 9: check(model, sol) no longer
-assembles the model a second time to compare (the solved problem is reused when the model's structure is the same object
-and every coefficient's checksum is as when it was assembled, `Structure.data_key`; new / edited parameter values and
-edited coefficients are still refused); the upper end screens a point by its float slack before the rigorous product
-(the solver's hinge columns sit on their rows, so the first two tries are given up for one product each); the bound
-tightening of the free bias and the norm column splits each hinge row's least activity into the fixed columns' part,
-computed once, and the tightened columns' part; ``X @ w`` no longer multiplies X by w's identity coefficient (a copy of
-X without stored zeros instead: the 20,000 x 300 rows' build 78 -> 47 ms; MNIST's build is its covariance factor's
-eigendecomposition). MNIST went from 1.1x to 5.8-7.0x in session 8: the structured point is proved by check() as it is
-(the solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free norm column by 1e-10
-relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28 s), 111 blank pixels
-are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost O(kp + p^2) a step, Gondzio
-correctors, and with a bias the start's cone dual head is set so the bias column's dual equation holds: 18 -> 11 steps.
-200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's copies).
+session 9's six runs and 6.3x now: 11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a
+loaded machine slows most) and Letter (median 6.6x over 16 runs, 1 below 5x: 4.3x when its ~60 ms took 96 ms in a load
+spike, every phase 1.6x slower; session 9: median 5.8x, 2 of 11 below 5x). Interleaved with session 9's final code
+(6dd143e) in six pairs of runs: 73.9 -> 61.6 ms median (5.6x -> 6.5x), peak RSS 39 -> 30 MB. Letter (d = 16) is
+fixed-cost bound: in one process (steady state, min / median of 40, load ~1.3, 6dd143e -> now) build 2.5 / 2.8 ms,
+compile 1.2 / 1.3 ms, assemble 3.0 / 3.8 -> 2.3 / 2.5 ms, the solver 22 / 23 ms (14 steps, unchanged), the generic check
+in the solve 18.9 / 27.6 -> 14.2 / 16.1 ms (upper end 7.8 / 11.8 -> 4.1 / 4.6, lower end with its box 8.0 / 11.9 -> 6.9
+/ 7.7), check() after it 0.9 / 1.1 ms; total 50.5 / 61.9 -> 45.0 / 48.9 ms. A fresh process pays ~11 ms more (first use
+of ~20 MB of memory: ~5,300 page faults at 2-3 us each on this VM, ~6,300 before; and the first calls), which is why the
+table's figure is above the in-process sum. Session 10 (this): A written straight into its CSC arrays (the stacked CSR
+sums, vstack and conversion gone; bitwise the same A), the certificate's Lift built by per-column reductions and its
+last slack enclosure reused by the proof, the bound tightening read in place, in blocks of rows, |A| shared between
+kkt_measures, the upper end and the Lagrangian (index arrays shared with the CSR copy), a diagonal P read off in O(n),
+checksums without a ramp kept as long as the data, and no tqdm lock when no progress bar is asked for. Session 9:
+check(model, sol) no longer assembles the model a second time to compare (the solved problem is reused when the model's
+structure is the same object and every coefficient's checksum is as when it was assembled, `Structure.data_key`; new /
+edited parameter values and edited coefficients are still refused); the upper end screens a point by its float slack
+before the rigorous product (the solver's hinge columns sit on their rows, so the first two tries are given up for one
+product each); the bound tightening of the free bias and the norm column splits each hinge row's least activity into the
+fixed columns' part, computed once, and the tightened columns' part; ``X @ w`` no longer multiplies X by w's identity
+coefficient (a copy of X without stored zeros instead: the 20,000 x 300 rows' build 78 -> 47 ms; MNIST's build is its
+covariance factor's eigendecomposition). MNIST went from 1.1x to 5.8-7.0x in session 8: the structured point is proved
+by check() as it is (the solver leaves room in the Chebyshev row and `structured.fill_auxiliary` raises the cost-free
+norm column by 1e-10 relative; before, check() solved a Clarabel margin problem on the 785-dimensional cone, 18 of 28
+s), 111 blank pixels are left out of the Newton steps, the cone's W^-1 Gq and (W^-1 Gq)'(W^-1 Gq) cost O(kp + p^2) a
+step, Gondzio correctors, and with a bias the start's cone dual head is set so the bias column's dual equation holds: 18
+-> 11 steps. 200,000 x 300 at kappa 1e6 fits in 8 GB (5.85 GB peak: X, its compiled conic matrix and the certificate's
+copies).
 """
 from __future__ import annotations
 
