@@ -43,3 +43,16 @@ def test_quick_conditioning_sweep_is_certified_and_holds_clarabels_value(capsys)
         ratios = [float(line.split("|")[8].strip().lstrip(">").rstrip("x")) for line in table.splitlines()
                   if line.startswith("| ") and line.split("|")[8].strip().endswith("x")]
         assert len(ratios) >= 4 and ratios == sorted(ratios)  # the worst row first
+
+
+def test_fast_rows_are_measured_in_turn_and_reported_by_their_median_runs():
+    """A row under the repeat threshold is measured ``repeats`` times on each path; the row keeps each path's
+    median run and every pair's ratio; failed runs are not medians."""
+    mod = _scale_module()
+    runs = [dict(seconds=3.0, n=0), dict(error="boom"), dict(seconds=1.0, n=2), dict(seconds=2.0, n=3)]
+    assert mod._median_run(runs)["n"] == 3
+    assert mod._median_run([dict(error="x")]) == dict(error="x")
+    (rec,) = mod.conditioning_sweep(True, True, 600.0, big=False, programs=("000",), rows=["kappa=1"], repeats=3)
+    assert len(rec["pairs"]) == 3 and all(p > 0 for p in rec["pairs"])
+    assert rec["ours"]["verdict"] == "certified" and rec["inside"]
+    assert rec["ratio"] == rec["ref"]["seconds"] / rec["ours"]["seconds"]
