@@ -69,8 +69,8 @@ class _NoBar:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc) -> bool:
-        return False
+    def __exit__(self, *exc) -> None:  # exceptions propagate
+        return None
 
 
 def progress_bar(total: int, enabled: bool, desc: str):

@@ -554,13 +554,15 @@ def fit_batch(P, X_neg, mus, lams, B: float, *, warm_start=None, tol: float = DE
         alpha0 = None if warm_start is None else _warm_points(K, [warm_start[j] for j in idx])
         ans = solve_batch(K, q0, mus[list(idx)], lams[list(idx)], B, alpha0, tol=tol)
         share = (time.perf_counter() - t0) / len(probs)
+        alpha = ans.alpha
+        assert alpha is not None  # kept (keep_alpha's default)
         for i, (pr, j) in enumerate(zip(probs, idx)):
             if ans.ok[i]:
-                sol = certify(pr, ans.alpha[i], mus[j], lams[j], B, solver="dedicated", tol=tol,
+                sol = certify(pr, alpha[i], mus[j], lams[j], B, solver="dedicated", tol=tol,
                               iterations=int(ans.rounds[i]), seconds=share)
                 sol.path = "batch"
             else:
-                sol = solve_local_checked(pr, mus[j], lams[j], B, alpha0=ans.alpha[i], tol=tol)
+                sol = solve_local_checked(pr, mus[j], lams[j], B, alpha0=alpha[i], tol=tol)
                 sol.path = "batch, then " + sol.path
             out.append(sol)
     return out
