@@ -69,7 +69,9 @@ the reference's. Every interval below is certified by check(), CVXPY's value ins
 000 eq. (8), measured 2026-11-27 16:58-17:04 UTC (session 9; load average 1.2-1.9 on the 2 shared cores, a helper
 benchmarking 002 beside it); 200,000 x 300 from 15:03 (unchanged path). Letter, MNIST and Adult re-measured on session
 10's final code (19:52-19:55 UTC, load 0.8-1.5): Letter 16 runs (median and range in brackets), MNIST and Adult one run
-each; the kappa rows are session 9's (their assembly and check are cheaper since, not re-run):
+each; the kappa rows are session 9's (their assembly and check are cheaper since, not re-run). With the repeated
+measurement of fast rows (``--sweep-repeats``, 19:59-20:00 UTC, load 0.8-1.2): Letter 69.8 ms vs 412 ms, 5.9x, the
+median of five pairs (4.2-6.8x); MNIST 1.52 s vs 9.43 s 6.2x, Adult 358 ms vs 15.6 s 43.5x (one pair each: over 10 s):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
     mnist (bias)        4,869 x 784    1.45 s (N 11)         9.14 s          6.3x              4.1e-08     279 MB
