@@ -84,8 +84,6 @@ def progress_bar(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, leave=False)
 
 
-_progress = progress_bar  # (the name this module's solvers use)
-
 
 def accelerated_gradient(fun: Callable, x0, *, project: Callable | None = None, L0: float = 1.0,
                          max_iter: int = 10000, check: Callable | None = None, check_every: int = 1,
@@ -107,7 +105,7 @@ def accelerated_gradient(fun: Callable, x0, *, project: Callable | None = None, 
     t = 1.0
     hist, t0 = [], time.perf_counter()
     status = "iteration_limit"
-    with _progress(max_iter, progress, "accelerated gradient") as bar:
+    with progress_bar(max_iter, progress, "accelerated gradient") as bar:
         for k in range(1, max_iter + 1):
             if check is not None and (k - 1) % check_every == 0 and check(x, k - 1):
                 status = "converged"
@@ -153,7 +151,7 @@ def variable_metric_descent(fun: Callable, x0, direction: Callable, *, max_iter:
     evals = 1
     hist, t0 = [], time.perf_counter()
     status = "iteration_limit"
-    with _progress(max_iter, progress, "variable-metric descent") as bar:
+    with progress_bar(max_iter, progress, "variable-metric descent") as bar:
         for k in range(1, max_iter + 2):
             if check is not None and check(x, k - 1):
                 status = "converged"

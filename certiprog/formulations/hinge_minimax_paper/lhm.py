@@ -370,7 +370,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
                     hinge_scale=hinge_scale, T=T,
                     max_iter=max_iter, random_state=random_state, **{k: v for k, v in khhm_args.items()
                                                                       if k not in options})
-    from tqdm.auto import tqdm
+    from certiprog.solvers.first_order import progress_bar
 
     history: list[LHMIteration] = []
     best: tuple[float, int, list, np.ndarray] | None = None
@@ -378,7 +378,7 @@ def fit_lhm(X_pos, X_neg, C: int = 2, K: int = 2, delta: float = 0.1, lam: float
     assignments: list[np.ndarray] = []
     stop = f"max_iter = {max_iter} model steps"
     prev = math.inf
-    bar = tqdm(total=max_iter, desc=f"LHM C={C} K={K}", disable=not progress, leave=False)
+    bar = progress_bar(max_iter, bool(progress), f"LHM C={C} K={K}")
     for t in range(1, max_iter + 1):
         t0 = time.perf_counter()
         assignments.append(phi.copy())
