@@ -39,18 +39,14 @@ class Lift:
     def __init__(self, problem):
         A = csr_A(problem)
         m, n = A.shape
-        nonneg = np.zeros(m, bool)  # row kinds from the blocks' slices (no per-row string compares)
-        soc = np.zeros(m, bool)
+        nonneg, soc = problem.rows_in("nonneg"), problem.rows_in("soc")  # (from the blocks' slices)
         head = np.zeros(m, bool)  # SOC head rows
         soc_head = np.arange(m)  # each SOC row's head row
         for blk in problem.blocks:
-            if blk.cone.kind == "nonneg":
-                nonneg[blk.start:blk.stop] = True
-            elif blk.cone.kind == "soc":
+            if blk.cone.kind == "soc":
                 rows = np.arange(blk.start, blk.stop)
                 soc_head[rows] = blk.start + (rows - blk.start) // blk.cone.dim * blk.cone.dim
                 head[blk.start:blk.stop:blk.cone.dim] = True
-                soc[blk.start:blk.stop] = True
         good_row = nonneg | head
         # by columns (A as the compiler stores it, CSC: no conversion): a column is monotone when it has a nonzero and
         # every nonzero is negative in a good row (per-column reductions over contiguous entries)
