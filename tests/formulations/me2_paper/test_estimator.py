@@ -186,3 +186,17 @@ def test_bad_n_jobs(n_jobs):
     X, y = imbalanced()
     with pytest.raises(InputError, match="n_jobs"):
         ME2Classifier(n_jobs=n_jobs).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1e8])
+def test_a_tuned_fit_on_unscaled_data_is_still_certified(scale):
+    """A user who forgets to scale the features (the paper's B = 4 and grid assume unit-sized ones): the tuned fit
+    on X * 1e-8 (every negative inside every local ellipsoid) and X * 1e8 (every one outside) still certifies every
+    local model and every tuning solve (the batched solver at both extremes), and predicts both labels' type."""
+    X, y = imbalanced(seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = ME2Classifier(tuning="local", random_state=0).fit(X * scale, y)
+    assert all(c.status == "optimal" and c.rel_gap <= 1e-10 for c in est.certificates_)
+    assert all(t.max_rel_gap <= 1e-10 for t in est.tuning_ if t.n_solves)
+    assert set(np.unique(est.predict(X * scale))) <= {0, 1}
