@@ -36,8 +36,15 @@ from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
 from certiprog.solvers.structured import StructuredAnswer
 
-__all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "mpm", "mpm_from_moments",
-           "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
+__all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "data_span", "mpm",
+           "mpm_from_moments", "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
+
+
+# Relative eigenvalue cut of the equilibrated total scatter below which a direction carries no spread (`data_span`).
+RANK_TOL = 1e-12
+# A feature whose root-mean-square centred value is at most this many unit roundoffs of its largest |entry| is
+# constant: its centred values are the rounding of the mean (`data_span`).
+CONSTANT_ULPS = 64
 
 
 def _class(X, name: str, cols: int | None = None) -> np.ndarray:
@@ -133,7 +140,7 @@ def _mpm_solution(v, weights, m1: float, m0: float, s1: float, s0: float, **mome
                        sqrt_wSw0=float(s0), **moments)
 
 
-def mpm(X1, X0) -> Model:
+def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
     """004 eq. (3): the MPM from samples ``X1`` (class 1, n1 x d) and ``X0`` (class 0, n0 x d).
 
     `mpm_from_moments` on the samples' moments in feature coordinates: variable ``w`` (d), constraint
@@ -141,7 +148,19 @@ def mpm(X1, X0) -> Model:
     eigen roots ``F_j = psd_factor(Σ_j)^T`` (better scaled for the solvers than triangular factors when the data are
     large, e.g. X * 1e8). ``model.data`` is an `MPMData` (with the sample moments); ``model.derived(sol)`` an
     `MPMSolution` with ``w`` and the moments.
+
+    When the centred data do not span R^d (constant features, one-hot groups whose sum is constant, fewer points
+    than features) the model also has the constraint ``'null_space'``: ``N^T w == 0``, N an orthonormal basis of the
+    directions without spread (`data_span` with ``scale_free=True``, as ``class_moments(X1, X0, rank_tol=rank_tol,
+    scale_free=True)`` cuts them: relative to each feature's own spread, since (3) is invariant under feature
+    scaling; raw Adult: 10 of 108, the one-hot groups' sums, where the default relative cut drops 58). There both covariances
+    vanish and ``x̂1 - x̂0`` is orthogonal to N in exact arithmetic, so a component of w in N changes neither the
+    objective nor the normalisation: the pinned program has the same optimum as (3) (claim K10 of the registry),
+    but without the pin the rounded program is ill-posed (a free direction that the rounding of ``x̂1 - x̂0`` tilts)
+    and no solver's answer can be certified. Full-rank data get no pin (the model is (3) as written).
     """
+    rank_tol = validate.scalar(rank_tol, "rank_tol (relative eigenvalue cut, e.g. 1e-12)", low=0.0, high=1.0,
+                               high_open=True)
     X1 = _class(X1, "X1")
     X0 = _class(X0, "X0", cols=X1.shape[1])
     sample = mpm_moments(X1, X0)
@@ -150,8 +169,14 @@ def mpm(X1, X0) -> Model:
     mom = ClassMoments(sample.mu1, sample.mu0, psd_factor(sample.Sigma1, "Sigma1 (class-1 covariance)").T,
                        psd_factor(sample.Sigma0, "Sigma0 (class-0 covariance)").T, sample.n1, sample.n0, radius,
                        np.eye(d), "linear", rank=d)
+    span, null = data_span(sample.n1 * sample.Sigma1, sample.n0 * sample.Sigma0, sample.n1, sample.n0,
+                           sample.mu1 - sample.mu0, _feature_sizes(X1, X0), rank_tol, scale_free=True)
     model = mpm_from_moments(mom, var_name="w")
-    model.data = MPMData(mom, "w", sample)
+    if null.shape[1]:
+        model.add(null.T @ model.variable("w") == 0.0, name="null_space")
+        model.data = MPMData(mom, "w", sample, span=span, null=null)
+    else:
+        model.data = MPMData(mom, "w", sample)
     model.name = "mpm"
     return model
 
@@ -241,13 +266,78 @@ def psd_triangular_factor(S) -> np.ndarray:
     return np.triu(sla.qr(root, mode="r", check_finite=False)[0])
 
 
-def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> ClassMoments:
+def data_span(S1, S0, n1: int, n0: int, dmu, size, rank_tol: float = RANK_TOL, *,
+              scale_free: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(basis, null)``: orthonormal bases (d x r, d x (d - r)) of the span of the centred training data and of its
+    complement; ``(I, d x 0)`` when nothing is cut.
+
+    ``S_j = C_j^T C_j`` the within-class scatter of class j (``C_j`` its n_j centred rows), ``dmu = x̂1 - x̂0``,
+    ``size`` (d,) each feature's largest |entry|. The span is the range of the total scatter ``T = S1 + S0 + (n1 n0
+    / n) dmu dmu^T`` (every centred point and the mean difference lie in it): a weight component u in its complement
+    changes no moment (``C_j u = 0``, ``dmu^T u = 0``). Two cuts of T's small eigenvalues:
+
+    * ``scale_free=False`` (`class_moments`' coordinates for the MPM and the HP-MPM): the eigenvectors of T with
+      eigenvalue <= ``rank_tol`` times the largest. Directions with little spread next to a large feature go too
+      (raw Adult: 58 of 108 at 1e-12, 48 of them rare one-hot levels beside fnlwgt ~ 1e5), which keeps the HP-MPM's
+      coordinates well conditioned but is not (3)'s null space: the MPM is invariant under feature scaling
+      (``x -> D x``, ``w -> D^{-1} w``), so a small-spread direction can carry its optimum (raw Adult: kappa*^{-1}
+      1.09240 in those 50 coordinates against 1.08866 in the full span, the value standardised data give).
+    * ``scale_free=True`` (`mpm`'s null-space pin): the null space as (3) sees it, cut invariantly under feature
+      scaling. A feature whose spread is rounding (root-mean-square centred value <= `CONSTANT_ULPS` eps
+      ``size_j``: the centred values of a constant column) gives ``e_j``; the others are equilibrated (``E = D T D``,
+      ``D = diag(T)^{-1/2}``, so null(T) = D null(E)) and the eigenvectors of E with eigenvalue <= ``rank_tol``
+      times its largest, mapped back by D, are orthonormalised (QR); the span is their complement.
+
+    Raises InputError when nothing has spread. Cost: one d x d eigendecomposition (and a d x d QR).
+    """
+    d = dmu.size
+    total = S1 + S0 + (n1 * n0 / (n1 + n0)) * np.outer(dmu, dmu)
+    total = 0.5 * (total + total.T)
+    if scale_free:
+        diag = np.clip(np.diag(total), 0.0, None)
+        live = np.sqrt(diag) > CONSTANT_ULPS * np.finfo(float).eps * np.sqrt(n1 + n0) * size
+        largest = float(diag.max(initial=0.0))
+    else:
+        lam, V = np.linalg.eigh(total)
+        live = lam > rank_tol * max(lam[-1], 0.0) if lam[-1] > 0 else np.zeros(d, bool)
+        largest = max(float(lam[-1]), 0.0)
+    if not live.any():
+        raise InputError(f"the training data have no spread at this scale (largest |x| = {np.max(size):.3g}; the "
+                         f"scatter is {largest:.3g}): constant features, or entries so small that their squares "
+                         "underflow. Rescale X1, X0 (e.g. standardise the features)")
+    if not scale_free:
+        return (np.eye(d), np.zeros((d, 0))) if live.all() else (V[:, live], V[:, ~live])
+    idx = np.flatnonzero(live)
+    D = 1.0 / np.sqrt(diag[idx])
+    E = total[np.ix_(idx, idx)] * np.outer(D, D)
+    lam, V = np.linalg.eigh(0.5 * (E + E.T))
+    cut = lam <= rank_tol * max(lam[-1], 0.0)
+    if live.all() and not cut.any():
+        return np.eye(d), np.zeros((d, 0))
+    constant = np.flatnonzero(~live)
+    null = np.zeros((d, constant.size + int(cut.sum())))
+    null[constant, np.arange(constant.size)] = 1.0
+    null[idx, constant.size:] = D[:, None] * V[:, cut]
+    Q = np.linalg.qr(null, mode="complete")[0]
+    k = null.shape[1]
+    return Q[:, k:], Q[:, :k]
+
+
+def _feature_sizes(X1, X0) -> np.ndarray:
+    """Each feature's largest |entry| over both classes (`data_span`'s rounding scale)."""
+    return np.maximum(np.abs(X1).max(axis=0), np.abs(X0).max(axis=0))
+
+
+def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = RANK_TOL,
+                  scale_free: bool = False) -> ClassMoments:
     """Moments of ``X1`` (class 1) and ``X0`` (class 0) in coordinates for the linear MPM / HP-MPM.
 
     ``reduce=True``: when the centred data do not span R^d (constant features, one-hot groups, fewer samples than
-    features) the coordinates are an orthonormal basis of their span (eigenvalues of the total scatter above
-    ``rank_tol`` times the largest); a weight component outside the span changes no moment, so the MPM optimum is
-    unique there and the HP-MPM optimum lies there anyway (004 Sec. 5, K1). Otherwise ``basis`` is the identity.
+    features) the coordinates are an orthonormal basis of their span (`data_span`: the range of the total scatter,
+    eigenvalues above ``rank_tol`` times the largest; ``scale_free=True``: the cut `mpm`'s null-space pin uses, the
+    same relative to each feature's own spread); a weight component outside the span changes no moment, so the MPM
+    optimum is unique there and the HP-MPM optimum lies there anyway (004 Sec. 5, K1). Otherwise ``basis`` is the
+    identity.
     Cost: two d x d Gram products (BLAS) and three d x d eigendecompositions, so n = 50 000, d = 100 is fast.
     """
     rank_tol = validate.scalar(rank_tol, "rank_tol (relative eigenvalue cut, e.g. 1e-12)", low=0.0, high=1.0,
@@ -260,17 +350,9 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = 1e-12) -> Cl
     S1, S0 = C1.T @ C1, C0.T @ C0  # within-class scatter (n_j Σ̂_j)
     basis, dropped = np.eye(d), 0
     if reduce:
-        dmu = mu1 - mu0
-        total = S1 + S0 + (n1 * n0 / (n1 + n0)) * np.outer(dmu, dmu)
-        lam, V = np.linalg.eigh(0.5 * (total + total.T))
-        keep = lam > rank_tol * max(lam[-1], 0.0) if lam[-1] > 0 else np.zeros(d, bool)
-        if not keep.any():
-            raise InputError(f"the training data have no spread at this scale (largest |x| = "
-                             f"{max(np.abs(X1).max(), np.abs(X0).max()):.3g}; the scatter is {max(lam[-1], 0.0):.3g}): "
-                             "constant features, or entries so small that their squares underflow. Rescale X1, X0 "
-                             "(e.g. standardise the features)")
-        if not keep.all():
-            basis, dropped = V[:, keep], int(d - keep.sum())
+        basis, null = data_span(S1, S0, n1, n0, mu1 - mu0, _feature_sizes(X1, X0), rank_tol,
+                                scale_free=scale_free)
+        dropped = null.shape[1]
     F1 = _coordinate_factor(C1, S1, basis if dropped else None)
     F0 = _coordinate_factor(C0, S0, basis if dropped else None)
     m1, m0 = (basis.T @ mu1, basis.T @ mu0) if dropped else (mu1, mu0)
@@ -294,11 +376,15 @@ def _coordinate_factor(C, S, basis) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class MPMData:
     """The data of (3) (``model.data`` of `mpm`, `mpm_from_moments`, `kernel_mpm`): the `ClassMoments`, the
-    variable's name and, for `mpm`, the samples' `SampleMoments`."""
+    variable's name and, for `mpm`, the samples' `SampleMoments`; when `mpm` pins the null space (constraint
+    ``'null_space'``: ``null^T w == 0``) the orthonormal bases ``span`` (d x r) and ``null`` (d x (d - r)) of
+    `data_span`."""
 
     moments: ClassMoments
     var_name: str = "v"
     sample: SampleMoments | None = None
+    span: np.ndarray | None = None
+    null: np.ndarray | None = None
 
     def derive(self, sol) -> MPMSolution:
         mom = self.moments
@@ -313,19 +399,32 @@ class MPMData:
         """The certified Newton solver (`solver.solve_mpm`) for ``model.solve(solver="structured")``
         (`certiprog.solvers.structured`): ``v``, the duals in certiprog's convention (``normalization``: t;
         ``_objective/pnorm``: ``(1, -y1)``, ``(1, -y0)``) and its rigorous interval (``StructuredAnswer.interval``).
+        With the null-space pin (`mpm`) the solve runs in the span's coordinates (``F_j span``, ``span^T x̂_j``), w =
+        ``span @ v`` and the pin's multiplier is ``null^T (F1^T y1 + F0^T y0 - t (x̂1 - x̂0))`` (stationarity of the
+        Lagrangian ``f - t (d^T w - 1) - lambda^T null^T w``), so certiprog's certificate judges the pinned model.
         ``options`` go to `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide
         (infeasible)."""
         from .solver import solve_mpm
 
+        full = mom = self.moments
+        B, N = self.span, self.null
+        if B is not None and N is not None and N.shape[1]:  # the pin: solve in the span's coordinates
+            mom = ClassMoments(B.T @ full.mu1, B.T @ full.mu0, full.F1 @ B, full.F0 @ B, full.n1, full.n0,
+                               full.radius, B, "linear", rank=B.shape[1], dropped=N.shape[1])
         try:
-            fit = solve_mpm(self.moments, **options)
+            fit = solve_mpm(mom, **options)
         except (np.linalg.LinAlgError, ArithmeticError) as exc:  # a numerical breakdown: let the chooser move on
             from certiprog.errors import BackendError
 
             raise BackendError(f"the structured MPM solver broke down: {exc}") from exc
         duals = {"normalization": np.array([fit.t]),
                  "_objective/pnorm": np.concatenate([[1.0], -fit.y1, [1.0], -fit.y0])}
-        return StructuredAnswer({self.var_name: fit.v}, duals, fit.status, fit.interval, fit.iterations,
+        value = fit.v
+        if mom is not full and N is not None:
+            value = mom.basis @ fit.v
+            residual = full.F1.T @ fit.y1 + full.F0.T @ fit.y0 - fit.t * full.dmu
+            duals["null_space"] = N.T @ residual
+        return StructuredAnswer({self.var_name: value}, duals, fit.status, fit.interval, fit.iterations,
                                 info=dict(rel_gap=fit.rel_gap, certified=fit.certified, structured_status=fit.status,
                                           **fit.info))
 
