@@ -11,7 +11,8 @@ import resource
 import time
 import tracemalloc
 
-__all__ = ["best_of", "peak_rss_kb", "traced_heap_mb", "record_peaks", "run_isolated"]
+__all__ = ["best_of", "peak_rss_kb", "traced_heap_mb", "record_peaks", "run_isolated", "run_measured", "start_trace",
+           "finish", "heap_text"]
 
 
 def best_of(fn, repeats: int):
@@ -55,3 +56,34 @@ def run_isolated(measure, job: dict, timeout: float | None = None) -> dict:
             return res.get(timeout=timeout)
         except mp.TimeoutError:
             return dict(timeout=timeout)
+
+
+def start_trace(job: dict) -> None:
+    """Start tracemalloc when ``job`` is the traced run of `run_measured` (``job["trace"]``)."""
+    if job.get("trace"):
+        tracemalloc.start()
+
+
+def finish(out: dict, job: dict) -> dict:
+    """The end of a `run_measured` measurement: ``out`` with ``rss_kb`` and, in the traced run, ``heap_mb``."""
+    out["rss_kb"] = peak_rss_kb()
+    out["heap_mb"] = traced_heap_mb() if job.get("trace") else None
+    return out
+
+
+def run_measured(measure, job: dict, timeout: float | None = None, heap_under: float = 10.0) -> dict:
+    """``measure(job)`` in a fresh process, untraced (its ``seconds`` and peak RSS), and, when it took under
+    ``heap_under`` seconds, once more under tracemalloc for its peak heap (``heap_mb``; None otherwise). Tracing
+    every allocation slows numpy's many small arrays far more than a native solver, so it is never on while the
+    clock runs. ``measure`` calls `start_trace` before its clock starts and returns `finish`'s dict."""
+    res = run_isolated(measure, dict(job, trace=False), timeout)
+    if "timeout" in res or res.get("seconds", float("inf")) >= heap_under:
+        res["heap_mb"] = None
+        return res
+    res["heap_mb"] = run_isolated(measure, dict(job, trace=True), timeout).get("heap_mb")
+    return res
+
+
+def heap_text(r: dict, digits: int = 1) -> str:
+    """A result's peak heap for a table ("n/a" when it was not traced)."""
+    return "n/a" if r.get("heap_mb") is None else f"{r['heap_mb']:.{digits}f} MB"

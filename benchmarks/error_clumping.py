@@ -7,7 +7,8 @@ eta and lam from the command line (default eta = 0.5, the paper's clumping value
 
 Measured, each in its own spawned process ("peak RSS" is that whole process's maximum resident set: imports, the
 MNIST arrays and the work; "baseline" is a process that only imported the same modules; "peak heap" is
-tracemalloc's peak during the timed part, numpy and Python allocations only, not Clarabel's native memory):
+tracemalloc's peak, numpy and Python allocations only, not Clarabel's native memory, from a second, traced run of
+the jobs under 10 s: tracing is never on while the clock runs; "n/a" for the longer jobs):
 
 1. the neighbourhood graph: ``graph.radius_graph`` with the blocked float32 BLAS products and exact recheck
    (``blas``), scikit-learn's ``radius_neighbors_graph(algorithm='brute')`` and scipy's cKDTree (the old path);
@@ -52,7 +53,7 @@ import os
 import tempfile
 import time
 
-from _measuring import peak_rss_kb, record_peaks, run_isolated
+from _measuring import finish, heap_text, peak_rss_kb, run_isolated, run_measured, start_trace
 from _references import cvxpy_error_clumping
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -81,10 +82,8 @@ def _imports():
 
 
 def _measure(job: dict) -> dict:
-    """One measurement in a fresh process: its result plus peak RSS (kB) and tracemalloc's peak."""
-    import tracemalloc
-
-    import numpy as np
+    """One measurement in a fresh process (`run_measured`): its result, time and peak RSS (kB); in the traced run
+    also tracemalloc's peak."""
     import scipy.sparse as sp
 
     _imports()
@@ -93,7 +92,7 @@ def _measure(job: dict) -> dict:
     X, y, rho = _instance(job["m"], job["fraction"])
     out: dict = {}
     if job["kind"] == "graph":
-        tracemalloc.start()
+        start_trace(job)
         t0 = time.perf_counter()
         if job["method"] == "sklearn":
             from sklearn.neighbors import NearestNeighbors
@@ -111,7 +110,7 @@ def _measure(job: dict) -> dict:
     else:
         A = sp.load_npz(job["graph"]).tocsr()
         eta, lam = job["eta"], job["lam"]
-        tracemalloc.start()
+        start_trace(job)
         t0 = time.perf_counter()
         if job["path"] == "structured":
             from certiprog.formulations.error_clumping_paper.solver import solve_error_clumping
@@ -133,7 +132,7 @@ def _measure(job: dict) -> dict:
             out.update(objective=float(prob.value), status=prob.status,
                        solver_seconds=float(prob.solver_stats.solve_time or float("nan")))
         out["seconds"] = time.perf_counter() - t0
-    return record_peaks(out)
+    return finish(out, job)
 
 
 def _t(s) -> str:
@@ -172,7 +171,7 @@ def main(argv=None) -> dict:
         graphs = {}
         for g in (["blas"] + [g for g in args.graphs if g != "blas"]):
             path = os.path.join(tmp, f"{g}.npz")
-            r = run_isolated(_measure, dict(kind="graph", method=g, save=path, **inst), timeout=args.timeout)
+            r = run_measured(_measure, dict(kind="graph", method=g, save=path, **inst), timeout=args.timeout)
             report["graphs"][g] = r
             if "timeout" not in r:
                 graphs[g] = sp.load_npz(path)
@@ -189,12 +188,12 @@ def main(argv=None) -> dict:
             same = (graphs[g] != ref).nnz == 0
             r["same_as_blas"] = bool(same)
             print(f"| {g} | {_t(r['seconds'])} | {r['seconds'] / tb:.1f}x | {r['rss_kb'] / 1024:.0f} MB | "
-                  f"{r['heap_mb']:.0f} MB | {'yes' if same else 'NO: ' + str((graphs[g] != ref).nnz) + ' entries'} |")
+                  f"{heap_text(r, 0)} | {'yes' if same else 'NO: ' + str((graphs[g] != ref).nnz) + ' entries'} |")
         gpath = os.path.join(tmp, "blas.npz")
         for p in args.paths:
             job = dict(kind="solve", path=p, graph=gpath, eta=args.eta, lam=args.lam, tol=args.tol,
                        normalisation=args.normalisation, **inst)
-            report["solves"][p] = run_isolated(_measure, job, timeout=args.timeout)
+            report["solves"][p] = run_measured(_measure, job, timeout=args.timeout)
     s, c = report["solves"].get("structured"), report["solves"].get("cvxpy")
     print("\n| eq. (1) solver | time (graph given) | vs structured | objective | certified interval | rel. gap | "
           "peak RSS | peak heap |\n|---|---|---|---|---|---|---|---|")
@@ -206,7 +205,7 @@ def main(argv=None) -> dict:
         interval = f"[{r['lower']:.10g}, {r['upper']:.10g}]" if p == "structured" else "-"
         gap = f"{r['rel_gap']:.1e}" if p == "structured" else "-"
         print(f"| {p} | {_t(r['seconds'])} | {ratio:.1f}x | {r['objective']:.10g} | {interval} | {gap} | "
-              f"{r['rss_kb'] / 1024:.0f} MB | {r['heap_mb']:.0f} MB |")
+              f"{r['rss_kb'] / 1024:.0f} MB | {heap_text(r, 0)} |")
     if s and c and "seconds" in s and "seconds" in c:
         consistent = c["objective"] >= s["lower"]
         rel = (c["objective"] - s["upper"]) / abs(s["upper"])

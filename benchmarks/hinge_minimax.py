@@ -29,7 +29,8 @@ Hyper-parameters are fixed, not tuned on the validation part: this measures cost
 on the test part are printed for orientation only (the paper's Table 2 is `certiprog reproduce hinge-minimax`).
 Every measurement runs in its own spawned process: "peak RSS" is its maximum resident set size minus that of a
 process that only imported the same modules and read the data; "peak heap" is tracemalloc's peak (Python and numpy
-allocations; the solvers' native memory is only in the RSS column). BLAS is single-threaded.
+allocations; the solvers' native memory is only in the RSS column) from a second, traced run of the jobs under 10 s
+(tracing is never on while the clock runs; "n/a" for the longer jobs). BLAS is single-threaded.
 
     python benchmarks/hinge_minimax.py [--letter A] [--C 2] [--K 2] [--seed 0] [--executor serial] [--jobs 1]
                                        [--certify] [--skip-all] [--out results.json]
@@ -40,7 +41,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -267,19 +267,19 @@ def scale_section(args) -> dict:
 def _measure(job: dict) -> dict:
     sys.path.insert(0, BENCH_DIR)
     import resource
-    import tracemalloc
 
     import numpy as np  # noqa: F401
     import sklearn.svm  # noqa: F401
 
     import certiprog.formulations.hinge_minimax_paper.lhm  # noqa: F401
     import hinge_minimax as bench  # this file, importable: the runner's tasks live here
+    from _measuring import finish, start_trace
 
     if job["kind"] != "scale":
         bench._standardised_split(job["seed"])  # read the data once, before measuring: its memory is not the method's
     if job["kind"] == "baseline":
         return dict(rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    tracemalloc.start()
+    start_trace(job)
     t0 = time.perf_counter()
     if job["kind"] == "reuse":
         out = bench.reuse(job["letter"], job["seed"])
@@ -290,16 +290,17 @@ def _measure(job: dict) -> dict:
     else:
         out = (bench.lhm_task if job["kind"] == "lhm" else bench.svc_task)(job)
     out["seconds"] = time.perf_counter() - t0
-    out["heap_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    out["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return out
+    return finish(out, job)
 
 
 def run_isolated(job: dict) -> dict:
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(1, maxtasksperchild=1) as pool:
-        return pool.apply(_measure, (job,))
+    """`_measure` of ``job`` in fresh processes (`_measuring.run_measured`: timed untraced, then traced for the
+    peak heap when it took under 10 s)."""
+    if BENCH_DIR not in sys.path:
+        sys.path.insert(0, BENCH_DIR)
+    from _measuring import run_measured
+
+    return run_measured(_measure, job)
 
 
 def _t(s: float) -> str:
@@ -331,7 +332,9 @@ def main(argv=None) -> dict:
             Path(args.out).write_text(json.dumps(report, indent=1, default=str))
         return report
     base = run_isolated(dict(kind="baseline", seed=args.seed))["rss_kb"]
-    mem = lambda r: f"{max(r['rss_kb'] - base, 0) / 1024:.1f} MB RSS, {r['heap_mb']:.1f} MB heap"  # noqa: E731
+    from _measuring import heap_text  # on sys.path once run_isolated ran
+
+    mem = lambda r: f"{max(r['rss_kb'] - base, 0) / 1024:.1f} MB RSS, {heap_text(r)} heap"  # noqa: E731
     print(f"# KHHM / LHM on Letter (paper 000) vs RBF SVC (BLAS threads {os.environ['OPENBLAS_NUM_THREADS']}, "
           f"cpu count {os.cpu_count()}, load {os.getloadavg()[0]:.1f})\n")
     report = dict(baseline_rss_kb=base, args=vars(args))

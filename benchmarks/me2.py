@@ -57,7 +57,7 @@ import json
 import os
 import time
 
-from _measuring import peak_rss_kb, record_peaks, run_isolated
+from _measuring import finish, heap_text, peak_rss_kb, run_isolated, run_measured, start_trace
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -73,30 +73,9 @@ def _data(name: str):
     return d["Xs"], d["ys"], d["fold_seed"]
 
 
-def _measured(job: dict) -> dict:
-    """`_measure` of ``job`` in a fresh process, untraced (its time and peak RSS); jobs under ``HEAP_RUN_UNDER``
-    seconds are run a second time under tracemalloc for the peak heap (None for the others): tracing every
-    allocation slows the many small numpy arrays of the dedicated path far more than a native solver, so it is
-    never on while the clock runs."""
-    res = run_isolated(_measure, job)
-    res["heap_mb"] = (run_isolated(_measure, dict(job, trace=True))["heap_mb"] if res["seconds"] < HEAP_RUN_UNDER
-                      else None)
-    return res
-
-
-#: jobs shorter than this (seconds) are run again under tracemalloc for their peak heap
-HEAP_RUN_UNDER = 10.0
-
-
-def _heap(r: dict) -> str:
-    return "n/a" if r.get("heap_mb") is None else f"{r['heap_mb']:.1f} MB"
-
-
 def _measure(job: dict) -> dict:
-    """Run one measurement (in a fresh process): its result plus peak RSS (kB); with ``job["trace"]`` the same run
-    under tracemalloc, returning its peak heap (``heap_mb``) instead of a time."""
-    import tracemalloc
-
+    """Run one measurement (in a fresh process, `run_measured`): its result, time and peak RSS (kB); in the traced
+    run also the peak heap."""
     import cvxpy  # noqa: F401
     import numpy as np
 
@@ -107,8 +86,7 @@ def _measure(job: dict) -> dict:
     if job["kind"] == "baseline":
         return dict(rss_kb=peak_rss_kb())
     Xs, ys, fold_seed = _data(job["dataset"])
-    if job.get("trace"):
-        tracemalloc.start()
+    start_trace(job)
     t0 = time.perf_counter()
     out = {}
     if job["kind"] == "local":
@@ -135,10 +113,7 @@ def _measure(job: dict) -> dict:
                    max_rel_gap=max([s.rel_gap for s in sols] + [t.max_rel_gap for t in tuned]),
                    mu=[t.mu for t in tuned], lam=[t.lam for t in tuned])
     out["seconds"] = time.perf_counter() - t0
-    if job.get("trace"):
-        return record_peaks(out)
-    out["rss_kb"] = peak_rss_kb()
-    return out
+    return finish(out, job)
 
 
 LEARNER_DATA = ("breast-cancer", "yeast6")
@@ -410,13 +385,13 @@ def main(argv=None) -> dict:
             print("| (mu, lam) | path | time | vs dedicated | primal | rel. gap | max |M - M_ded|_F | peak RSS | "
                   "peak heap |\n|---|---|---|---|---|---|---|---|---|")
             for pair in pairs:
-                res = {p: _measured(dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
+                res = {p: run_measured(_measure, dict(kind="local", dataset=name, pair=pair, path=p)) for p in args.paths}
                 ref = res.get("dedicated")
                 for p, r in res.items():
                     dM = np.abs(np.array(r["M"]) - np.array(ref["M"])).max() if ref else float("nan")
                     ratio = r["seconds"] / ref["seconds"] if ref else float("nan")
                     print(f"| {pair} | {p} | {_fmt_t(r['seconds'])} | {ratio:.1f}x | {r['primal']:.10g} | "
-                          f"{r['rel_gap']:.1e} | {dM:.1e} | {(r['rss_kb'] - base) / 1024:.0f} MB | {_heap(r)} |")
+                          f"{r['rel_gap']:.1e} | {dM:.1e} | {(r['rss_kb'] - base) / 1024:.0f} MB | {heap_text(r)} |")
                     report["local"].append(dict(dataset=name, pair=pair, path=p,
                                                 **{k: v for k, v in r.items() if k != "M"}))
             n, d = res[args.paths[0]]["n"], res[args.paths[0]]["d"]
@@ -433,12 +408,12 @@ def main(argv=None) -> dict:
             job = dict(kind="fit", dataset=name, path=p)
             if p != "dedicated" and not args.full:
                 job["centres"] = args.centres
-            fits[p] = r = _measured(job)
+            fits[p] = r = run_measured(_measure, job)
             r["full_seconds"] = r["seconds"] * r["n_total"] / r["n_models"]
             report["fit"].append(dict(dataset=name, path=p, **r))
         if "dedicated" in fits and not args.full:  # the same first centres on the dedicated path, for the ratio
             job = dict(kind="fit", dataset=name, path="dedicated", centres=args.centres)
-            fits["dedicated (same centres)"] = r = _measured(job)
+            fits["dedicated (same centres)"] = r = run_measured(_measure, job)
             r["full_seconds"] = r["seconds"] * r["n_total"] / r["n_models"]
         ref = fits.get("dedicated")
         for p, r in fits.items():
@@ -446,7 +421,7 @@ def main(argv=None) -> dict:
             ratio = r["full_seconds"] / ref["full_seconds"] if ref else float("nan")
             print(f"| {p} | {r['n_models']} / {r['n_total']} | {r['n_solves']} | {_fmt_t(r['seconds'])} | "
                   f"{_fmt_t(r['full_seconds'], approx)} | {ratio:.1f}x | {r['max_rel_gap']:.1e} | "
-                  f"{(r['rss_kb'] - base) / 1024:.0f} MB | {_heap(r)} |")
+                  f"{(r['rss_kb'] - base) / 1024:.0f} MB | {heap_text(r)} |")
         same = [r for k, r in fits.items() if k != "dedicated"]
         if len({tuple(r["mu"]) + tuple(r["lam"]) for r in same}) > 1:
             print("\n(note: the paths chose different (mu, lam) for some local model: ties broken at solver "
