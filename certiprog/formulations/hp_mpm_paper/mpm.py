@@ -150,7 +150,8 @@ def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
     `MPMSolution` with ``w`` and the moments.
 
     When the centred data do not span R^d (constant features, one-hot groups whose sum is constant, fewer points
-    than features) the model also has the constraint ``'null_space'``: ``N^T w == 0``, N an orthonormal basis of the
+    than features) the model also has the constraint ``'null_space'``: ``N^T w == 0`` (rows scaled by ``||x̂1 -
+    x̂0||``, as large as the normalisation's: the same set, better conditioned), N an orthonormal basis of the
     directions without spread (`data_span` with ``scale_free=True``, as ``class_moments(X1, X0, rank_tol=rank_tol,
     scale_free=True)`` cuts them: relative to each feature's own spread, since (3) is invariant under feature
     scaling; raw Adult: 10 of 108, the one-hot groups' sums, where the default relative cut drops 58). There both covariances
@@ -169,12 +170,18 @@ def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
     mom = ClassMoments(sample.mu1, sample.mu0, psd_factor(sample.Sigma1, "Sigma1 (class-1 covariance)").T,
                        psd_factor(sample.Sigma0, "Sigma0 (class-0 covariance)").T, sample.n1, sample.n0, radius,
                        np.eye(d), "linear", rank=d)
-    span, null = data_span(sample.n1 * sample.Sigma1, sample.n0 * sample.Sigma0, sample.n1, sample.n0,
-                           sample.mu1 - sample.mu0, _feature_sizes(X1, X0), rank_tol, scale_free=True)
+    try:
+        span, null = data_span(sample.n1 * sample.Sigma1, sample.n0 * sample.Sigma0, sample.n1, sample.n0,
+                               sample.mu1 - sample.mu0, _feature_sizes(X1, X0), rank_tol, scale_free=True)
+    except InputError:  # no spread at all, the means equal up to rounding: (3) reads 0 = 1 (status infeasible)
+        null = np.zeros((d, 0))
     model = mpm_from_moments(mom, var_name="w")
     if null.shape[1]:
-        model.add(null.T @ model.variable("w") == 0.0, name="null_space")
-        model.data = MPMData(mom, "w", sample, span=span, null=null)
+        # rows as large as the normalisation's (the same constraint): at X * 1e8 unit rows leave the certificate's
+        # lower end 1e-5 loose (17 points in R^30), scaled ones 1e-11
+        pin_scale = float(np.linalg.norm(mom.dmu)) or 1.0
+        model.add((pin_scale * null).T @ model.variable("w") == 0.0, name="null_space")
+        model.data = MPMData(mom, "w", sample, span=span, null=null, pin_scale=pin_scale)
     else:
         model.data = MPMData(mom, "w", sample)
     model.name = "mpm"
@@ -377,14 +384,15 @@ def _coordinate_factor(C, S, basis) -> np.ndarray:
 class MPMData:
     """The data of (3) (``model.data`` of `mpm`, `mpm_from_moments`, `kernel_mpm`): the `ClassMoments`, the
     variable's name and, for `mpm`, the samples' `SampleMoments`; when `mpm` pins the null space (constraint
-    ``'null_space'``: ``null^T w == 0``) the orthonormal bases ``span`` (d x r) and ``null`` (d x (d - r)) of
-    `data_span`."""
+    ``'null_space'``: ``(pin_scale null)^T w == 0``, ``pin_scale = ||x̂1 - x̂0||``) the orthonormal bases ``span``
+    (d x r) and ``null`` (d x (d - r)) of `data_span`."""
 
     moments: ClassMoments
     var_name: str = "v"
     sample: SampleMoments | None = None
     span: np.ndarray | None = None
     null: np.ndarray | None = None
+    pin_scale: float = 1.0
 
     def derive(self, sol) -> MPMSolution:
         mom = self.moments
@@ -400,8 +408,9 @@ class MPMData:
         (`certiprog.solvers.structured`): ``v``, the duals in certiprog's convention (``normalization``: t;
         ``_objective/pnorm``: ``(1, -y1)``, ``(1, -y0)``) and its rigorous interval (``StructuredAnswer.interval``).
         With the null-space pin (`mpm`) the solve runs in the span's coordinates (``F_j span``, ``span^T x̂_j``), w =
-        ``span @ v`` and the pin's multiplier is ``null^T (F1^T y1 + F0^T y0 - t (x̂1 - x̂0))`` (stationarity of the
-        Lagrangian ``f - t (d^T w - 1) - lambda^T null^T w``), so certiprog's certificate judges the pinned model.
+        ``span @ v`` and the pin's multiplier is ``null^T (F1^T y1 + F0^T y0 - t (x̂1 - x̂0)) / pin_scale``
+        (stationarity of the Lagrangian ``f - t (d^T w - 1) - lambda^T (pin_scale null)^T w``), so certiprog's
+        certificate judges the pinned model.
         ``options`` go to `solve_mpm` (tol, max_iter). Raises InputError when the projected means coincide
         (infeasible)."""
         from .solver import solve_mpm
@@ -423,7 +432,7 @@ class MPMData:
         if mom is not full and N is not None:
             value = mom.basis @ fit.v
             residual = full.F1.T @ fit.y1 + full.F0.T @ fit.y0 - fit.t * full.dmu
-            duals["null_space"] = N.T @ residual
+            duals["null_space"] = (N.T @ residual) / self.pin_scale
         return StructuredAnswer({self.var_name: value}, duals, fit.status, fit.interval, fit.iterations,
                                 info=dict(rel_gap=fit.rel_gap, certified=fit.certified, structured_status=fit.status,
                                           **fit.info))

@@ -452,7 +452,7 @@ def solve_mpm(moments, *, tol: float = 1e-7, max_iter: int = 50, v0=None, grams_
         scale = max(float(np.trace(G)) / p, 1e-300)
         cf = _chol(G + 1e-12 * scale * np.eye(p))
         v = sla.cho_solve(cf, d) if cf is not None else d.copy()
-        if not float(d @ v) > 0:
+        if not (np.all(np.isfinite(v)) and 0 < float(d @ v) < math.inf):  # (G ~ 0: both classes constant)
             v = d.copy()
     else:
         v = np.asarray(v0, float).copy()
