@@ -268,9 +268,45 @@ def _t2a():
     w_cf /= w_cf @ dmu
     if abs(der["kappa"] - k_cf) > 1e-5 * k_cf or not np.allclose(der["w"], w_cf, atol=1e-4 * np.abs(w_cf).max()):
         return refuted("equal-covariance closed form differs", counterexample={"kappa": der["kappa"], "closed": k_cf})
+    pinned = _t2a_null_space()
+    if isinstance(pinned, dict):
+        return refuted("the null-space pin of mpm changes the optimum of (3)", counterexample=pinned,
+                       corrected="pin only directions with no spread in both classes and no mean difference")
     return verified(f"certiprog's mpm (3) vs BFGS multistart maximisation of w^T dmu/(s_1+s_0) on 4 random data sets "
                     f"(agree to {worst:.1e}, never beaten); equal covariances: kappa* = 1/2 sqrt(dmu^T S^{{-1}} dmu) and "
-                    "w* ∝ S^{-1} dmu reproduced.")
+                    f"w* ∝ S^{{-1}} dmu reproduced. {pinned}")
+
+
+def _t2a_null_space():
+    """(3) on data whose centred points do not span R^d, as `mpm` writes it: with the pin N^T w = 0 (N the null
+    space of the total scatter, `data_span`). In exact arithmetic F_j N = 0 and dmu^T N = 0, so the component of w
+    in N changes neither the objective nor the constraint and the pinned optimum is (3)'s. Checked on a constant
+    feature plus a one-hot group at scale 1e8 against two programs with that optimum: the design with the redundant
+    columns deleted (full rank, no pin, no `data_span`) and the reduced-coordinate program of
+    ``class_moments(scale_free=True)``; the certified intervals must meet. A detail string, or a counterexample."""
+    from certiprog.formulations.hp_mpm_paper.mpm import MPMData, class_moments, mpm, mpm_from_moments
+
+    rng = np.random.default_rng(46)
+    X1 = np.c_[rng.normal(size=(50, 3)) + 0.6, np.eye(4)[rng.integers(0, 4, 50)], np.full(50, 0.1 * np.pi)] * 1e8
+    X0 = np.c_[rng.normal(size=(60, 3)) * 1.4, np.eye(4)[rng.choice(4, 60, p=[0.1, 0.2, 0.3, 0.4])],
+               np.full(60, 0.1 * np.pi)] * 1e8
+    keep = [0, 1, 2, 3, 4, 5]  # one level of the group and the constant column deleted: the same affine functions
+    model = mpm(X1, X0)
+    sols = {"pinned": model.solve(), "deleted columns": mpm(X1[:, keep], X0[:, keep]).solve(),
+            "reduced coordinates": mpm_from_moments(class_moments(X1, X0, scale_free=True)).solve()}
+    ivs = {k: tuple(map(float, s.certification.interval)) for k, s in sols.items()}
+    lo, hi = max(i[0] for i in ivs.values()), min(i[1] for i in ivs.values())
+    pin = model.data.null.shape[1] if model.data.null is not None else 0
+    if any(s.status != "optimal" for s in sols.values()) or lo > hi * (1 + 1e-9) or pin != 2:
+        return {"statuses": {k: str(s.status) for k, s in sols.items()}, "intervals": ivs, "pinned_directions": pin}
+    model.remove("null_space")  # the same model without the pin: the rounded program is ill-posed
+    model.data = MPMData(model.data.moments, "w", model.data.sample)
+    bare = model.solve()
+    return (f"Null-space pin (mpm on a constant feature and a one-hot group, X * 1e8): 2 directions pinned; the "
+            f"pinned, deleted-columns and reduced-coordinate programs are all certified and their intervals meet "
+            f"(kappa*^{{-1}} = {sols['pinned'].objective:.12f}, interval widths <= "
+            f"{max(i[1] - i[0] for i in ivs.values()):.1e}); without the pin the status is {bare.status} "
+            f"(interval {tuple(round(float(e), 6) for e in bare.certification.interval)}).")
 
 
 @claim("004-T2b", P, "Thm 2, eq. (4)", "b* = w*^T x_bar_1 - kappa* sqrt(w*^T Sigma_1 w*) (= w*^T x_bar_0 + kappa* "
