@@ -23,6 +23,10 @@ the solve says so (status ``infeasible``); Theorem 2 of 004 gives kappa* = 0, wo
 weights are ``basis @ v``: feature weights for the linear MPM (`class_moments`), the expansion coefficients
 gamma of ``w = sum_i gamma_i phi(x_i)`` for the kernel MPM (`certiprog.formulations.hp_mpm_paper.kernels`). The MPM
 (`mpm_from_moments`) and the HP-MPM (`certiprog.formulations.hp_mpm_paper.hp_mpm`) are written once on that form.
+
+On data whose centred points do not span R^d (constant features, one-hot groups, fewer points than features) `mpm`
+pins the directions without spread (constraint ``'null_space'``, `data_span`), which keeps the rounded program well
+posed and certifiable without changing its optimum.
 """
 from __future__ import annotations
 
@@ -154,11 +158,15 @@ def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
     x̂0||``, as large as the normalisation's: the same set, better conditioned), N an orthonormal basis of the
     directions without spread (`data_span` with ``scale_free=True``, as ``class_moments(X1, X0, rank_tol=rank_tol,
     scale_free=True)`` cuts them: relative to each feature's own spread, since (3) is invariant under feature
-    scaling; raw Adult: 10 of 108, the one-hot groups' sums, where the default relative cut drops 58). There both covariances
-    vanish and ``x̂1 - x̂0`` is orthogonal to N in exact arithmetic, so a component of w in N changes neither the
-    objective nor the normalisation: the pinned program has the same optimum as (3) (claim K10 of the registry),
-    but without the pin the rounded program is ill-posed (a free direction that the rounding of ``x̂1 - x̂0`` tilts)
-    and no solver's answer can be certified. Full-rank data get no pin (the model is (3) as written).
+    scaling). Raw Adult: 10 of 108 (the 8 one-hot groups' sums, education-num as a function of the education levels,
+    occupation '?' = workclass '?' + 'Never-worked'), where the default relative cut of `class_moments` drops 58.
+    There both covariances vanish and ``x̂1 - x̂0`` is orthogonal to N in exact arithmetic, so a component of w in N
+    changes neither the objective nor the normalisation: the pinned program has the same optimum as (3) (checked in
+    the registry under 004-T2a against the design with the redundant columns deleted and the reduced-coordinate
+    program). Without the pin the rounded program is ill-posed (a free direction that the rounding of ``x̂1 - x̂0``
+    tilts; with a constant feature at X * 1e8 it even has feasible points below (3)'s optimum) and certiprog's
+    certificate cannot confirm it ('unconfirmed' on raw Adult). Full-rank data get no pin (the model is (3) as
+    written). Cost of the check: one d x d eigendecomposition.
     """
     rank_tol = validate.scalar(rank_tol, "rank_tol (relative eigenvalue cut, e.g. 1e-12)", low=0.0, high=1.0,
                                high_open=True)
