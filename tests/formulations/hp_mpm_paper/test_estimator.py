@@ -172,6 +172,25 @@ def test_constant_and_singular_features_still_fit():
     np.testing.assert_allclose(b.decision_function(Xk), a.decision_function(X), atol=1e-5)
 
 
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_mpm_classifier_keeps_small_but_real_directions_of_unscaled_features(seed):
+    """(3) is invariant under feature scaling: a rare binary feature beside a 1e6-scale one is a real direction
+    (the default relative cut of `class_moments` dropped it, and the fit solved a restricted MPM: raw Adult's
+    kappa*^-1 1.09240 instead of 1.08866), so the raw fit equals the standardised one and `mpm`'s pinned program."""
+    rng = np.random.default_rng(seed)
+    n1, n0 = 300, 700
+    X1 = np.column_stack([rng.normal(0.5, 1, n1) * 1e6, rng.normal(0.3, 1, n1), rng.random(n1) < 0.05])
+    X0 = np.column_stack([rng.normal(0.0, 1, n0) * 1e6, rng.normal(0.0, 1, n0), rng.random(n0) < 0.005])
+    X, y = np.vstack([X1, X0]).astype(float), np.r_[np.ones(n1), np.zeros(n0)]
+    raw, scaled = MPMClassifier().fit(X, y), MPMClassifier().fit(X / X.std(axis=0), y)
+    assert raw.status_ == "optimal" and raw.solution_["kernel_rank"] == 3  # every direction kept
+    assert raw.kappa_ == pytest.approx(scaled.kappa_, rel=1e-9)
+    lo, hi = raw.solution_["interval"]
+    pinned = mpm(X1.astype(float), X0.astype(float)).solve()
+    assert pinned.status == "optimal" and lo - 1e-9 * hi <= pinned.objective <= hi * (1 + 1e-9)
+    np.testing.assert_array_equal(raw.predict(X), scaled.predict(X / X.std(axis=0)))
+
 def test_kernel_estimators():
     X, y, rng = _blobs(7, d=2)
     est = HPMPMClassifier(kernel="rbf", gamma=0.5, nu=0.02).fit(X, y)
