@@ -37,13 +37,13 @@ dedicated path's, far more than a native solver's; "n/a" for the longer jobs). B
    discovery done before the clock starts, for both codes); wall and CPU seconds, the CPU ratio original / now,
    whether every local model got the same (mu, lam) and the test F-measure, the worst certified relative gap, and
    the process's peak RSS above its imports. Beside: ``SVC`` and the 6 x 3 ``GridSearchCV`` of section 3 on the
-   same data. ``--repeats`` fits of each code in turn, the median run shown. Measured 2026-11-27 19:58-19:59 UTC
-   (2-core VM, load 0.7-0.9, ``--repeats 7``): Yeast6 2.93 s -> 320 ms, 9.1x (pairs 7.9-10.8x); earlier the same
-   day 9.2x (five pairs 8.8-11.3x, 19:05) and single pairs 5.4-11.2x (one fresh-process fit of this code took
-   255-495 ms at load 0.2-0.8). Fits after the first in one process take 200-250 ms (11-13x against the
-   original's 2.65-2.8 s in the same setting): the first fit pays ~9,000 page faults of fresh memory (the original's
-   one-problem solves ~700). Breast cancer (one pair, ~19:20): 2.8 min -> 4.58 s, 36.5x. The same (mu, lam) and test F
-   (0.444, 0.816) in every run.
+   same data. ``--repeats`` fits of each code in turn, the median run shown; each process then fits a second time
+   ("again", a notebook's next fit). Measured 2026-11-27 21:31 UTC (2-core VM, load 0.2, ``--repeats 7``): Yeast6
+   2.65 s -> 279 ms, 9.5x (pairs 8.1-11.5x), again 2.57 s -> 219 ms, 11.8x (10.5-14.3x); the same day's other runs
+   9.1x, 9.2x, 9.4x, 9.7x, 10.3x at the median. The first fit in a fresh process pays ~9,000 page faults of fresh
+   memory (the original's one-problem solves ~700) at 2-4 us each on this VM. Breast cancer (one pair, 21:38 UTC):
+   2.7 min -> 4.32 s, 36.9x; again 2.6 min -> 3.99 s, 39.5x. The same (mu, lam) and test F (0.444, 0.816) in every
+   run.
 
     python benchmarks/me2.py [--sections learner local fit speedup] [--datasets yeast6 abalone19] [--centres 3]
                              [--full] [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6]
