@@ -71,7 +71,8 @@ benchmarking 002 beside it); 200,000 x 300 from 15:03 (unchanged path). Letter, 
 10's final code (19:52-19:55 UTC, load 0.8-1.5): Letter 16 runs (median and range in brackets), MNIST and Adult one run
 each; the kappa rows are session 9's (their assembly and check are cheaper since, not re-run). With the repeated
 measurement of fast rows (``--sweep-repeats``, 19:59-20:00 UTC, load 0.8-1.2): Letter 69.8 ms vs 412 ms, 5.9x, the
-median of five pairs (4.2-6.8x); MNIST 1.52 s vs 9.43 s 6.2x, Adult 358 ms vs 15.6 s 43.5x (one pair each: over 10 s):
+median of five pairs (4.2-6.8x); MNIST 1.52 s vs 9.43 s 6.2x, Adult 358 ms vs 15.6 s 43.5x (one pair each: over 10 s).
+Letter again on the same code at load 0.4 (session 11, 20:45 UTC, five pairs): 58.8 ms vs 414.5 ms, 7.1x (5.2-9.7x):
 
     000 eq. (8)         m x d          certiprog (steps)     CVXPY+Clarabel  ratio             rel. width  peak RSS
     mnist (bias)        4,869 x 784    1.45 s (N 11)         9.14 s          6.3x              4.1e-08     279 MB
@@ -97,9 +98,10 @@ UTC at 50d5676, load 9-14:
 adult 48,842 x 108 0.5x, mnist 10,000 x 784 1.2x, kappa 1..1e6 at 20,000 x 300 2.2-3.4x (CVXPY's MPM has d
 variables and no m: certiprog's model overhead dominates; 004 is not among the issue's rows). Re-run 16:57 UTC (load
 1.2): letter 0.7x (certified), adult 0.3x and NOT certified: Adult's one-hot groups give both classes' covariances a
-common null space, w is free along it at no cost, and the certificate's lower end is -inf (the Lagrangian's
-coefficient on those directions is rounding noise, not exactly 0); the status says "unconfirmed" / "accurate", the
-same on the Clarabel path. Left for the 004 formulation (pin w's component in the common null space).
+common null space, w is free along it at no cost, and the certificate's lower end was -inf (the Lagrangian's
+coefficient on those directions is rounding noise, not exactly 0). Since session 11 `mpm` pins that null space
+(constraint 'null_space', 004-T2a): re-run 2026-11-27 21:38 UTC (load 0.9, 3 pairs each): letter 17.2 ms vs 12.0 ms
+0.7x, adult 82.5 ms vs 77.9 ms 0.9x, both certified (adult [1.088664719, 1.088664719], rel. width 1.5e-11).
 
 The goal (>= 5x on every row) is met on every 003 and 000 row at the median; the two closest are MNIST (5.1-6.3x over
 session 9's six runs and 6.3x now: 11 Newton steps of one X'DX each at 4,869 x 673, ~46 ms of BLAS-3 apiece, the part a
