@@ -32,6 +32,7 @@ means differ, else the majority class (ties: ``classes_[1]``).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 import warnings
@@ -132,6 +133,9 @@ class _MPMBase(CertifiedClassifier):
     def _is_linear(self) -> bool:
         return isinstance(self.kernel, str) and self.kernel == "linear"
 
+    #: how `_moments` cuts the linear span (part of the cache key: the MPM's coordinates are not the HP-MPM's)
+    _LINEAR_SPAN = "relative"
+
     def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0], factor=None):
         """The classes' moments: features for the linear kernel, the low-rank kernel coordinates with the fit's
         ``_kernel_fn`` otherwise (``factor``: the pivoted Cholesky of [X1; X0] to truncate at ``rank_tol``)."""
@@ -197,7 +201,8 @@ class _MPMBase(CertifiedClassifier):
         factor = self._cached(cache, X1, X0, "factor", lambda: self._kernel_factor(X1, X0))
         rank = used = None
         for tol in tols:
-            mom = self._cached(cache, X1, X0, ("moments", tol), lambda: self._moments(X1, X0, tol, factor))
+            mom = self._cached(cache, X1, X0, ("moments", tol, self._LINEAR_SPAN),
+                               lambda: self._moments(X1, X0, tol, factor))
             if (mom.rank, getattr(mom, "n_pivots", 0)) == rank:
                 continue  # the cut removed nothing more: the same fit
             rank, used = (mom.rank, getattr(mom, "n_pivots", 0)), tol
@@ -288,13 +293,24 @@ class MPMClassifier(_MPMBase):
         self.max_rank = max_rank
         self.certify = certify
 
+    _LINEAR_SPAN = "scale-free, equilibrated"
+
     def _moments(self, X1, X0, rank_tol: float = RANK_TOLS[0], factor=None):
         """As `_MPMBase._moments`, but the linear span is cut relative to each feature's own spread (`data_span`
         with ``scale_free=True``, the cut of `mpm`'s null-space pin): (3) is invariant under feature scaling, so a
         rare one-hot level next to a 1e5-scale feature is a real direction (raw Adult: the default relative cut
-        drops 48 such directions and the fit solved a restricted MPM, kappa*^-1 1.09240 instead of 1.08866)."""
+        drops 48 such directions and the fit solved a restricted MPM, kappa*^-1 1.09240 instead of 1.08866). The
+        coordinates are those of the features divided by their largest |entry|, so the basis (weights = basis @ v)
+        is not orthonormal here: ``||w|| != ||v||``, which (3) does not use."""
         if self._is_linear():
-            return class_moments(X1, X0, scale_free=True)
+            # and the moments are taken of the features divided by their largest |entry| (the same program: x -> x/s,
+            # w -> s w), the weights mapped back through the basis: a raw covariance's eigendecomposition (raw
+            # Adult: ~1e10 beside 0/1 columns) loses the small directions' digits (kappa*^-1 2e-6 off there)
+            scale = np.maximum(np.abs(X1).max(axis=0), np.abs(X0).max(axis=0))
+            scale = np.where(scale > 0, scale, 1.0)
+            mom = class_moments(X1 / scale, X0 / scale, scale_free=True)
+            radius = float(np.sqrt(max(np.einsum("ij,ij->i", X1, X1).max(), np.einsum("ij,ij->i", X0, X0).max())))
+            return dataclasses.replace(mom, basis=mom.basis / scale[:, None], radius=radius)
         return super()._moments(X1, X0, rank_tol, factor)
 
     def _fit_moments(self, mom):
