@@ -45,7 +45,7 @@ from certiprog.errors import BackendError, InputError
 from certiprog.estimators.base import CertifiedClassifier, certify_mode
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
-from certiprog.formulations.hp_mpm_paper.mpm import class_moments, mpm_from_moments, worst_case_errors
+from certiprog.formulations.hp_mpm_paper.mpm import class_moments, data_radius, mpm_from_moments, worst_case_errors
 
 __all__ = ["CoordinateCache", "HPMPMClassifier", "MPMClassifier", "NoMeaningfulSolutionWarning"]
 
@@ -309,8 +309,7 @@ class MPMClassifier(_MPMBase):
             scale = np.maximum(np.abs(X1).max(axis=0), np.abs(X0).max(axis=0))
             scale = np.where(scale > 0, scale, 1.0)
             mom = class_moments(X1 / scale, X0 / scale, scale_free=True)
-            radius = float(np.sqrt(max(np.einsum("ij,ij->i", X1, X1).max(), np.einsum("ij,ij->i", X0, X0).max())))
-            return dataclasses.replace(mom, basis=mom.basis / scale[:, None], radius=radius)
+            return dataclasses.replace(mom, basis=mom.basis / scale[:, None], radius=data_radius(X1, X0))
         return super()._moments(X1, X0, rank_tol, factor)
 
     def _fit_moments(self, mom):

@@ -40,8 +40,8 @@ from certiprog.errors import InputError
 from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
 from certiprog.solvers.structured import StructuredAnswer
 
-__all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "data_span", "mpm",
-           "mpm_from_moments", "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
+__all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "data_radius", "data_span",
+           "mpm", "mpm_from_moments", "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
 
 
 # Relative eigenvalue cut of the equilibrated total scatter below which a direction carries no spread (`data_span`).
@@ -174,7 +174,7 @@ def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
     X0 = _class(X0, "X0", cols=X1.shape[1])
     sample = mpm_moments(X1, X0)
     d = X1.shape[1]
-    radius = float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
+    radius = data_radius(X1, X0)
     mom = ClassMoments(sample.mu1, sample.mu0, psd_factor(sample.Sigma1, "Sigma1 (class-1 covariance)").T,
                        psd_factor(sample.Sigma0, "Sigma0 (class-0 covariance)").T, sample.n1, sample.n0, radius,
                        np.eye(d), "linear", rank=d)
@@ -338,6 +338,11 @@ def data_span(S1, S0, n1: int, n0: int, dmu, size, rank_tol: float = RANK_TOL, *
     return Q[:, k:], Q[:, :k]
 
 
+
+def data_radius(X1, X0) -> float:
+    """max_i ||x_i|| over both classes (about the origin, uncentred): 004 Prop. 1's default support radius R."""
+    return float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
+
 def _feature_sizes(X1, X0) -> np.ndarray:
     """Each feature's largest |entry| over both classes (`data_span`'s rounding scale)."""
     return np.maximum(np.abs(X1).max(axis=0), np.abs(X0).max(axis=0))
@@ -371,7 +376,7 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = RANK_TOL,
     F1 = _coordinate_factor(C1, S1, basis if dropped else None)
     F0 = _coordinate_factor(C0, S0, basis if dropped else None)
     m1, m0 = (basis.T @ mu1, basis.T @ mu0) if dropped else (mu1, mu0)
-    radius = float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
+    radius = data_radius(X1, X0)
     return ClassMoments(m1, m0, F1, F0, n1, n0, radius, basis, "linear", rank=basis.shape[1], dropped=dropped)
 
 
