@@ -1,5 +1,6 @@
 """How the benchmarks measure, written once: best-of-N wall time, peak memory (tracemalloc's heap peak and the
-process's peak resident set) and one measurement in a fresh spawned process, so that its peak memory is its own.
+process's peak resident set) and one measurement in a fresh spawned process, so that its peak memory is its own
+(`run_measured`: timed untraced, the heap peak from a second, traced run).
 
 The scripts import it by name (``from _measuring import ...``): ``python benchmarks/<name>.py`` puts this folder on
 ``sys.path``; a script that tests load by file path puts it there itself.
@@ -11,8 +12,8 @@ import resource
 import time
 import tracemalloc
 
-__all__ = ["best_of", "peak_rss_kb", "traced_heap_mb", "record_peaks", "run_isolated", "run_measured", "start_trace",
-           "finish", "heap_text"]
+__all__ = ["best_of", "peak_rss_kb", "traced_heap_mb", "run_isolated", "run_measured", "start_trace", "finish",
+           "heap_text"]
 
 
 def best_of(fn, repeats: int):
@@ -37,13 +38,6 @@ def traced_heap_mb() -> float:
     peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     return peak
-
-
-def record_peaks(out: dict) -> dict:
-    """``out`` with ``heap_mb`` (`traced_heap_mb`) and ``rss_kb`` (`peak_rss_kb`): the end of a measurement."""
-    out["heap_mb"] = traced_heap_mb()
-    out["rss_kb"] = peak_rss_kb()
-    return out
 
 
 def run_isolated(measure, job: dict, timeout: float | None = None) -> dict:
