@@ -39,6 +39,7 @@ from certiprog import validation as validate
 from certiprog.errors import InputError
 from certiprog.model import Record
 
+from .batch_solver import left_aligned
 from .decision import nearest_centre, quad_forms, rule_scores
 from .local_solver import DEFAULT_TOL, grid_path, local_method, local_problem, local_problems, solve_local_path
 from .parallel import one_blas_thread, over_chunks
@@ -372,7 +373,7 @@ def _mth_smallest(r, m: int, head: int = 32) -> np.ndarray:
     k = int(count.max())
     if 4 * k > n:
         return np.partition(r, m - 1, axis=1)[:, m - 1]
-    rows, cols = np.nonzero(keep)
+    rows, pos, cols = left_aligned(keep, count)
     cand = np.full((P, k), np.inf)
-    cand[rows, np.arange(rows.size) - np.repeat(np.cumsum(count) - count, count)] = r[rows, cols]
+    cand[rows, pos] = r[rows, cols]
     return np.partition(cand, m - 1, axis=1)[:, m - 1]

@@ -295,6 +295,56 @@ def test_line_search_over_many_rows_is_exact_in_every_group(seed):
             assert np.array_equal(crossed[r], tb[r] < s)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_scan_gathered_or_sorted_takes_tied_breakpoints_in_index_order(seed):
+    """`_scan` on each row's breakpoints gathered (left-aligned, padded) or sorted whole gives the same (t, kink),
+    and both match a plain loop over the breakpoints in (t, index) order: many breakpoints tie (three values), so
+    which tied hinge is the kink depends on that order."""
+    from certiprog.formulations.me2_paper.batch_solver import _gather, _scan
+
+    rng = np.random.default_rng(seed)
+    b, n = 40, 50
+    u = 1.0 / n
+    tb = rng.choice([0.1, 0.25, 0.5], size=(b, n))
+    tb[rng.random((b, n)) < 0.5] = np.inf  # not a breakpoint of the row
+    tb[0] = np.inf  # a row without breakpoints
+    dg = rng.normal(size=(b, n))
+    c0, L = -rng.uniform(0.0, 3.0, b) * u * n / 4, rng.uniform(0.5, 2.0, b)
+    near = np.isfinite(tb)
+    t1, k1 = _scan(tb, *_gather(near, near.sum(axis=1)), dg, c0, L, u)
+    t2, k2 = _scan(tb, np.argsort(tb, axis=1, kind="stable"), None, dg, c0, L, u, ordered=True)
+    assert np.array_equal(t1, t2) and np.array_equal(k1, k2)
+    for r in range(b):  # the reference: P'(t) = c0 + t L + the jumps u |dg_i| of the breakpoints passed
+        slope, t_ref, k_ref = c0[r], None, -1
+        for tr, i in sorted((tb[r, i], i) for i in np.flatnonzero(near[r])):
+            left = slope + tr * L[r]
+            if left + u * abs(dg[r, i]) >= 0:
+                t_ref, k_ref = (tr, i) if left <= 0 else (max(-slope / L[r], 0.0), -1)
+                break
+            slope += u * abs(dg[r, i])
+        if t_ref is None:
+            t_ref = max(-slope / L[r], 0.0)
+        assert k1[r] == k_ref and np.isclose(t1[r], t_ref, rtol=1e-12, atol=0.0)
+    assert (k1 >= 0).sum() >= 5 and (k1 < 0).any()  # kinks and smooth minimisers both exercised
+
+
+@given(st.integers(0, 6), st.integers(1, 30), st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_left_aligned_lays_out_each_rows_entries_in_order(rows, cols, density, seed):
+    """`left_aligned` gives np.nonzero's entries (row-major) and each entry's position in its row: row r's
+    entries at 0 .. count - 1 in increasing column order, with or without the counts given."""
+    from certiprog.formulations.me2_paper.batch_solver import left_aligned
+
+    mask = np.random.default_rng(seed).random((rows, cols)) < density
+    r, pos, c = left_aligned(mask)
+    er, ec = np.nonzero(mask)
+    assert np.array_equal(r, er) and np.array_equal(c, ec)
+    for i in range(rows):
+        assert np.array_equal(pos[r == i], np.arange(mask[i].sum()))
+    again = left_aligned(mask, mask.sum(axis=1))
+    assert all(np.array_equal(x, y) for x, y in zip(again, (r, pos, c)))
+
+
 def test_a_stalled_search_restarts_from_the_clipped_face_point():
     """A search that cannot move (t = 0, no kink, nothing crossed) in a row not holding its free coordinates
     restarts from the clipped face point: z and g become that point's (asked for those rows only), its partition
