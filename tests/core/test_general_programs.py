@@ -5,8 +5,6 @@ near-infeasible and near-unbounded data, 1e-8 / 1e8 scaling) and asserts the sta
 (`Solution.verdict`, `check`) and that bad input raises a certiprog error. The reference optima come from CVXPY +
 Clarabel, an independent modelling layer, where a value is compared.
 """
-import io
-import sys
 
 import cvxpy as cp
 import numpy as np

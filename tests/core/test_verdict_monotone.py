@@ -4,7 +4,6 @@ A narrow interval near 0 that excludes it (004's w-step at kappa*, width 1e-14 a
 less a proof than a wider one containing 0; shrinking a certified interval around the objective never loses
 'certified'; data far from 0 keep the relative rule.
 """
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,8 +1,6 @@
 """Paper 003 (error clumping) formulation: eq. (1) vs the CVXPY reference on both backends, the sparse
 neighbourhood matrix, derived quantities, bad inputs and the build speed at 5,000 points. See
 docs/derivations/003.md."""
-import os
-import sys
 import time
 
 import numpy as np

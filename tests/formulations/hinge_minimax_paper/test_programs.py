@@ -1,6 +1,4 @@
 """Paper 000 hinge-minimax (eq. 8) and background risk (Theorem 1) as certiprog Models, against CVXPY references."""
-import os
-import sys
 import time
 
 import numpy as np

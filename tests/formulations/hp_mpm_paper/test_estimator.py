@@ -287,7 +287,7 @@ def test_adult_subsample():
     X, y = _load_adult()
     idx = np.random.default_rng(10).choice(len(y), 5000, replace=False)
     est = HPMPMClassifier(nu=1e-3)
-    seconds = _scale_fit(X[idx], y[idx], est)
+    _scale_fit(X[idx], y[idx], est)
     assert est.status_ == "optimal"
     assert est.score(X[idx], y[idx]) > 0.75
     assert est.coef_.shape == (1, X.shape[1])

@@ -3,7 +3,6 @@ import csv
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import numpy as np

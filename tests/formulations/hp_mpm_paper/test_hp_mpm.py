@@ -5,8 +5,6 @@ of g(kappa) at the ends of our proven bracket, brentq for the kappa-step, the MP
 """
 import json
 import math
-import os
-import sys
 import warnings
 
 import cvxpy as cp

@@ -164,7 +164,6 @@ def test_linear_kernel_reproduces_the_linear_mpm():
 def test_polynomial_kernel_equals_its_explicit_feature_map():
     X1, X0, rng = _data(5, d=2, n1=30, n0=35)
     Xt = rng.normal(size=(20, 2))
-    Xtr = np.vstack([X1, X0])
     ker = kernel_hp_mpm(X1, X0, "poly", delta=0.1, nu=2e-4, **TIGHT)
     lin = hp_mpm_problem(poly_features(X1), poly_features(X0), 0.1, 2e-4).solve(**TIGHT)
     assert ker.R == pytest.approx(lin.R, rel=1e-12)

@@ -1,6 +1,4 @@
 """Paper 004 MPM (eqs. 3-5) as a certiprog Model, against the independent CVXPY reference."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -8,8 +6,8 @@ import pytest
 from certiprog.errors import InputError
 from certiprog.formulations.hp_mpm_paper.mpm import mpm, mpm_moments
 
-from helpers import rand_spd, two_class  # noqa: E402
-from ref_000_004 import ref_mpm, sqrtm_psd  # noqa: E402
+from helpers import two_class  # noqa: E402
+from ref_000_004 import ref_mpm  # noqa: E402
 
 BACKENDS = ["clarabel", "cvxpy"]
 

@@ -2,8 +2,6 @@
 vs brute-force sampling and CVXPY, exact Lq-ball samplers, point-cloud and parametric (local search) oracles,
 the vectorised batch oracle, the Sec. 4.1 generator (with the paper's capacity statements), bad inputs."""
 import math
-import os
-import sys
 
 import cvxpy as cp
 import numpy as np

@@ -2,8 +2,6 @@
 planes vs exact within the certified brackets (Cor. 3 / Cor. 5), iteration bounds (Cor. 2, corrected Cor. 4,
 Thm. 1 / Thm. 2 per iteration), degenerate manifolds and bad inputs. See docs/derivations/001.md."""
 import math
-import os
-import sys
 
 import cvxpy as cp
 import numpy as np

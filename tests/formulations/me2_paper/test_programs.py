@@ -1,6 +1,4 @@
 """Paper 002 (ME^2): primal / dual / closed-form recovery against the CVXPY reference (docs/derivations/002.md)."""
-import os
-import sys
 import time
 
 import numpy as np
