@@ -282,14 +282,15 @@ def duality_from(w, q, a, q0, mu, lam, B):
     R = np.maximum(0.0, B - a.sum(axis=1) / (2.0 * mu))
     g = q - R[:, None]
     norm_S2 = np.einsum("bp,bp->b", w, w)
-    # [g_i]_+ and -[-g_i]_+ (np.clip: half np.maximum's time on numpy 2, the same values)
-    pos, neg = np.clip(g, 0.0, np.inf), np.clip(g, -np.inf, 0.0)
-    primal = -neg.sum(axis=1) / n + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam)
+    # gap = sum_i a_i [g_i]_+ + (1/n - a_i) [-g_i]_+: one of the two products is 0 for each i, every factor >= 0
+    # (einsum sums from +0.0, so a g_i = -0.0 gives no -0.0); one work array holds [g]_+, then -[-g]_+ (np.clip:
+    # half np.maximum's time on numpy 2, the same values)
+    part = np.clip(g, 0.0, np.inf)
+    gap = np.einsum("bn,bn->b", a, part)
+    np.clip(g, -np.inf, 0.0, out=part)
+    primal = -part.sum(axis=1) / n + mu * (B - R) ** 2 + norm_S2 / (4.0 * lam)
     dual = -(np.einsum("bn,bn->b", q0, a) + norm_S2 / (4.0 * lam) + mu * (R * R - B * B))
-    # sum_i a_i [g_i]_+ + (1/n - a_i) [-g_i]_+: one of the two products is 0 for each i, every factor >= 0
-    slack = np.subtract(1.0 / n, a)
-    gap = np.einsum("bn,bn->b", a, pos) - np.einsum("bn,bn->b", slack, neg)
-    gap += 0.0  # a -0.0 (from a g_i = -0.0) as 0.0
+    gap -= np.einsum("bn,bn->b", np.subtract(1.0 / n, a), part)
     return R, g, primal, dual, gap
 
 

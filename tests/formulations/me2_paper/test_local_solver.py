@@ -110,6 +110,39 @@ def test_certificate_is_sound_at_any_dual_point(seed, mu, lam):
     assert dist <= pt.gap + opt.gap + scale
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(1, 40))
+def test_duality_numbers_match_a_plain_loop_and_the_gap_is_never_negative_zero(seed, b, n):
+    """`duality_from` (the one definition of the certificate's numbers) against a loop over the entries, with dual
+    points at 0, at 1/n and inside the box, slopes g_i exactly 0.0, and rows with R = 0 (small mu) whose slopes
+    include -0.0: R, g equal, primal and dual to rounding, the gap equal to sum_i a_i [g_i]_+ + (1/n - a_i)
+    [-g_i]_+ to rounding, >= 0 and never -0.0."""
+    from certiprog.formulations.me2_paper.local_solver import duality_from
+
+    rng = np.random.default_rng(seed)
+    p, B = 6, 4.0
+    w, q0 = rng.normal(size=(b, p)), rng.random((b, n))
+    a = rng.uniform(0.0, 1.0 / n, (b, n))
+    a[rng.random((b, n)) < 0.3], a[rng.random((b, n)) < 0.3] = 0.0, 1.0 / n
+    mu, lam = np.where(rng.random(b) < 0.5, 1e-3, rng.uniform(0.5, 2.0, b)), rng.uniform(1e-3, 1.0, b)
+    R_ref = np.maximum(0.0, B - a.sum(axis=1) / (2.0 * mu))
+    q = rng.normal(size=(b, n)) + R_ref[:, None]
+    on = rng.random((b, n)) < 0.3
+    q[on] = np.where(R_ref[:, None] == 0.0, -0.0, R_ref[:, None]).repeat(n, axis=1)[on]  # g_i = 0.0 or -0.0
+    R, g, primal, dual, gap = duality_from(w, q, a, q0, mu, lam, B)
+    np.testing.assert_array_equal(R, R_ref)
+    np.testing.assert_array_equal(g, q - R_ref[:, None])
+    for r in range(b):
+        hinge = [max(0.0, -x) for x in g[r]]
+        S2 = float(w[r] @ w[r])
+        assert primal[r] == pytest.approx(sum(hinge) / n + mu[r] * (B - R[r]) ** 2 + S2 / (4 * lam[r]), rel=1e-12)
+        assert dual[r] == pytest.approx(-(q0[r] @ a[r] + S2 / (4 * lam[r]) + mu[r] * (R[r] ** 2 - B * B)),
+                                        rel=1e-12, abs=1e-15)
+        ref = sum(ai * max(0.0, x) + (1.0 / n - ai) * h for ai, x, h in zip(a[r], g[r], hinge))
+        assert gap[r] == pytest.approx(ref, rel=1e-12, abs=1e-300)
+    assert (gap >= 0).all() and not np.signbit(gap).any()
+
+
 def test_svec_round_trip_and_norm():
     A = np.random.default_rng(0).normal(size=(4, 4))
     A = A + A.T
