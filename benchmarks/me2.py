@@ -38,12 +38,12 @@ dedicated path's, far more than a native solver's; "n/a" for the longer jobs). B
    whether every local model got the same (mu, lam) and the test F-measure, the worst certified relative gap, and
    the process's peak RSS above its imports. Beside: ``SVC`` and the 6 x 3 ``GridSearchCV`` of section 3 on the
    same data. ``--repeats`` fits of each code in turn, the median run shown; each process then fits a second time
-   ("again", a notebook's next fit). Measured 2026-11-27 21:31 UTC (2-core VM, load 0.2, ``--repeats 7``): Yeast6
-   2.65 s -> 279 ms, 9.5x (pairs 8.1-11.5x), again 2.57 s -> 219 ms, 11.8x (10.5-14.3x); the same day's other runs
-   9.1x, 9.2x, 9.4x, 9.7x, 10.3x at the median. The first fit in a fresh process pays ~9,000 page faults of fresh
-   memory (the original's one-problem solves ~700) at 2-4 us each on this VM. Breast cancer (one pair, 21:38 UTC):
-   2.7 min -> 4.32 s, 36.9x; again 2.6 min -> 3.99 s, 39.5x. The same (mu, lam) and test F (0.444, 0.816) in every
-   run.
+   ("again", a notebook's next fit). Measured 2026-11-27 23:12 UTC (2-core VM, load 0.5, ``--repeats 11``): Yeast6
+   2.60 s -> 257 ms, 10.1x (pairs 7.8-12.3x), again 2.60 s -> 215 ms, 12.1x (10.8-13.9x); the same hour's other runs
+   9.8x, 9.9x, 10.0x at the median (again 13.0-13.2x). The first fit in a fresh process pays ~9,000 page faults of
+   fresh memory (the original's one-problem solves ~700) at 2-4 us each on this VM. Breast cancer (one pair, 23:06
+   UTC): 2.7 min -> 3.97 s, 39.4x; again 2.6 min -> 3.73 s, 42.3x. The same (mu, lam) and test F (0.444, 0.816) in
+   every run.
 
     python benchmarks/me2.py [--sections learner local fit speedup] [--datasets yeast6 abalone19] [--centres 3]
                              [--full] [--pairs 1,1e-3 0.75,1e-6] [--learner-data breast-cancer yeast6]
