@@ -272,7 +272,8 @@ def _line_search(z, dz, v, g, dg, u, lo, up, m: int = 16):
     for group in (count <= m, (count > m) & ~full):  # few breakpoints, some: gathered, each group as wide as it needs
         if group.any():
             r = np.flatnonzero(group)
-            t[r], kink[r] = _scan(tb[r], *_gather(near[r], count[r]), dg[r], c0[r], L[r], u)
+            cand, valid = _gather(near[r], count[r])
+            t[r], kink[r] = _scan(tb[r], cand, valid, dg[r], c0[r], L[r], u)
     if full.any():
         r = np.flatnonzero(full)
         t[r], kink[r] = _scan(tb[r], np.argsort(tb[r], axis=1, kind="stable"), None, dg[r], c0[r], L[r], u,
