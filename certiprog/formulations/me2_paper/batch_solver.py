@@ -172,10 +172,7 @@ def _face_solve(ops: _Rows, sl, sm, B, u, x, free, counts=None):
     if k == 0:
         return xf, w0, w0
     _, eye = _svec_eye(ops.K.shape[1])
-    # the free coordinates of each row, left-aligned (row r's first counts[r] entries)
-    fr, pos, fc = left_aligned(free, counts)
-    idx, valid = np.zeros((b, k), int), np.zeros((b, k), bool)
-    idx[fr, pos], valid[fr, pos] = fc, True
+    idx, valid = _gather(free, counts)  # the free coordinates of each row, left-aligned
     # residual of the fixed part, r = A x_fixed + v
     r_top = w0 / sl[:, None] + sl[:, None] * eye[None, :]
     r_last = xf.sum(axis=1) / sm - sm * B
@@ -189,7 +186,7 @@ def _face_solve(ops: _Rows, sl, sm, B, u, x, free, counts=None):
     H[:, np.arange(k), np.arange(k)] += 1e-13
     rhs = -(np.matmul(KF, r_top[..., None])[..., 0] + r_last[:, None] * lastF) / scale
     vals = np.linalg.solve(H, rhs[..., None])[..., 0] / scale * valid
-    xf[fr, fc] = vals[fr, pos]
+    xf[np.repeat(np.arange(b), counts), idx[valid]] = vals[valid]
     both = np.matmul(np.stack([vals, np.clip(vals, 0.0, u)], axis=1), cols)  # b x 2 x p
     return xf, w0 + both[:, 0], w0 + both[:, 1]
 
@@ -214,13 +211,10 @@ class _Best:
         """Keep the points (of problems ``probs``, on ``slots``) whose gap is smaller than their problem's best
         one's; True where kept."""
         better = gap < self.gap[probs]
-        if better.all():  # (most rounds) no gathering
-            self.x[slots], self.w[probs] = xc, w
-            self.gap[probs], self.primal[probs], self.dual[probs], self.R[probs] = gap, primal, dual, R
-            return better
-        at = probs[better]
-        self.x[slots[better]], self.w[at] = xc[better], w[better]
-        self.gap[at], self.primal[at], self.dual[at], self.R[at] = gap[better], primal[better], dual[better], R[better]
+        sel = slice(None) if better.all() else better  # every point better (most rounds): views, no gathering
+        at = probs[sel]
+        self.x[slots[sel]], self.w[at] = xc[sel], w[sel]
+        self.gap[at], self.primal[at], self.dual[at], self.R[at] = gap[sel], primal[sel], dual[sel], R[sel]
         return better
 
     def ok(self, probs):
@@ -284,8 +278,8 @@ def _line_search(z, dz, v, g, dg, u, lo, up, m: int = 16):
 
 
 def _gather(near, count):
-    """The indices of each row's ``near`` entries, left-aligned in increasing order (b x max count, padded with 0)
-    and where they are (``valid``: the first count[r] positions of row r)."""
+    """The indices of each row's ``near`` entries (``count`` a row), left-aligned in increasing order (b x max count,
+    padded with 0) and where they are (``valid``: the first count[r] positions of row r)."""
     k = max(int(count.max()), 1)
     cand = np.zeros((near.shape[0], k), int)
     nr, pos, nc = left_aligned(near, count)
