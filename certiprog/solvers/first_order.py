@@ -84,7 +84,6 @@ def progress_bar(total: int, enabled: bool, desc: str):
     return tqdm(total=total, desc=desc, leave=False)
 
 
-
 def accelerated_gradient(fun: Callable, x0, *, project: Callable | None = None, L0: float = 1.0,
                          max_iter: int = 10000, check: Callable | None = None, check_every: int = 1,
                          shrink: float = 0.9, restart: bool = True, progress: bool = False) -> DescentResult:

@@ -46,9 +46,9 @@ from certiprog.estimators.base import CertifiedClassifier, certify_mode
 from certiprog.formulations.hp_mpm_paper.hp_mpm import METHODS, UNCERTAINTY_FORMS, HPMPMProblem
 from certiprog.formulations.hp_mpm_paper.kernels import gram, kernel_class_moments, make_kernel, pivoted_cholesky
 from certiprog.formulations.hp_mpm_paper.mpm import (
-    _feature_sizes,
     class_moments,
     data_radius,
+    feature_sizes,
     mpm_from_moments,
     worst_case_errors,
 )
@@ -312,7 +312,7 @@ class MPMClassifier(_MPMBase):
             # and the moments are taken of the features divided by their largest |entry| (the same program: x -> x/s,
             # w -> s w), the weights mapped back through the basis: a raw covariance's eigendecomposition (raw
             # Adult: ~1e10 beside 0/1 columns) loses the small directions' digits (kappa*^-1 2e-6 off there)
-            scale = _feature_sizes(X1, X0)
+            scale = feature_sizes(X1, X0)
             scale = np.where(scale > 0, scale, 1.0)
             mom = class_moments(X1 / scale, X0 / scale, scale_free=True)
             return dataclasses.replace(mom, basis=mom.basis / scale[:, None], radius=data_radius(X1, X0))

@@ -41,7 +41,7 @@ from certiprog.model import Model, Record, Variable, minimize, norm2, psd_factor
 from certiprog.solvers.structured import StructuredAnswer
 
 __all__ = ["ClassMoments", "MPMData", "MPMSolution", "SampleMoments", "class_moments", "data_radius", "data_span",
-           "mpm", "mpm_from_moments", "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
+           "feature_sizes", "mpm", "mpm_from_moments", "mpm_moments", "psd_triangular_factor", "worst_case_errors"]
 
 
 # Relative eigenvalue cut of the equilibrated total scatter below which a direction carries no spread (`data_span`).
@@ -180,7 +180,7 @@ def mpm(X1, X0, *, rank_tol: float = RANK_TOL) -> Model:
                        np.eye(d), "linear", rank=d)
     try:
         span, null = data_span(sample.n1 * sample.Sigma1, sample.n0 * sample.Sigma0, sample.n1, sample.n0,
-                               sample.mu1 - sample.mu0, _feature_sizes(X1, X0), rank_tol, scale_free=True)
+                               sample.mu1 - sample.mu0, feature_sizes(X1, X0), rank_tol, scale_free=True)
     except InputError:  # no spread at all, the means equal up to rounding: (3) reads 0 = 1 (status infeasible)
         null = np.zeros((d, 0))
     model = mpm_from_moments(mom, var_name="w")
@@ -343,7 +343,8 @@ def data_radius(X1, X0) -> float:
     """max_i ||x_i|| over both classes (about the origin, uncentred): 004 Prop. 1's default support radius R."""
     return float(np.sqrt(max(np.max(np.einsum("ij,ij->i", X1, X1)), np.max(np.einsum("ij,ij->i", X0, X0)))))
 
-def _feature_sizes(X1, X0) -> np.ndarray:
+
+def feature_sizes(X1, X0) -> np.ndarray:
     """Each feature's largest |entry| over both classes (`data_span`'s rounding scale)."""
     return np.maximum(np.abs(X1).max(axis=0), np.abs(X0).max(axis=0))
 
@@ -370,7 +371,7 @@ def class_moments(X1, X0, *, reduce: bool = True, rank_tol: float = RANK_TOL,
     S1, S0 = C1.T @ C1, C0.T @ C0  # within-class scatter (n_j Σ̂_j)
     basis, dropped = np.eye(d), 0
     if reduce:
-        basis, null = data_span(S1, S0, n1, n0, mu1 - mu0, _feature_sizes(X1, X0), rank_tol,
+        basis, null = data_span(S1, S0, n1, n0, mu1 - mu0, feature_sizes(X1, X0), rank_tol,
                                 scale_free=scale_free)
         dropped = null.shape[1]
     F1 = _coordinate_factor(C1, S1, basis if dropped else None)
